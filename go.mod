@@ -1,0 +1,3 @@
+module gometal
+
+go 1.26
