@@ -1,0 +1,23 @@
+//! Pure, host-testable logic of the gometal kernel: everything that can be
+//! decided without touching hardware (syscall numbers, boot-argument parsing,
+//! cpio/ELF reading, the initial user stack, Sv39 page-table walks over an
+//! abstract memory, virtual-memory-area bookkeeping, futex queues, signal
+//! frames, time conversion). The kernel binary supplies the hardware side;
+//! `cargo test -p gometal-core` runs all of this on the host.
+#![cfg_attr(not(test), no_std)]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+
+pub mod bootargs;
+pub mod cpio;
+pub mod elf;
+pub mod errno;
+pub mod futex;
+pub mod initstack;
+pub mod pagetable;
+pub mod sigframe;
+pub mod signal;
+pub mod sysno;
+pub mod timespec;
+pub mod vma;
