@@ -1,1 +1,292 @@
-//! stub
+//! Validation of the programs gometal runs: static little-endian RV64 ELF
+//! executables (ET_EXEC, no interpreter), which is what
+//! `CGO_ENABLED=0 GOOS=linux GOARCH=riscv64 go build` produces. The result
+//! lists the PT_LOAD segments the kernel must map and the facts it puts in
+//! the auxiliary vector. Every offset and size is checked here, so the loader
+//! can slice the file without further checks.
+
+use alloc::vec::Vec;
+
+/// One past the highest user address under Sv39 (the lower half).
+const USER_END: u64 = 0x40_0000_0000;
+/// The lowest address a segment may use; page 0 stays unmapped so that nil
+/// dereferences fault.
+const USER_MIN: u64 = 0x1000;
+
+const EHDR_LEN: usize = 64;
+const PHDR_LEN: usize = 56;
+const EM_RISCV: u16 = 243;
+const ET_EXEC: u16 = 2;
+const ET_DYN: u16 = 3;
+const PT_LOAD: u32 = 1;
+const PT_DYNAMIC: u32 = 2;
+const PT_INTERP: u32 = 3;
+const PT_PHDR: u32 = 6;
+const PF_X: u32 = 1;
+const PF_W: u32 = 2;
+const PF_R: u32 = 4;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecImage {
+    pub entry: u64,
+    pub segments: Vec<Segment>,
+    /// Where the program headers are in memory (for AT_PHDR); 0 if unmapped.
+    pub phdr_vaddr: u64,
+    pub phnum: u16,
+    pub phentsize: u16,
+}
+
+/// A PT_LOAD segment: file bytes [offset, offset+filesz) go to vaddr, and the
+/// rest up to memsz is zero (bss).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    pub vaddr: u64,
+    pub memsz: u64,
+    pub offset: u64,
+    pub filesz: u64,
+    pub read: bool,
+    pub write: bool,
+    pub exec: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ElfError {
+    NotElf,
+    Not64Bit,
+    NotLittleEndian,
+    WrongMachine(u16),
+    /// e_type is not ET_EXEC (and not ET_DYN, which is `Dynamic`).
+    NotExecutable(u16),
+    /// PT_INTERP or PT_DYNAMIC present, or ET_DYN: needs a dynamic loader.
+    Dynamic,
+    Truncated,
+    BadSegment,
+}
+
+impl ElfError {
+    pub fn describe(&self) -> &'static str {
+        match self {
+            ElfError::NotElf => "not an ELF file",
+            ElfError::Not64Bit => "not a 64-bit ELF file",
+            ElfError::NotLittleEndian => "not a little-endian ELF file",
+            ElfError::WrongMachine(_) => "not a RISC-V executable",
+            ElfError::NotExecutable(_) => "not an executable (ET_EXEC) ELF file",
+            ElfError::Dynamic => "dynamically linked; build with CGO_ENABLED=0",
+            ElfError::Truncated => "ELF file is truncated",
+            ElfError::BadSegment => "ELF program header is invalid or outside user memory",
+        }
+    }
+}
+
+fn u16_at(b: &[u8], off: usize) -> u16 {
+    u16::from_le_bytes([b[off], b[off + 1]])
+}
+
+fn u32_at(b: &[u8], off: usize) -> u32 {
+    u32::from_le_bytes(b[off..off + 4].try_into().unwrap_or([0; 4]))
+}
+
+fn u64_at(b: &[u8], off: usize) -> u64 {
+    u64::from_le_bytes(b[off..off + 8].try_into().unwrap_or([0; 8]))
+}
+
+/// Checks that `bytes` is a static RV64 executable and describes it.
+pub fn parse_exec(bytes: &[u8]) -> Result<ExecImage, ElfError> {
+    if bytes.len() < 4 || &bytes[..4] != b"\x7fELF" {
+        return Err(ElfError::NotElf);
+    }
+    if bytes.len() < EHDR_LEN {
+        return Err(ElfError::Truncated);
+    }
+    if bytes[4] != 2 {
+        return Err(ElfError::Not64Bit);
+    }
+    if bytes[5] != 1 {
+        return Err(ElfError::NotLittleEndian);
+    }
+    let machine = u16_at(bytes, 18);
+    if machine != EM_RISCV {
+        return Err(ElfError::WrongMachine(machine));
+    }
+    match u16_at(bytes, 16) {
+        ET_EXEC => {}
+        ET_DYN => return Err(ElfError::Dynamic),
+        t => return Err(ElfError::NotExecutable(t)),
+    }
+    let entry = u64_at(bytes, 24);
+    let phoff = u64_at(bytes, 32);
+    let phentsize = u16_at(bytes, 54);
+    let phnum = u16_at(bytes, 56);
+    if (phentsize as usize) < PHDR_LEN {
+        return Err(ElfError::BadSegment);
+    }
+    let table_len = phentsize as u64 * phnum as u64;
+    match phoff.checked_add(table_len) {
+        Some(end) if end <= bytes.len() as u64 => {}
+        _ => return Err(ElfError::Truncated),
+    }
+
+    let mut segments = Vec::new();
+    let mut pt_phdr = None;
+    for i in 0..phnum as usize {
+        let ph = &bytes[phoff as usize + i * phentsize as usize..][..PHDR_LEN];
+        match u32_at(ph, 0) {
+            PT_LOAD => segments.push(load_segment(ph, bytes.len() as u64)?),
+            PT_INTERP | PT_DYNAMIC => return Err(ElfError::Dynamic),
+            PT_PHDR => pt_phdr = Some(u64_at(ph, 16)),
+            _ => {}
+        }
+    }
+    if segments.is_empty() {
+        return Err(ElfError::BadSegment);
+    }
+    let phdr_vaddr = pt_phdr.unwrap_or_else(|| {
+        segments
+            .iter()
+            .find(|s| s.offset <= phoff && phoff - s.offset < s.filesz)
+            .map_or(0, |s| s.vaddr + (phoff - s.offset))
+    });
+    Ok(ExecImage { entry, segments, phdr_vaddr, phnum, phentsize })
+}
+
+fn load_segment(ph: &[u8], file_len: u64) -> Result<Segment, ElfError> {
+    let flags = u32_at(ph, 4);
+    let seg = Segment {
+        offset: u64_at(ph, 8),
+        vaddr: u64_at(ph, 16),
+        filesz: u64_at(ph, 32),
+        memsz: u64_at(ph, 40),
+        read: flags & PF_R != 0,
+        write: flags & PF_W != 0,
+        exec: flags & PF_X != 0,
+    };
+    let in_file = seg.offset.checked_add(seg.filesz).is_some_and(|end| end <= file_len);
+    let in_user = seg.vaddr >= USER_MIN
+        && seg.vaddr.checked_add(seg.memsz).is_some_and(|end| end <= USER_END);
+    if !in_file {
+        return Err(ElfError::Truncated);
+    }
+    if seg.filesz > seg.memsz || !in_user {
+        return Err(ElfError::BadSegment);
+    }
+    Ok(seg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (p_type, p_flags, offset, vaddr, filesz, memsz)
+    type Ph = (u32, u32, u64, u64, u64, u64);
+
+    /// Builds an ELF header + program headers (at offset 64) padded to `len`.
+    fn build(e_type: u16, machine: u16, phs: &[Ph], len: usize) -> Vec<u8> {
+        let mut b = vec![0u8; len.max(64 + 56 * phs.len())];
+        b[..4].copy_from_slice(b"\x7fELF");
+        b[4] = 2;
+        b[5] = 1;
+        b[6] = 1;
+        b[16..18].copy_from_slice(&e_type.to_le_bytes());
+        b[18..20].copy_from_slice(&machine.to_le_bytes());
+        b[20..24].copy_from_slice(&1u32.to_le_bytes());
+        b[24..32].copy_from_slice(&0x11000u64.to_le_bytes());
+        b[32..40].copy_from_slice(&64u64.to_le_bytes());
+        b[52..54].copy_from_slice(&64u16.to_le_bytes());
+        b[54..56].copy_from_slice(&56u16.to_le_bytes());
+        b[56..58].copy_from_slice(&(phs.len() as u16).to_le_bytes());
+        for (i, &(t, f, off, va, fsz, msz)) in phs.iter().enumerate() {
+            let p = &mut b[64 + 56 * i..64 + 56 * (i + 1)];
+            p[0..4].copy_from_slice(&t.to_le_bytes());
+            p[4..8].copy_from_slice(&f.to_le_bytes());
+            for (at, v) in [(8, off), (16, va), (24, va), (32, fsz), (40, msz), (48, 0x1000)] {
+                p[at..at + 8].copy_from_slice(&v.to_le_bytes());
+            }
+        }
+        b
+    }
+
+    /// The shape of a Go binary: text R+X from 0x10000 (covering the
+    /// headers), rodata R, data RW with bss.
+    fn go_like() -> Vec<Ph> {
+        vec![
+            (PT_PHDR, PF_R, 64, 0x10040, 56 * 4, 56 * 4),
+            (PT_LOAD, PF_R | PF_X, 0, 0x10000, 0x2000, 0x2000),
+            (PT_LOAD, PF_R, 0x2000, 0x12000, 0x1000, 0x1000),
+            (PT_LOAD, PF_R | PF_W, 0x3000, 0x13000, 0x800, 0x5000),
+        ]
+    }
+
+    #[test]
+    fn accepts_go_like_binary() {
+        let img = parse_exec(&build(ET_EXEC, EM_RISCV, &go_like(), 0x3800)).unwrap();
+        assert_eq!(img.entry, 0x11000);
+        assert_eq!((img.phnum, img.phentsize, img.phdr_vaddr), (4, 56, 0x10040));
+        assert_eq!(img.segments.len(), 3);
+        let s = img.segments[0];
+        assert!(s.read && s.exec && !s.write);
+        let d = img.segments[2];
+        assert_eq!((d.vaddr, d.offset, d.filesz, d.memsz), (0x13000, 0x3000, 0x800, 0x5000));
+        assert!(d.read && d.write && !d.exec);
+    }
+
+    #[test]
+    fn phdr_found_through_load_segment_without_pt_phdr() {
+        let phs = &go_like()[1..];
+        let img = parse_exec(&build(ET_EXEC, EM_RISCV, phs, 0x3800)).unwrap();
+        assert_eq!(img.phdr_vaddr, 0x10040);
+        // Headers not covered by any PT_LOAD: no address to report.
+        let phs = [(PT_LOAD, PF_R, 0x1000, 0x20000, 0x100, 0x100)];
+        assert_eq!(parse_exec(&build(ET_EXEC, EM_RISCV, &phs, 0x2000)).unwrap().phdr_vaddr, 0);
+    }
+
+    #[test]
+    fn rejects_wrong_kinds_of_file() {
+        let ok = build(ET_EXEC, EM_RISCV, &go_like(), 0x3800);
+        assert_eq!(parse_exec(b"#!/bin/sh\n"), Err(ElfError::NotElf));
+        assert_eq!(parse_exec(b"\x7fEL"), Err(ElfError::NotElf));
+        assert_eq!(parse_exec(&ok[..40]), Err(ElfError::Truncated));
+        let mut b = ok.clone();
+        b[4] = 1;
+        assert_eq!(parse_exec(&b), Err(ElfError::Not64Bit));
+        let mut b = ok.clone();
+        b[5] = 2;
+        assert_eq!(parse_exec(&b), Err(ElfError::NotLittleEndian));
+        let b = build(ET_EXEC, 62, &go_like(), 0x3800);
+        assert_eq!(parse_exec(&b), Err(ElfError::WrongMachine(62)));
+        let b = build(1, EM_RISCV, &go_like(), 0x3800);
+        assert_eq!(parse_exec(&b), Err(ElfError::NotExecutable(1)));
+        let b = build(ET_DYN, EM_RISCV, &go_like(), 0x3800);
+        assert_eq!(parse_exec(&b), Err(ElfError::Dynamic));
+        let mut phs = go_like();
+        phs.push((PT_INTERP, PF_R, 0x100, 0x10100, 10, 10));
+        assert_eq!(parse_exec(&build(ET_EXEC, EM_RISCV, &phs, 0x3800)), Err(ElfError::Dynamic));
+        assert!(!ElfError::Dynamic.describe().is_empty());
+    }
+
+    #[test]
+    fn rejects_bad_segments() {
+        let check = |seg: Ph, want| {
+            let b = build(ET_EXEC, EM_RISCV, &[seg], 0x2000);
+            assert_eq!(parse_exec(&b), Err(want), "{seg:?}");
+        };
+        check((PT_LOAD, PF_R, 0x1800, 0x10000, 0x1000, 0x1000), ElfError::Truncated);
+        check((PT_LOAD, PF_R, u64::MAX, 0x10000, 2, 2), ElfError::Truncated);
+        check((PT_LOAD, PF_R, 0, 0x10000, 0x100, 0x80), ElfError::BadSegment);
+        check((PT_LOAD, PF_R, 0, 0x0, 0x100, 0x100), ElfError::BadSegment);
+        check((PT_LOAD, PF_R, 0, USER_END - 0x1000, 0x100, 0x1001), ElfError::BadSegment);
+        check((PT_LOAD, PF_R, 0, u64::MAX - 10, 0, 0x100), ElfError::BadSegment);
+        check((PT_DYNAMIC, PF_R, 0, 0x10000, 0, 0), ElfError::Dynamic);
+        // No PT_LOAD at all.
+        check((PT_PHDR, PF_R, 64, 0x10040, 56, 56), ElfError::BadSegment);
+        // Program header table beyond the end of the file.
+        let mut b = build(ET_EXEC, EM_RISCV, &go_like(), 0x3800);
+        b[32..40].copy_from_slice(&0x3780u64.to_le_bytes());
+        assert_eq!(parse_exec(&b), Err(ElfError::Truncated));
+        let mut b = build(ET_EXEC, EM_RISCV, &go_like(), 0x3800);
+        b[54..56].copy_from_slice(&32u16.to_le_bytes());
+        assert_eq!(parse_exec(&b), Err(ElfError::BadSegment));
+        // Segment ending exactly at the top of user memory is fine.
+        let top = (PT_LOAD, PF_R, 0, USER_END - 0x1000, 0x100, 0x1000);
+        assert!(parse_exec(&build(ET_EXEC, EM_RISCV, &[top], 0x2000)).is_ok());
+    }
+}
