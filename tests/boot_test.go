@@ -1,0 +1,451 @@
+// Package tests holds gometal's integration tests: real Go programs, built
+// with the stock toolchain for linux/riscv64, booted on the gometal kernel in
+// qemu-system-riscv64 through the gometal CLI, at 1 and 4 harts.
+//
+//	go test ./tests/                  # everything (a few minutes)
+//	go test ./tests/ -run 'TestBoot/timers'
+//	go test ./tests/ -run TestBadInput
+//
+// Environment:
+//
+//	GOMETAL_SKIP_STDIN=1      skip the stdin case (console input can be flaky)
+//	GOMETAL_TEST_PARALLEL=N   QEMUs at once (default 2)
+//	GOMETAL_TEST_VERBOSE=1    log the console of passing boots too
+package tests
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+const (
+	guestTimeout = 120 * time.Second             // gometal -timeout
+	hostTimeout  = guestTimeout + 30*time.Second // our own deadline on gometal
+	buildTimeout = 10 * time.Minute              // building the CLI and programs
+	tailLines    = 100                           // console lines shown on failure
+)
+
+var (
+	modRoot    string // module root (where go.mod is)
+	workDir    string // temporary directory for built binaries
+	gometal    string // the CLI binary
+	progDir    string // riscv64 test programs, one binary per tests/progs/<name>
+	exampleDir string // riscv64 examples, one binary per examples/<name>
+	hostBin    string // a host-architecture Go binary, for TestBadInput
+	qemuErr    error  // non-nil when qemu-system-riscv64 is missing
+
+	bootSem chan struct{} // limits concurrent QEMUs
+
+	summaryMu sync.Mutex
+	summary   []bootResult
+)
+
+type bootResult struct {
+	name   string
+	status int
+	dur    time.Duration
+	ok     bool
+}
+
+func TestMain(m *testing.M) {
+	if err := setup(); err != nil {
+		fmt.Fprintf(os.Stderr, "tests: setup failed: %v\n", err)
+		if workDir != "" {
+			os.RemoveAll(workDir)
+		}
+		os.Exit(1)
+	}
+	code := m.Run()
+	printSummary()
+	os.RemoveAll(workDir)
+	os.Exit(code)
+}
+
+func setup() error {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return fmt.Errorf("go env GOMOD: %v", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return errors.New("not inside the gometal module (go env GOMOD is empty)")
+	}
+	modRoot = filepath.Dir(gomod)
+
+	if _, err := exec.LookPath("qemu-system-riscv64"); err != nil {
+		qemuErr = fmt.Errorf("qemu-system-riscv64 not found on PATH (%v): install it (`make deps`, or apt-get install qemu-system-misc) — the boot tests need it", err)
+		fmt.Fprintf(os.Stderr, "tests: %v\n", qemuErr)
+	}
+
+	n := 2
+	if s := os.Getenv("GOMETAL_TEST_PARALLEL"); s != "" {
+		if v, err := strconv.Atoi(s); err == nil && v > 0 {
+			n = v
+		}
+	}
+	bootSem = make(chan struct{}, n)
+
+	workDir, err = os.MkdirTemp("", "gometal-tests-")
+	if err != nil {
+		return err
+	}
+	gometal = filepath.Join(workDir, "gometal")
+	progDir = filepath.Join(workDir, "progs") + string(filepath.Separator)
+	exampleDir = filepath.Join(workDir, "examples") + string(filepath.Separator)
+	hostBin = filepath.Join(workDir, "hostbin")
+
+	riscv := []string{"GOOS=linux", "GOARCH=riscv64", "CGO_ENABLED=0"}
+	builds := []struct {
+		what string
+		env  []string
+		args []string
+	}{
+		{"the gometal CLI", nil, []string{"build", "-o", gometal, "./cmd/gometal"}},
+		{"the test programs", riscv, []string{"build", "-o", progDir, "./tests/progs/..."}},
+		{"the examples", riscv, []string{"build", "-o", exampleDir, "./examples/..."}},
+		{"a host binary", []string{"GOOS=" + runtime.GOOS, "GOARCH=" + runtime.GOARCH}, []string{"build", "-o", hostBin, "./tests/progs/hello"}},
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
+	defer cancel()
+	errs := make([]error, len(builds))
+	var wg sync.WaitGroup
+	for i, b := range builds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.CommandContext(ctx, "go", b.args...)
+			cmd.Dir = modRoot
+			cmd.Env = append(os.Environ(), b.env...)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				errs[i] = fmt.Errorf("building %s (%s go %s): %v\n%s",
+					b.what, strings.Join(b.env, " "), strings.Join(b.args, " "), err, out)
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func printSummary() {
+	summaryMu.Lock()
+	defer summaryMu.Unlock()
+	if len(summary) == 0 {
+		return
+	}
+	sort.Slice(summary, func(i, j int) bool { return summary[i].name < summary[j].name })
+	pass := 0
+	var total time.Duration
+	fmt.Println("\ngometal boot summary:")
+	for _, r := range summary {
+		verdict := "FAIL"
+		if r.ok {
+			verdict = "ok  "
+			pass++
+		}
+		total += r.dur
+		fmt.Printf("  %s %-24s exit %-4d %6.1fs\n", verdict, r.name, r.status, r.dur.Seconds())
+	}
+	fmt.Printf("  %d/%d boots passed, %.1fs of boot time (%.1fs per boot)\n",
+		pass, len(summary), total.Seconds(), total.Seconds()/float64(len(summary)))
+}
+
+// bootCase is one program booted on gometal.
+type bootCase struct {
+	name    string // subtest name; also the PASS/FAIL tag unless tag is set
+	prog    string // binary name under tests/progs (or examples/ if example)
+	example bool   // prog is an example, not a test program
+	args    func(cores int) []string
+	env     []string // -env KEY=VALUE
+	add     []string // -add HOST:GUEST (HOST relative to the module root)
+	mem     string   // -mem, default the CLI's
+	stdin   string
+	status  int      // expected exit status
+	want    []string // required output substrings
+	noPass  bool     // no "PASS <name>" line expected
+	cores   []int    // default {1, 4}
+	skipEnv string   // skip when this environment variable is set non-empty
+}
+
+func fixed(args ...string) func(int) []string { return func(int) []string { return args } }
+
+func cases() []bootCase {
+	cs := []bootCase{
+		{name: "hello", prog: "hello", want: []string{"hello, gometal"}},
+		{name: "concurrency", prog: "concurrency", want: []string{"mutex counter ok: 16000"}},
+		{name: "timers", prog: "timers", want: []string{"monotonic: 1000 readings"}},
+		{name: "argsenv", prog: "argsenv",
+			args: fixed("alpha", "two words", `q"uote`, "", "ünï"),
+			env:  []string{"GOMETAL_TEST=yes please", "EMPTY="}},
+		{name: "numcpu", prog: "numcpu",
+			args: func(cores int) []string { return []string{strconv.Itoa(cores)} }},
+		{name: "preempt", prog: "preempt", want: []string{"GC 5 done", "spinners stopped"}},
+		{name: "nilderef", prog: "nilderef", want: []string{"nil pointer dereference"}},
+		{name: "panic", prog: "panic", status: 2, noPass: true,
+			want: []string{"about to panic", "panic: gometal test panic", "goroutine 1"}},
+		{name: "bigalloc", prog: "bigalloc", mem: "256M",
+			want: []string{"after FreeOSMemory"}},
+		{name: "readfile", prog: "readfile",
+			add: []string{"tests/testdata/hello.txt:/data/hello.txt"}},
+		{name: "stdin", prog: "stdin", stdin: "hello stdin\n", skipEnv: "GOMETAL_SKIP_STDIN",
+			want: []string{`got 12 bytes: "hello stdin\n"`}},
+		{name: "example-hello", prog: "hello", example: true, noPass: true,
+			want: []string{"Hello from Go on gometal!", "GOMAXPROCS=", "pipeline:", "ok=true", "slept 100ms", "Bye!"}},
+	}
+	for _, n := range []int{0, 1, 3, 42, 255} {
+		c := bootCase{name: fmt.Sprintf("exitcode-%d", n), prog: "exitcode",
+			args: fixed(strconv.Itoa(n)), status: n, noPass: true,
+			want: []string{fmt.Sprintf("exiting with %d", n)}}
+		if n != 0 && n != 42 {
+			c.cores = []int{1} // saves boots
+		}
+		cs = append(cs, c)
+	}
+	return cs
+}
+
+func TestBoot(t *testing.T) {
+	if qemuErr != nil {
+		t.Fatal(qemuErr)
+	}
+	for _, c := range cases() {
+		cores := c.cores
+		if cores == nil {
+			cores = []int{1, 4}
+		}
+		for _, n := range cores {
+			t.Run(fmt.Sprintf("%s/smp%d", c.name, n), func(t *testing.T) {
+				if c.skipEnv != "" && os.Getenv(c.skipEnv) != "" {
+					t.Skipf("skipped: %s is set", c.skipEnv)
+				}
+				t.Parallel()
+				bootSem <- struct{}{}
+				defer func() { <-bootSem }()
+				runBoot(t, c, n)
+			})
+		}
+	}
+}
+
+func runBoot(t *testing.T, c bootCase, cores int) {
+	bin := filepath.Join(progDir, c.prog)
+	if c.example {
+		bin = filepath.Join(exampleDir, c.prog)
+	}
+	args := []string{"run", "-cores", strconv.Itoa(cores), "-timeout", guestTimeout.String()}
+	if c.mem != "" {
+		args = append(args, "-mem", c.mem)
+	}
+	for _, e := range c.env {
+		args = append(args, "-env", e)
+	}
+	for _, a := range c.add {
+		host, guest, _ := strings.Cut(a, ":")
+		args = append(args, "-add", filepath.Join(modRoot, host)+":"+guest)
+	}
+	args = append(args, bin)
+	if c.args != nil {
+		args = append(args, c.args(cores)...)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), hostTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, gometal, args...)
+	cmd.Dir = modRoot
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if c.stdin != "" {
+		cmd.Stdin = strings.NewReader(c.stdin)
+	}
+	start := time.Now()
+	err := cmd.Run()
+	dur := time.Since(start)
+
+	status, runErr := exitStatus(err)
+	out := stdout.String()
+	var problems []string
+	switch {
+	case ctx.Err() != nil:
+		problems = append(problems, fmt.Sprintf("gometal did not finish within %v (killed)", hostTimeout))
+	case runErr != nil:
+		problems = append(problems, fmt.Sprintf("running gometal: %v", runErr))
+	case status != c.status:
+		p := fmt.Sprintf("exit status %d, want %d", status, c.status)
+		if status == 124 {
+			p += " (124: the guest hit gometal's -timeout " + guestTimeout.String() + "; a hang?)"
+		}
+		problems = append(problems, p)
+	}
+	want := c.want
+	if !c.noPass {
+		want = append(want[:len(want):len(want)], "PASS "+c.name)
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			problems = append(problems, fmt.Sprintf("output lacks %q", w))
+		}
+	}
+	if !c.noPass && !hasLine(out, "PASS "+c.name) {
+		problems = append(problems, fmt.Sprintf("no line that is exactly %q", "PASS "+c.name))
+	}
+	if i := strings.Index(out, "FAIL "+c.name); i >= 0 {
+		line, _, _ := strings.Cut(out[i:], "\n")
+		problems = append(problems, "program reported: "+strings.TrimSpace(line))
+	}
+
+	summaryMu.Lock()
+	summary = append(summary, bootResult{name: fmt.Sprintf("%s/smp%d", c.name, cores), status: status, dur: dur, ok: len(problems) == 0})
+	summaryMu.Unlock()
+
+	if len(problems) > 0 {
+		t.Errorf("%s\ncommand: %s\nexit status: %d, after %.1fs\nconsole (stdout, last %d lines):\n%s\nstderr:\n%s",
+			strings.Join(problems, "\n"), shellQuote(append([]string{gometal}, args...)), status,
+			dur.Seconds(), tailLines, tail(out, tailLines), tail(stderr.String(), 40))
+		return
+	}
+	t.Logf("exit %d in %.1fs", status, dur.Seconds())
+	if os.Getenv("GOMETAL_TEST_VERBOSE") != "" {
+		t.Logf("console:\n%s", tail(out, tailLines))
+	}
+}
+
+// TestBadInput checks that the CLI rejects what it cannot run, quickly and
+// with a useful message, before any QEMU starts.
+func TestBadInput(t *testing.T) {
+	textFile := filepath.Join(workDir, "notelf")
+	if err := os.WriteFile(textFile, []byte("this is just text\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		args    []string
+		status  int    // expected exit status; -1: any non-zero
+		wantErr string // case-insensitive substring of stderr
+	}{
+		{"text-file", []string{"run", textFile}, -1, "not an ELF"},
+		{"host-binary", []string{"run", hostBin}, -1, "riscv64"},
+		{"missing-file", []string{"run", filepath.Join(workDir, "does-not-exist")}, -1, "no such file"},
+		{"unknown-flag", []string{"run", "-no-such-flag", filepath.Join(progDir, "hello")}, 2, ""},
+		{"no-program", []string{"run"}, -1, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, gometal, tc.args...)
+			cmd.Dir = modRoot
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			start := time.Now()
+			err := cmd.Run()
+			status, runErr := exitStatus(err)
+			report := func(format string, a ...any) {
+				t.Errorf("%s\ncommand: %s\nexit status: %d after %.1fs\nstdout:\n%s\nstderr:\n%s",
+					fmt.Sprintf(format, a...), shellQuote(append([]string{gometal}, tc.args...)),
+					status, time.Since(start).Seconds(), tail(stdout.String(), 40), tail(stderr.String(), 40))
+			}
+			switch {
+			case ctx.Err() != nil:
+				report("gometal did not fail fast (killed after 60s)")
+				return
+			case runErr != nil:
+				report("running gometal: %v", runErr)
+				return
+			case tc.status == -1 && status == 0:
+				report("exit status 0, want non-zero")
+			case tc.status >= 0 && status != tc.status:
+				report("exit status %d, want %d", status, tc.status)
+			}
+			if tc.wantErr != "" && !strings.Contains(strings.ToLower(stderr.String()), strings.ToLower(tc.wantErr)) {
+				report("stderr lacks %q", tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestTestdataMatchesReadfile keeps tests/testdata/hello.txt and the content
+// the readfile program expects in step.
+func TestTestdataMatchesReadfile(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(modRoot, "tests", "testdata", "hello.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join(modRoot, "tests", "progs", "readfile", "main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "const want = " + strconv.Quote(string(data)); !strings.Contains(string(src), want) {
+		t.Errorf("tests/progs/readfile/main.go must contain\n\t%s\nto match tests/testdata/hello.txt", want)
+	}
+}
+
+// exitStatus returns the process's exit status, or an error if it did not
+// run or was killed by a signal.
+func exitStatus(err error) (int, error) {
+	if err == nil {
+		return 0, nil
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if code := ee.ExitCode(); code >= 0 {
+			return code, nil
+		}
+		return -1, fmt.Errorf("gometal killed: %v", ee)
+	}
+	return -1, err
+}
+
+func hasLine(out, line string) bool {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.TrimRight(l, "\r ") == line {
+			return true
+		}
+	}
+	return false
+}
+
+func tail(s string, n int) string {
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		return "\t(empty)"
+	}
+	lines := strings.Split(s, "\n")
+	skipped := 0
+	if len(lines) > n {
+		skipped = len(lines) - n
+		lines = lines[skipped:]
+	}
+	var b strings.Builder
+	if skipped > 0 {
+		fmt.Fprintf(&b, "\t[... %d earlier lines ...]\n", skipped)
+	}
+	for _, l := range lines {
+		b.WriteString("\t| " + strings.TrimRight(l, "\r") + "\n")
+	}
+	return b.String()
+}
+
+func shellQuote(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=+,@") == "" {
+			q[i] = a
+		} else {
+			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(q, " ")
+}
