@@ -28,7 +28,10 @@ pub struct BootArgs {
 
 /// Parses a command line; never fails (bad tokens land in `unknown`).
 pub fn parse(cmdline: &[u8]) -> BootArgs {
-    let mut out = BootArgs { init: b"/init".to_vec(), ..BootArgs::default() };
+    let mut out = BootArgs {
+        init: b"/init".to_vec(),
+        ..BootArgs::default()
+    };
     let mut after_separator = false;
     for token in tokens(cmdline) {
         if after_separator {
@@ -154,9 +157,12 @@ pub fn quote(token: &[u8]) -> Vec<u8> {
     for &b in token {
         match b {
             b'\\' => out.extend_from_slice(b"\\\\"),
-            b'"' | 0..=0x1f | 0x7f => {
-                out.extend_from_slice(&[b'\\', b'x', HEX[(b >> 4) as usize], HEX[(b & 15) as usize]])
-            }
+            b'"' | 0..=0x1f | 0x7f => out.extend_from_slice(&[
+                b'\\',
+                b'x',
+                HEX[(b >> 4) as usize],
+                HEX[(b & 15) as usize],
+            ]),
             _ => out.push(b),
         }
     }
@@ -192,15 +198,23 @@ mod tests {
 
     #[test]
     fn kernel_options_env_and_args() {
-        let a = parse(b"  cores=4 sched=rr verbose quiet stats rdinit=/bin/x GOMAXPROCS=2 \
-                        GODEBUG=a=1,b=2 junk -- -v  x=1 --");
+        let a = parse(
+            b"  cores=4 sched=rr verbose quiet stats rdinit=/bin/x GOMAXPROCS=2 \
+                        GODEBUG=a=1,b=2 junk -- -v  x=1 --",
+        );
         assert_eq!(a.cores, Some(4));
         assert_eq!(a.sched.as_deref(), Some("rr"));
         assert!(a.verbose && a.quiet && a.stats);
         assert_eq!(a.init, b"/bin/x");
-        assert_eq!(a.env, vec![b"GOMAXPROCS=2".to_vec(), b"GODEBUG=a=1,b=2".to_vec()]);
+        assert_eq!(
+            a.env,
+            vec![b"GOMAXPROCS=2".to_vec(), b"GODEBUG=a=1,b=2".to_vec()]
+        );
         assert_eq!(a.unknown, vec![b"junk".to_vec()]);
-        assert_eq!(a.args, vec![b"-v".to_vec(), b"x=1".to_vec(), b"--".to_vec()]);
+        assert_eq!(
+            a.args,
+            vec![b"-v".to_vec(), b"x=1".to_vec(), b"--".to_vec()]
+        );
     }
 
     #[test]

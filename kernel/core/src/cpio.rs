@@ -51,7 +51,11 @@ pub enum CpioError {
 
 /// Iterates over the entries of `archive`, stopping after the trailer.
 pub fn entries(archive: &[u8]) -> Entries<'_> {
-    Entries { archive, offset: 0, done: false }
+    Entries {
+        archive,
+        offset: 0,
+        done: false,
+    }
 }
 
 pub struct Entries<'a> {
@@ -92,7 +96,9 @@ fn align4(n: usize) -> usize {
 fn hex_field(header: &[u8], index: usize, offset: usize) -> Result<u32, CpioError> {
     let start = 6 + index * 8;
     header[start..start + 8].iter().try_fold(0u32, |acc, &b| {
-        let d = (b as char).to_digit(16).ok_or(CpioError::BadHeader { offset })?;
+        let d = (b as char)
+            .to_digit(16)
+            .ok_or(CpioError::BadHeader { offset })?;
         Ok(acc << 4 | d)
     })
 }
@@ -122,7 +128,16 @@ fn read_entry(archive: &[u8], offset: usize) -> Result<(Entry<'_>, usize), CpioE
     let data_start = align4(name_end);
     let data_end = data_start.checked_add(filesize).ok_or(truncated)?;
     let data = archive.get(data_start..data_end).ok_or(truncated)?;
-    Ok((Entry { name, mode, data, mtime, ino }, align4(data_end)))
+    Ok((
+        Entry {
+            name,
+            mode,
+            data,
+            mtime,
+            ino,
+        },
+        align4(data_end),
+    ))
 }
 
 /// Makes an absolute, clean path: a leading "/", no "." or empty components,
@@ -155,19 +170,32 @@ mod tests {
 
     /// Writes one newc entry the way gen_init_cpio does.
     fn push_entry(out: &mut Vec<u8>, name: &[u8], mode: u32, data: &[u8], ino: u32) {
-        let fields = [ino, mode, 0, 0, 1, 1_700_000_000, data.len() as u32, 0, 0, 0, 0,
-                      name.len() as u32 + 1, 0];
+        let fields = [
+            ino,
+            mode,
+            0,
+            0,
+            1,
+            1_700_000_000,
+            data.len() as u32,
+            0,
+            0,
+            0,
+            0,
+            name.len() as u32 + 1,
+            0,
+        ];
         out.extend_from_slice(b"070701");
         for f in fields {
             out.extend_from_slice(format!("{f:08X}").as_bytes());
         }
         out.extend_from_slice(name);
         out.push(0);
-        while out.len() % 4 != 0 {
+        while !out.len().is_multiple_of(4) {
             out.push(0);
         }
         out.extend_from_slice(data);
-        while out.len() % 4 != 0 {
+        while !out.len().is_multiple_of(4) {
             out.push(0);
         }
     }
@@ -217,10 +245,16 @@ mod tests {
         let a = sample();
         let mut bad = a.clone();
         bad[0] = b'9';
-        assert_eq!(entries(&bad).next(), Some(Err(CpioError::BadMagic { offset: 0 })));
+        assert_eq!(
+            entries(&bad).next(),
+            Some(Err(CpioError::BadMagic { offset: 0 }))
+        );
         let mut bad = a.clone();
         bad[6] = b'g';
-        assert_eq!(entries(&bad).next(), Some(Err(CpioError::BadHeader { offset: 0 })));
+        assert_eq!(
+            entries(&bad).next(),
+            Some(Err(CpioError::BadHeader { offset: 0 }))
+        );
         // Cut inside the second entry's data: first is fine, then an error, then the end.
         // Entry "." takes 112 bytes; "init"'s data is at 228..237.
         let cut = &a[..232];
@@ -233,7 +267,10 @@ mod tests {
         push_entry(&mut no_trailer, b"x", S_IFREG, b"abc", 1);
         let got: Vec<_> = entries(&no_trailer).collect();
         assert!(got[0].is_ok() && got[1].is_err() && got.len() == 2);
-        assert_eq!(entries(b"").next(), Some(Err(CpioError::Truncated { offset: 0 })));
+        assert_eq!(
+            entries(b"").next(),
+            Some(Err(CpioError::Truncated { offset: 0 }))
+        );
     }
 
     #[test]

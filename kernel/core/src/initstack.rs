@@ -62,7 +62,10 @@ pub fn build(
     words.push(0);
     words.extend_from_slice(envp_ptrs);
     words.push(0);
-    for &(tag, value) in auxv.iter().chain(&[(AT_RANDOM, random_addr), (AT_EXECFN, execfn)]) {
+    for &(tag, value) in auxv
+        .iter()
+        .chain(&[(AT_RANDOM, random_addr), (AT_EXECFN, execfn)])
+    {
         words.extend_from_slice(&[tag, value]);
     }
     words.extend_from_slice(&[AT_NULL, 0]);
@@ -95,14 +98,20 @@ mod tests {
         }
 
         fn cstr(&self, addr: u64) -> &[u8] {
-            assert!(addr >= self.0.sp && addr < TOP, "pointer {addr:#x} outside stack");
+            assert!(
+                addr >= self.0.sp && addr < TOP,
+                "pointer {addr:#x} outside stack"
+            );
             let off = (addr - self.0.sp) as usize;
             let len = self.0.image[off..].iter().position(|&b| b == 0).unwrap();
             &self.0.image[off..off + len]
         }
     }
 
-    fn decode(st: &InitStack) -> (Vec<Vec<u8>>, Vec<Vec<u8>>, Vec<(u64, u64)>) {
+    /// (argv, envp, auxv) as read back from the image.
+    type Decoded = (Vec<Vec<u8>>, Vec<Vec<u8>>, Vec<(u64, u64)>);
+
+    fn decode(st: &InitStack) -> Decoded {
         let v = View(st);
         let mut at = st.sp;
         let argc = v.word(at);
@@ -136,7 +145,13 @@ mod tests {
     fn round_trip() {
         let random = *b"0123456789abcdef";
         let aux = [(AT_PAGESZ, 4096), (AT_PHDR, 0x10040), (AT_PHNUM, 7)];
-        let st = build(TOP, &[b"/init", b"-v", b""], &[b"A=1", b"GOGC=off"], &aux, random);
+        let st = build(
+            TOP,
+            &[b"/init", b"-v", b""],
+            &[b"A=1", b"GOGC=off"],
+            &aux,
+            random,
+        );
         assert_eq!(st.sp % 16, 0);
         assert_eq!(st.sp + st.image.len() as u64, TOP);
         let (argv, envp, auxv) = decode(&st);

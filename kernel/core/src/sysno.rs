@@ -167,7 +167,10 @@ mod tests {
         assert_eq!(seen.len(), ALL.len());
         assert_eq!((CLONE, MMAP, MUNMAP, MADVISE), (220, 222, 215, 233));
         assert_eq!((TGKILL, SIGALTSTACK, RT_SIGACTION), (131, 132, 134));
-        assert_eq!((SCHED_GETAFFINITY, RISCV_HWPROBE, PRLIMIT64), (123, 258, 261));
+        assert_eq!(
+            (SCHED_GETAFFINITY, RISCV_HWPROBE, PRLIMIT64),
+            (123, 258, 261)
+        );
         assert_eq!((ACCEPT4, SOCKET, UNAME, FCNTL), (242, 198, 160, 25));
     }
 }

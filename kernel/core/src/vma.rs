@@ -22,12 +22,24 @@ pub struct Prot {
 }
 
 impl Prot {
-    pub const NONE: Prot = Prot { read: false, write: false, exec: false };
-    pub const RW: Prot = Prot { read: true, write: true, exec: false };
+    pub const NONE: Prot = Prot {
+        read: false,
+        write: false,
+        exec: false,
+    };
+    pub const RW: Prot = Prot {
+        read: true,
+        write: true,
+        exec: false,
+    };
 
     /// From mmap/mprotect's `prot` (PROT_READ 1, PROT_WRITE 2, PROT_EXEC 4).
     pub fn from_linux(prot: usize) -> Prot {
-        Prot { read: prot & 1 != 0, write: prot & 2 != 0, exec: prot & 4 != 0 }
+        Prot {
+            read: prot & 1 != 0,
+            write: prot & 2 != 0,
+            exec: prot & 4 != 0,
+        }
     }
 }
 
@@ -56,7 +68,11 @@ impl VmaMap {
     /// Addresses chosen by the kernel (no usable hint) come from
     /// [mmap_base, mmap_top), highest first.
     pub fn new(mmap_base: u64, mmap_top: u64) -> VmaMap {
-        VmaMap { areas: BTreeMap::new(), mmap_base, mmap_top }
+        VmaMap {
+            areas: BTreeMap::new(),
+            mmap_base,
+            mmap_top,
+        }
     }
 
     /// Maps [start, start+len) with `prot`, replacing whatever was there
@@ -67,7 +83,14 @@ impl VmaMap {
             return Vec::new();
         };
         let replaced = self.carve(s, e);
-        self.areas.insert(s, Vma { start: s, end: e, prot });
+        self.areas.insert(
+            s,
+            Vma {
+                start: s,
+                end: e,
+                prot,
+            },
+        );
         self.merge_around(s, e);
         replaced
     }
@@ -77,7 +100,7 @@ impl VmaMap {
     /// Linux, so the hint-less 128 MiB Go asks for lands high).
     pub fn find_free(&self, len: u64, hint: u64) -> Option<u64> {
         let (_, rounded) = page_range(0, len)?;
-        if hint != 0 && hint % PAGE == 0 && hint >= MIN_HINT {
+        if hint != 0 && hint.is_multiple_of(PAGE) && hint >= MIN_HINT {
             if let Some(end) = hint.checked_add(rounded) {
                 if end <= USER_END && self.is_free(hint, end) {
                     return Some(hint);
@@ -125,13 +148,24 @@ impl VmaMap {
             return Err(());
         }
         self.carve(s, e);
-        self.areas.insert(s, Vma { start: s, end: e, prot });
+        self.areas.insert(
+            s,
+            Vma {
+                start: s,
+                end: e,
+                prot,
+            },
+        );
         self.merge_around(s, e);
         Ok(())
     }
 
     pub fn find(&self, addr: u64) -> Option<&Vma> {
-        self.areas.range(..=addr).next_back().map(|(_, v)| v).filter(|v| addr < v.end)
+        self.areas
+            .range(..=addr)
+            .next_back()
+            .map(|(_, v)| v)
+            .filter(|v| addr < v.end)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &Vma> {
@@ -143,7 +177,10 @@ impl VmaMap {
     }
 
     fn is_free(&self, s: u64, e: u64) -> bool {
-        self.areas.range(..e).next_back().is_none_or(|(_, v)| v.end <= s)
+        self.areas
+            .range(..e)
+            .next_back()
+            .is_none_or(|(_, v)| v.end <= s)
     }
 
     /// True if every byte of [s, e) belongs to some area.

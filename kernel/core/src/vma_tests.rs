@@ -4,8 +4,16 @@ use super::*;
 
 const BASE: u64 = 0x10_0000_0000;
 const TOP: u64 = 0x20_0000_0000;
-const R: Prot = Prot { read: true, write: false, exec: false };
-const RX: Prot = Prot { read: true, write: false, exec: true };
+const R: Prot = Prot {
+    read: true,
+    write: false,
+    exec: false,
+};
+const RX: Prot = Prot {
+    read: true,
+    write: false,
+    exec: true,
+};
 
 fn areas(m: &VmaMap) -> Vec<(u64, u64, Prot)> {
     m.iter().map(|v| (v.start, v.end, v.prot)).collect()
@@ -48,7 +56,11 @@ fn insert_fixed_replaces_and_splits() {
     let replaced = m.insert_fixed(0x105000, 0x1c000, RX);
     assert_eq!(
         replaced,
-        vec![(0x105000, 0x106000), (0x106000, 0x110000), (0x120000, 0x121000)]
+        vec![
+            (0x105000, 0x106000),
+            (0x106000, 0x110000),
+            (0x120000, 0x121000)
+        ]
     );
     assert_eq!(
         areas(&m),
@@ -90,7 +102,10 @@ fn unmap_trims_and_splits() {
     assert_eq!(m.unmap(0x105000, 0x2000), vec![(0x105000, 0x107000)]); // middle
     assert_eq!(
         areas(&m),
-        vec![(0x101000, 0x105000, Prot::RW), (0x107000, 0x10f000, Prot::RW)]
+        vec![
+            (0x101000, 0x105000, Prot::RW),
+            (0x107000, 0x10f000, Prot::RW)
+        ]
     );
     // Across the hole and beyond the end: only mapped parts come back.
     assert_eq!(
@@ -127,7 +142,10 @@ fn protect_requires_full_coverage() {
     assert_eq!(m.protect(0x100000, 0x4000, Prot::RW), Ok(()));
     assert_eq!(
         areas(&m),
-        vec![(0x100000, 0x104000, Prot::RW), (0x105000, 0x106000, Prot::RW)]
+        vec![
+            (0x100000, 0x104000, Prot::RW),
+            (0x105000, 0x106000, Prot::RW)
+        ]
     );
     // Spanning two touching areas with different prots is fine.
     m.insert_fixed(0x104000, 0x1000, R);
@@ -154,7 +172,14 @@ fn find_free_uses_good_hints() {
     m.insert_fixed(0x100000, 0x2000, Prot::RW);
     assert_eq!(m.find_free(0x1000, 0x200000), Some(0x200000));
     // Overlapping, unaligned, too low, or beyond Sv39 hints fall back to top-down.
-    for hint in [0x101000, 0x200001, 0x1000, USER_END - 0x1000, 0xc000_0000_0000, u64::MAX & !0xfff] {
+    for hint in [
+        0x101000,
+        0x200001,
+        0x1000,
+        USER_END - 0x1000,
+        0xc000_0000_0000,
+        !0xfff,
+    ] {
         assert_eq!(m.find_free(0x2000, hint), Some(TOP - 0x2000), "{hint:#x}");
     }
     assert_eq!(m.find_free(0, 0), None);
@@ -167,7 +192,7 @@ fn find_free_is_top_down_and_fills_gaps() {
     assert_eq!(a, TOP - 0x3000);
     let b = m.map_anywhere(69648, 0, Prot::NONE).unwrap();
     assert_eq!(b, a - 0x12000); // 69648 = 17 pages + 16 bytes
-    // Open a hole between them and at the top: the top one is chosen first.
+                                // Open a hole between them and at the top: the top one is chosen first.
     m.unmap(a, 0x1000);
     m.unmap(TOP - 0x1000, 0x1000);
     assert_eq!(m.find_free(0x1000, 0), Some(TOP - 0x1000));
