@@ -11,6 +11,8 @@
 //	GOMETAL_SKIP_STDIN=1      skip the stdin case (console input can be flaky)
 //	GOMETAL_TEST_PARALLEL=N   QEMUs at once (default 2)
 //	GOMETAL_TEST_VERBOSE=1    log the console of passing boots too
+//	GOMETAL_TEST_CLI=PATH     use this gometal binary instead of building ./cmd/gometal
+//	GOMETAL_KERNEL=PATH       boot this kernel instead of building kernel/ with cargo
 package tests
 
 import (
@@ -26,8 +28,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"gometal/internal/kernelimage"
 )
 
 const (
@@ -35,6 +40,7 @@ const (
 	hostTimeout  = guestTimeout + 30*time.Second // our own deadline on gometal
 	buildTimeout = 10 * time.Minute              // building the CLI and programs
 	tailLines    = 100                           // console lines shown on failure
+	maxHangs     = 3                             // after this many timeouts, stop booting
 )
 
 var (
@@ -45,8 +51,11 @@ var (
 	exampleDir string // riscv64 examples, one binary per examples/<name>
 	hostBin    string // a host-architecture Go binary, for TestBadInput
 	qemuErr    error  // non-nil when qemu-system-riscv64 is missing
+	kernel     string // the kernel ELF every boot uses (GOMETAL_KERNEL)
+	kernelErr  error  // why there is no kernel
 
 	bootSem chan struct{} // limits concurrent QEMUs
+	hangs   atomic.Int32  // boots that ran into a timeout
 
 	summaryMu sync.Mutex
 	summary   []bootResult
@@ -107,12 +116,19 @@ func setup() error {
 	hostBin = filepath.Join(workDir, "hostbin")
 
 	riscv := []string{"GOOS=linux", "GOARCH=riscv64", "CGO_ENABLED=0"}
+	cliBuild := []string{"build", "-o", gometal, "./cmd/gometal"}
+	if p := os.Getenv("GOMETAL_TEST_CLI"); p != "" {
+		if gometal, err = filepath.Abs(p); err != nil {
+			return err
+		}
+		cliBuild = []string{"version"} // nothing to build
+	}
 	builds := []struct {
 		what string
 		env  []string
 		args []string
 	}{
-		{"the gometal CLI", nil, []string{"build", "-o", gometal, "./cmd/gometal"}},
+		{"the gometal CLI", nil, cliBuild},
 		{"the test programs", riscv, []string{"build", "-o", progDir, "./tests/progs/..."}},
 		{"the examples", riscv, []string{"build", "-o", exampleDir, "./examples/..."}},
 		{"a host binary", []string{"GOOS=" + runtime.GOOS, "GOARCH=" + runtime.GOARCH}, []string{"build", "-o", hostBin, "./tests/progs/hello"}},
@@ -134,6 +150,20 @@ func setup() error {
 			}
 		}()
 	}
+	// Resolve (and if need be build, with cargo) the kernel once, the way the
+	// CLI does, and hand it to every boot through GOMETAL_KERNEL: no boot then
+	// waits on cargo, and a kernel that does not build fails TestBoot once,
+	// clearly.
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		// Find searches up from the working directory (tests/, inside the
+		// checkout) unless GOMETAL_KERNEL is set.
+		kernel, kernelErr = kernelimage.New(nil).Find("")
+		if kernelErr == nil {
+			kernel, kernelErr = filepath.Abs(kernel)
+		}
+	}()
 	wg.Wait()
 	return errors.Join(errs...)
 }
@@ -219,6 +249,10 @@ func TestBoot(t *testing.T) {
 	if qemuErr != nil {
 		t.Fatal(qemuErr)
 	}
+	if kernelErr != nil {
+		t.Fatalf("no gometal kernel to boot: %v", kernelErr)
+	}
+	t.Logf("kernel: %s", kernel)
 	for _, c := range cases() {
 		cores := c.cores
 		if cores == nil {
@@ -232,6 +266,11 @@ func TestBoot(t *testing.T) {
 				t.Parallel()
 				bootSem <- struct{}{}
 				defer func() { <-bootSem }()
+				// A kernel that hangs every boot would otherwise cost 120 s
+				// per case and run past go test's own 10-minute limit.
+				if n := hangs.Load(); n >= maxHangs {
+					t.Fatalf("not booted: %d earlier boots hung until the timeout; fix those first", n)
+				}
 				runBoot(t, c, n)
 			})
 		}
@@ -243,7 +282,7 @@ func runBoot(t *testing.T, c bootCase, cores int) {
 	if c.example {
 		bin = filepath.Join(exampleDir, c.prog)
 	}
-	args := []string{"run", "-cores", strconv.Itoa(cores), "-timeout", guestTimeout.String()}
+	args := []string{"run", "-cores", strconv.Itoa(cores), "-timeout", fmt.Sprintf("%ds", int(guestTimeout.Seconds()))}
 	if c.mem != "" {
 		args = append(args, "-mem", c.mem)
 	}
@@ -263,6 +302,7 @@ func runBoot(t *testing.T, c bootCase, cores int) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, gometal, args...)
 	cmd.Dir = modRoot
+	cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+kernel)
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -276,6 +316,9 @@ func runBoot(t *testing.T, c bootCase, cores int) {
 	status, runErr := exitStatus(err)
 	out := stdout.String()
 	var problems []string
+	if ctx.Err() != nil || status == 124 {
+		hangs.Add(1)
+	}
 	switch {
 	case ctx.Err() != nil:
 		problems = append(problems, fmt.Sprintf("gometal did not finish within %v (killed)", hostTimeout))
