@@ -390,6 +390,11 @@ func TestBadInput(t *testing.T) {
 			defer cancel()
 			cmd := exec.CommandContext(ctx, gometal, tc.args...)
 			cmd.Dir = modRoot
+			if kernelErr == nil {
+				// Bad input must be rejected whether or not a kernel has to
+				// be built; with one at hand no time goes into cargo.
+				cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+kernel)
+			}
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			start := time.Now()
