@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"gometal/internal/bootargs"
+	"gometal/internal/console"
+	"gometal/internal/initramfs"
+	"gometal/internal/kernelimage"
+	"gometal/internal/qemu"
+)
+
+// exitTimeout is the status for a run stopped by -timeout, as timeout(1).
+const exitTimeout = 124
+
+// runMain is `gometal run`: check inputs, find QEMU and the kernel, build
+// the program, pack the initramfs, boot, and exit as the program did.
+// Cheap checks come first so that mistakes are reported before any build.
+func runMain(args []string) error {
+	f, err := parseRunFlags(args)
+	if errors.Is(err, flag.ErrHelp) {
+		runUsage(os.Stdout)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := classify(f.target); err != nil {
+		return inputError(err)
+	}
+	qemuBin, err := qemu.Find(f.qemu)
+	if err != nil {
+		return inputError(err)
+	}
+	kernel, err := findKernel(f.kernel)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "gometal-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	exe, err := program(context.Background(), f, tmp)
+	if err != nil {
+		return err
+	}
+	initrd := filepath.Join(tmp, "initramfs.cpio")
+	if err := initramfs.Create(initrd, exe, f.adds); err != nil {
+		return inputError(err)
+	}
+	cfg := qemu.Config{
+		Binary: qemuBin, SMP: f.cores, Memory: f.mem,
+		Kernel: kernel, Initrd: initrd, Append: cmdline(f), GDB: f.gdb,
+	}
+	return boot(cfg, f)
+}
+
+// findKernel wraps kernelimage.Find with the CLI's messages and statuses:
+// a missing kernel is a setup problem (2), a failed build is 1.
+func findKernel(explicit string) (string, error) {
+	slow := func() { fmt.Fprintln(os.Stderr, "gometal: building kernel...") }
+	k, err := kernelimage.New(slow).Find(explicit)
+	if errors.Is(err, kernelimage.ErrNotFound) {
+		return "", inputError(err)
+	}
+	return k, err
+}
+
+// cmdline turns flags into the kernel command line: options, then the
+// program's environment, then --, then its arguments.
+func cmdline(f *runFlags) string {
+	var opts []string
+	if f.verbose {
+		opts = append(opts, "verbose")
+	}
+	if f.sched != "" {
+		opts = append(opts, "sched="+f.sched)
+	}
+	return bootargs.Cmdline{Options: opts, Env: f.env, Raw: f.kernelArgs, Args: f.args}.String()
+}
+
+// boot runs QEMU on our own stdio and converts how it ended into gometal's
+// exit status. Signals that would kill gometal are forwarded to QEMU
+// instead, so temp files are cleaned and the terminal is restored.
+func boot(cfg qemu.Config, f *runFlags) error {
+	if err := cfg.Validate(); err != nil {
+		return inputError(err)
+	}
+	if f.verbose {
+		fmt.Fprintf(os.Stderr, "gometal: %s\n", qemu.ShellQuote(cfg.Args()))
+	}
+	if f.gdb {
+		fmt.Fprintf(os.Stderr, "gometal: QEMU is waiting for a debugger; attach with:\n\tgdb-multiarch %s -ex 'target remote localhost:%d'\n",
+			cfg.Kernel, qemu.GDBPort)
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+
+	stdio, finish, err := consoleStdio(f.verbose)
+	if err != nil {
+		return err
+	}
+	res, err := qemu.Run(cfg, stdio, qemu.RunOptions{Timeout: f.timeout, Signals: sigs})
+	finish()
+	if err != nil {
+		return fmt.Errorf("starting QEMU: %v", err)
+	}
+	return exitStatusOf(res, f.timeout)
+}
+
+// consoleStdio wires the guest console to our stdio: output through the
+// firmware-banner filter (shown with -v), piped input held back until the
+// banner has passed. A terminal is handed to QEMU as is, so that raw mode
+// and Ctrl-C work. finish flushes output and releases the input pipe.
+func consoleStdio(showBanner bool) (qemu.Stdio, func(), error) {
+	out := console.NewBannerFilter(os.Stdout, showBanner)
+	stdio := qemu.Stdio{Stdin: os.Stdin, Stdout: out, Stderr: os.Stderr}
+	stopInput := func() {}
+	if !console.IsTerminal(os.Stdin) {
+		in, stop, err := console.GatedInput(os.Stdin, out.Done())
+		if err != nil {
+			return stdio, nil, err
+		}
+		stdio.Stdin, stopInput = in, stop
+	}
+	return stdio, func() { stopInput(); out.Flush() }, nil
+}
+
+// exitStatusOf maps a QEMU result to gometal's exit status. QEMU exits 0
+// when it is stopped by a signal, so an interrupted run reports 128+signal
+// itself rather than looking like a success.
+func exitStatusOf(res qemu.Result, timeout time.Duration) error {
+	switch {
+	case res.TimedOut:
+		return &exitError{code: exitTimeout, err: fmt.Errorf("timed out after %s", timeout)}
+	case res.Interrupted != nil:
+		if s, ok := res.Interrupted.(syscall.Signal); ok {
+			return exitStatus(128 + int(s))
+		}
+		return exitStatus(130)
+	case res.ExitCode != 0:
+		return exitStatus(res.ExitCode)
+	}
+	return nil
+}

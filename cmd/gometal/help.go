@@ -1,0 +1,44 @@
+package main
+
+import (
+	"fmt"
+	"io"
+)
+
+// overview is the top-level help: what gometal is, its commands, and
+// the conventions every command shares.
+func overview(w io.Writer) {
+	fmt.Fprint(w, `gometal runs ordinary Go programs on bare metal: a static Linux/riscv64
+Go binary boots as /init on the gometal kernel, on every core of a QEMU
+RISC-V virt machine, with no Linux underneath.
+
+Usage:
+
+	gometal <command> [arguments]
+
+Commands:
+
+`)
+	for _, c := range commands {
+		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `	help     show help for a command
+
+Use "gometal help <command>" or "gometal <command> -h" for more.
+
+Examples:
+
+	gometal run ./examples/hello
+	gometal run -cores 8 -mem 1G ./examples/mandelbrot -size 512
+	GOOS=linux GOARCH=riscv64 CGO_ENABLED=0 go build -o prog . && gometal run ./prog
+
+Environment:
+
+	GOMETAL_KERNEL  the kernel ELF to boot (else built from the source checkout)
+	GOMETAL_QEMU    the QEMU binary (else qemu-system-riscv64 from PATH)
+
+Exit status: 'gometal run' exits with the program's exit status; 2 means
+gometal was used wrongly, 1 that a build failed, 101 a kernel panic, 124 a
+timeout, 128+N a signal.
+`)
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gometal/internal/elfcheck"
+	"gometal/internal/gobuild"
+)
+
+// programKind says how `gometal run` obtains the binary from its argument.
+type programKind int
+
+const (
+	prebuilt  programKind = iota // an existing file: check it and run it
+	goPackage                    // a directory, .go file or import path: build it
+)
+
+// classify decides whether target names a prebuilt binary or a Go
+// package, the way a user would read it: an existing file is a binary, an
+// existing directory or a .go file is a package, and a path that does not
+// exist is a missing file unless it reads as an import path
+// (example.com/tool, gometal/examples/hello).
+func classify(target string) (programKind, error) {
+	if strings.HasSuffix(target, ".go") {
+		return goPackage, nil
+	}
+	st, err := os.Stat(target)
+	switch {
+	case err == nil && st.IsDir():
+		return goPackage, nil
+	case err == nil && st.Mode().IsRegular():
+		return prebuilt, nil
+	case err == nil:
+		return 0, fmt.Errorf("%s: not a regular file", target)
+	case !errors.Is(err, fs.ErrNotExist):
+		return 0, fmt.Errorf("%s: %v", target, errors.Unwrap(err))
+	case isImportPath(target):
+		return goPackage, nil
+	default:
+		return 0, fmt.Errorf("%s: no such file or directory", target)
+	}
+}
+
+// isImportPath reports whether a nonexistent target should be handed to
+// go build: it has a slash and is not a filesystem path (absolute, ./, ../).
+func isImportPath(target string) bool {
+	if filepath.IsAbs(target) || !strings.Contains(target, "/") {
+		return false
+	}
+	return !strings.HasPrefix(target, "./") && !strings.HasPrefix(target, "../")
+}
+
+// program returns the path of the executable to boot, building it into
+// tmp when target is a package. Input problems are exit-status-2 errors; a
+// failed build exits 1 after go build has printed its diagnostics.
+func program(ctx context.Context, f *runFlags, tmp string) (string, error) {
+	kind, err := classify(f.target)
+	if err != nil {
+		return "", inputError(err)
+	}
+	if kind == prebuilt {
+		if err := elfcheck.Check(f.target); err != nil {
+			return "", inputError(err)
+		}
+		return f.target, nil
+	}
+	var flags []string
+	if f.tags != "" {
+		flags = append(flags, "-tags", f.tags)
+	}
+	if f.ldflags != "" {
+		flags = append(flags, "-ldflags", f.ldflags)
+	}
+	exe, err := gobuild.Build(ctx, gobuild.Options{
+		Package: f.target, OutDir: tmp, Flags: flags, Stderr: os.Stderr,
+	})
+	if err != nil {
+		if errors.Is(err, gobuild.ErrFailed) {
+			return "", exitStatus(1) // go build already explained why
+		}
+		return "", err
+	}
+	// Catches cgo sneaking back in through GOFLAGS or -ldflags=-linkmode.
+	if err := elfcheck.Check(exe); err != nil {
+		return "", err
+	}
+	return exe, nil
+}

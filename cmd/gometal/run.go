@@ -1,0 +1,174 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"gometal/internal/initramfs"
+	"gometal/internal/qemu"
+)
+
+var runCommand = &command{
+	name:    "run",
+	summary: "build or take a Go program and run it on gometal under QEMU",
+	usage:   runUsage,
+	run:     runMain,
+}
+
+// schedPolicies are the placement policies the kernel accepts for sched=.
+var schedPolicies = []string{"round-robin", "random", "least-loaded", "affinity"}
+
+// maxCores bounds -cores; the kernel's hart table is sized for it.
+const maxCores = 64
+
+// runFlags holds `gometal run`'s options after parsing and validation.
+type runFlags struct {
+	cores      int
+	mem        string
+	timeout    time.Duration
+	verbose    bool
+	env        listFlag
+	add        listFlag
+	adds       []initramfs.Mapping
+	kernel     string
+	kernelArgs string
+	sched      string
+	gdb        bool
+	qemu       string
+	tags       string
+	ldflags    string
+	target     string   // the package or binary
+	args       []string // the program's arguments
+}
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, " ") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+func runUsage(w io.Writer) {
+	fmt.Fprint(w, `usage: gometal run [flags] <package-or-binary> [arguments...]
+
+Run builds a Go package (a directory like ./examples/hello, a .go file, or an
+import path) with GOOS=linux GOARCH=riscv64 CGO_ENABLED=0 — or takes an
+already built static riscv64 ELF — packs it as /init in an initramfs, and
+boots it on the gometal kernel in qemu-system-riscv64 -M virt.
+
+The program sees its arguments in os.Args[1:] and the -env variables in
+its environment. Its stdin is gometal's stdin (pipes work); its stdout and
+stderr share one console, gometal's stdout. Flags after the program name
+belong to the program.
+
+gometal run exits with the program's exit status. A kernel panic prints a
+line starting "gometal: kernel panic" and exits 101; a timeout exits 124;
+Ctrl-C stops QEMU and exits 130. Usage and input errors exit 2, build
+failures 1.
+
+Flags:
+`)
+	fs, _ := newRunFlagSet()
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fmt.Fprint(w, `
+Examples:
+
+	gometal run ./examples/hello
+	gometal run -cores 1 -timeout 30s ./examples/hello -name world
+	echo hi | gometal run ./examples/cat
+	gometal run -env GREETING='hello, world' -add testdata:/testdata ./prog.elf
+	gometal run -v -sched random -kernel-args 'debug' ./examples/mandelbrot
+	gometal run -gdb ./examples/hello   # then attach gdb-multiarch as printed
+`)
+}
+
+// newRunFlagSet declares run's flags; it is shared by parsing and help.
+func newRunFlagSet() (*flag.FlagSet, *runFlags) {
+	f := &runFlags{}
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.IntVar(&f.cores, "cores", 4, fmt.Sprintf("number of harts (CPU cores), 1 to %d", maxCores))
+	fs.StringVar(&f.mem, "mem", "256M", "guest memory in QEMU syntax, e.g. 512M or 1G")
+	fs.DurationVar(&f.timeout, "timeout", 0, "stop QEMU after this long and exit 124, e.g. 30s (0: no limit)")
+	fs.BoolVar(&f.verbose, "v", false, "verbose: print the QEMU command line and ask the kernel to log its boot")
+	fs.Var(&f.env, "env", "set `KEY=VALUE` in the program's environment (repeatable); KEY alone copies gometal's own value")
+	fs.Var(&f.add, "add", "add a host file or directory tree to the initramfs at an absolute guest path: `HOST:GUEST` (repeatable)")
+	fs.StringVar(&f.kernel, "kernel", "", "the gometal kernel ELF to boot (default $GOMETAL_KERNEL, else built from the source checkout)")
+	fs.StringVar(&f.kernelArgs, "kernel-args", "", "extra kernel command-line options, passed verbatim")
+	fs.StringVar(&f.sched, "sched", "", "thread placement policy: "+strings.Join(schedPolicies, ", ")+" (default: the kernel's)")
+	fs.BoolVar(&f.gdb, "gdb", false, "start QEMU halted with a gdb server on localhost:1234")
+	fs.StringVar(&f.qemu, "qemu", "", "the QEMU binary (default $GOMETAL_QEMU, else qemu-system-riscv64 from PATH)")
+	fs.StringVar(&f.tags, "tags", "", "build tags, passed to go build")
+	fs.StringVar(&f.ldflags, "ldflags", "", "linker flags, passed to go build")
+	return fs, f
+}
+
+// parseRunFlags parses and validates args; flag.ErrHelp means -h.
+func parseRunFlags(args []string) (*runFlags, error) {
+	fs, f := newRunFlagSet()
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, usageErrorf("run", "run: %v", err)
+	}
+	if fs.NArg() == 0 {
+		return nil, usageErrorf("run", "run: no package or binary given")
+	}
+	f.target, f.args = fs.Arg(0), fs.Args()[1:]
+	return f, f.validate()
+}
+
+// validate checks flag values up front so mistakes cost no build or boot.
+func (f *runFlags) validate() error {
+	if f.cores < 1 || f.cores > maxCores {
+		return usageErrorf("run", "run: -cores %d: want 1 to %d", f.cores, maxCores)
+	}
+	if _, err := qemu.ParseSize(f.mem); err != nil {
+		return usageErrorf("run", "run: -mem: %v", err)
+	}
+	if f.timeout < 0 {
+		return usageErrorf("run", "run: -timeout %v: must not be negative", f.timeout)
+	}
+	if f.sched != "" && !slices.Contains(schedPolicies, f.sched) {
+		return usageErrorf("run", "run: -sched %q: want one of %s", f.sched, strings.Join(schedPolicies, ", "))
+	}
+	for i, kv := range f.env {
+		full, err := envPair(kv, os.LookupEnv)
+		if err != nil {
+			return usageErrorf("run", "run: -env %v", err)
+		}
+		f.env[i] = full
+	}
+	for _, a := range f.add {
+		m, err := initramfs.ParseMapping(a)
+		if err != nil {
+			return usageErrorf("run", "run: -add %v", err)
+		}
+		f.adds = append(f.adds, m)
+	}
+	return nil
+}
+
+// envPair checks a -env value; a bare KEY takes gometal's own value, as
+// `docker run -e KEY` does.
+func envPair(kv string, lookup func(string) (string, bool)) (string, error) {
+	key, _, hasValue := strings.Cut(kv, "=")
+	if key == "" || strings.ContainsAny(key, " \t\n\"\\") {
+		return "", fmt.Errorf("%q: want KEY=VALUE", kv)
+	}
+	if hasValue {
+		return kv, nil
+	}
+	val, ok := lookup(key)
+	if !ok {
+		return "", fmt.Errorf("%s: not set in gometal's environment; use %s=VALUE", key, key)
+	}
+	return key + "=" + val, nil
+}

@@ -1,0 +1,70 @@
+package kernelimage
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"time"
+)
+
+// Target is the Rust target the kernel is built for.
+const Target = "riscv64gc-unknown-none-elf"
+
+// binName is the kernel's [[bin]] target name.
+const binName = "gometal-kernel"
+
+// slowAfter is how long a build may take before we tell the user why
+// nothing is happening yet; an up-to-date build finishes well within it.
+const slowAfter = time.Second
+
+// CargoBuild builds the kernel crate in dir in release mode and returns the
+// ELF's path. Cargo's output is shown only if the build fails: on success
+// it is noise. The path comes from cargo's JSON messages, so a
+// CARGO_TARGET_DIR set by the user is honored.
+func CargoBuild(dir string, slow func()) (string, error) {
+	cargo, err := exec.LookPath("cargo")
+	if err != nil {
+		return "", fmt.Errorf("cargo not found (needed to build the kernel in %s); install Rust with rustup, or pass -kernel PATH", dir)
+	}
+	cmd := exec.Command(cargo, "build", "--release", "--target", Target,
+		"--bin", binName, "--message-format=json-render-diagnostics")
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if slow != nil {
+		t := time.AfterFunc(slowAfter, slow)
+		defer t.Stop()
+	}
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("building the kernel in %s failed (%v):\n%s", dir, err, bytes.TrimRight(stderr.Bytes(), "\n"))
+	}
+	if exe := executable(stdout.Bytes()); exe != "" {
+		return exe, nil
+	}
+	exe := filepath.Join(dir, "target", Target, "release", binName)
+	return exe, checkFile(exe)
+}
+
+// executable finds the kernel binary's path in cargo's JSON messages.
+func executable(messages []byte) string {
+	var found string
+	sc := bufio.NewScanner(bytes.NewReader(messages))
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var m struct {
+			Reason     string                `json:"reason"`
+			Target     struct{ Name string } `json:"target"`
+			Executable *string               `json:"executable"`
+		}
+		if json.Unmarshal(sc.Bytes(), &m) != nil {
+			continue
+		}
+		if m.Reason == "compiler-artifact" && m.Target.Name == binName && m.Executable != nil {
+			found = *m.Executable
+		}
+	}
+	return found
+}

@@ -1,0 +1,111 @@
+package qemu
+
+import (
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// Stdio connects the guest console. Passing *os.File values (os.Stdin,
+// os.Stdout) lets QEMU inherit the descriptors directly: nothing is buffered
+// in between, and QEMU can put an interactive terminal into raw mode.
+type Stdio struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// RunOptions controls the lifetime of a run.
+type RunOptions struct {
+	// Timeout stops QEMU after this long; 0 means no limit.
+	Timeout time.Duration
+	// Signals, if set, delivers signals the caller received (SIGINT, SIGTERM)
+	// to forward to QEMU, so that the guest stops when we are asked to.
+	Signals <-chan os.Signal
+	// Grace is how long QEMU gets to exit after SIGTERM before SIGKILL.
+	// SIGTERM lets QEMU restore the terminal; 0 means 2 seconds.
+	Grace time.Duration
+}
+
+// Result says how QEMU ended.
+type Result struct {
+	// ExitCode is QEMU's exit status, or 128+signal if it was killed.
+	// gometal's kernel makes QEMU's status the program's exit status.
+	ExitCode int
+	// TimedOut is set when Timeout expired and QEMU was stopped.
+	TimedOut bool
+	// Interrupted is the signal that was forwarded to QEMU, if any. QEMU
+	// exits 0 when it is stopped by a signal, so callers should report
+	// 128+Interrupted instead of ExitCode.
+	Interrupted os.Signal
+}
+
+// Run starts QEMU with cfg and waits for it to exit. An error means QEMU
+// could not be started or waited for; a guest failure is a Result.
+func Run(cfg Config, stdio Stdio, opts RunOptions) (Result, error) {
+	argv := cfg.Args()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdio.Stdin, stdio.Stdout, stdio.Stderr
+	if err := cmd.Start(); err != nil {
+		return Result{}, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	return supervise(cmd.Process, done, opts)
+}
+
+// supervise waits for the process while enforcing the timeout and
+// forwarding signals. It is separate from Run so that it reads as the
+// policy it is: the first of exit, timeout or signal decides.
+func supervise(p *os.Process, done <-chan error, opts RunOptions) (Result, error) {
+	var res Result
+	var timeout <-chan time.Time
+	if opts.Timeout > 0 {
+		t := time.NewTimer(opts.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	var kill <-chan time.Time
+	grace := opts.Grace
+	if grace == 0 {
+		grace = 2 * time.Second
+	}
+	for {
+		select {
+		case err := <-done:
+			return finish(res, err)
+		case <-timeout:
+			res.TimedOut, timeout = true, nil
+			p.Signal(syscall.SIGTERM)
+			kill = time.After(grace)
+		case sig := <-opts.Signals:
+			res.Interrupted = sig
+			p.Signal(sig)
+			if kill == nil {
+				kill = time.After(grace)
+			}
+		case <-kill:
+			p.Kill()
+			kill = nil
+		}
+	}
+}
+
+// finish turns Wait's error into an exit code.
+func finish(res Result, err error) (Result, error) {
+	if err == nil {
+		return res, nil
+	}
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		return res, err
+	}
+	if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		res.ExitCode = 128 + int(ws.Signal())
+	} else {
+		res.ExitCode = exit.ExitCode()
+	}
+	return res, nil
+}

@@ -1,0 +1,76 @@
+package qemu
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// fakeQEMU writes a shell script that stands in for QEMU: it ignores its
+// arguments and runs body. exec keeps the script a single process, so
+// signals reach the command that matters.
+func fakeQEMU(t *testing.T, body string) Config {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "qemu")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return Config{Binary: p}
+}
+
+func TestRunExitStatusAndOutput(t *testing.T) {
+	var out bytes.Buffer
+	stdio := Stdio{Stdin: strings.NewReader("input\n"), Stdout: &out, Stderr: os.Stderr}
+	res, err := Run(fakeQEMU(t, `read line; echo "got $line"; exit 7`), stdio, RunOptions{})
+	if err != nil || res.ExitCode != 7 || res.TimedOut || res.Interrupted != nil {
+		t.Fatalf("Run = %+v, %v; want exit 7", res, err)
+	}
+	if out.String() != "got input\n" {
+		t.Errorf("stdout = %q", out.String())
+	}
+}
+
+func TestRunKilledBySignal(t *testing.T) {
+	res, err := Run(fakeQEMU(t, `kill -KILL $$`), Stdio{}, RunOptions{})
+	if err != nil || res.ExitCode != 128+9 {
+		t.Fatalf("Run = %+v, %v; want exit 137", res, err)
+	}
+}
+
+func TestRunTimeout(t *testing.T) {
+	start := time.Now()
+	res, err := Run(fakeQEMU(t, `exec sleep 30`), Stdio{}, RunOptions{Timeout: 100 * time.Millisecond})
+	if err != nil || !res.TimedOut {
+		t.Fatalf("Run = %+v, %v; want timed out", res, err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("timeout took %v", d)
+	}
+}
+
+func TestRunTimeoutEscalatesToKill(t *testing.T) {
+	cfg := fakeQEMU(t, `trap '' TERM; while :; do sleep 0.05; done`)
+	res, err := Run(cfg, Stdio{}, RunOptions{Timeout: 50 * time.Millisecond, Grace: 100 * time.Millisecond})
+	if err != nil || !res.TimedOut || res.ExitCode != 128+9 {
+		t.Fatalf("Run = %+v, %v; want timed out and killed", res, err)
+	}
+}
+
+func TestRunForwardsSignals(t *testing.T) {
+	sigs := make(chan os.Signal, 1)
+	sigs <- syscall.SIGINT
+	res, err := Run(fakeQEMU(t, `exec sleep 30`), Stdio{}, RunOptions{Signals: sigs})
+	if err != nil || res.Interrupted != syscall.SIGINT || res.ExitCode != 128+2 {
+		t.Fatalf("Run = %+v, %v; want interrupted by SIGINT", res, err)
+	}
+}
+
+func TestRunMissingBinary(t *testing.T) {
+	if _, err := Run(Config{Binary: "/no/such/qemu"}, Stdio{}, RunOptions{}); err == nil {
+		t.Fatal("Run with a missing binary succeeded")
+	}
+}
