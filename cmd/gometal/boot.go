@@ -40,17 +40,19 @@ func runMain(args []string) error {
 	if err != nil {
 		return inputError(err)
 	}
-	kernel, err := findKernel(f.kernel)
-	if err != nil {
-		return err
-	}
 	tmp, err := os.MkdirTemp("", "gometal-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
 
+	// The program before the kernel: a bad binary is reported at once,
+	// even when the kernel would first have to be built.
 	exe, err := program(context.Background(), f, tmp)
+	if err != nil {
+		return err
+	}
+	kernel, err := findKernel(f.kernel)
 	if err != nil {
 		return err
 	}
