@@ -18,6 +18,8 @@ pub struct BootArgs {
     pub verbose: bool,
     pub quiet: bool,
     pub stats: bool,
+    /// Log every system call (strace-like) to the console.
+    pub trace: bool,
     /// argv[1..] of the program (everything after the first `--`).
     pub args: Vec<Vec<u8>>,
     /// `KEY=VALUE` tokens that are not kernel options, in order.
@@ -50,6 +52,7 @@ fn kernel_option(out: &mut BootArgs, token: Vec<u8>) {
         b"verbose" => out.verbose = true,
         b"quiet" => out.quiet = true,
         b"stats" => out.stats = true,
+        b"trace" => out.trace = true,
         t => match split_key(t) {
             Some((b"cores", v)) => match parse_usize(v) {
                 Some(n) => out.cores = Some(n),

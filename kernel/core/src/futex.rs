@@ -23,8 +23,8 @@ impl<T> Default for FutexTable<T> {
 }
 
 impl<T: PartialEq> FutexTable<T> {
-    pub fn new() -> Self {
-        Self::default()
+    pub const fn new() -> Self {
+        FutexTable { queues: BTreeMap::new() }
     }
 
     /// Queues `waiter` behind any earlier waiters on `addr`.

@@ -205,3 +205,25 @@ mod tests {
         assert_eq!(SigAction::from_bytes(&b), sa);
     }
 }
+
+/// The conventional name of a signal, for messages.
+pub fn name(sig: usize) -> &'static str {
+    const NAMES: [&str; 32] = [
+        "?", "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGBUS", "SIGFPE",
+        "SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM", "SIGTERM", "SIGSTKFLT",
+        "SIGCHLD", "SIGCONT", "SIGSTOP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGURG", "SIGXCPU",
+        "SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH", "SIGIO", "SIGPWR", "SIGSYS",
+    ];
+    NAMES.get(sig).copied().filter(|_| sig != 0).unwrap_or("a real-time signal")
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::*;
+    #[test]
+    fn names() {
+        assert_eq!(name(SIGSEGV), "SIGSEGV");
+        assert_eq!(name(SIGURG), "SIGURG");
+        assert_eq!(name(40), "a real-time signal");
+    }
+}

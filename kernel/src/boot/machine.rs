@@ -1,0 +1,85 @@
+//! What the device tree says about the machine, read once by the boot hart
+//! into plain values (the `fdt` crate does the parsing).
+
+use alloc::vec::Vec;
+use fdt::Fdt;
+
+/// A physical address range [start, end).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Range {
+    pub start: u64,
+    pub end: u64,
+}
+
+#[derive(Debug, Default)]
+pub struct Machine {
+    pub memory: Vec<Range>,
+    /// Hart ids of the CPUs whose status is okay, in device-tree order.
+    pub hart_ids: Vec<usize>,
+    pub timebase_hz: u64,
+    pub uart: Option<u64>,
+    pub uart_irq: Option<u32>,
+    pub plic: Option<u64>,
+    pub rtc: Option<u64>,
+    pub test_device: Option<u64>,
+    pub bootargs: Vec<u8>,
+    pub initrd: Option<Range>,
+    pub fdt: Range,
+}
+
+/// Reads the device tree at physical address `dtb_pa`.
+///
+/// # Safety
+/// `dtb_pa` must be the device tree blob OpenSBI passed in a1, mapped by the
+/// linear map and not yet reused.
+pub unsafe fn read(dtb_pa: u64) -> Machine {
+    let va = crate::memlayout::phys_to_virt(dtb_pa) as *const u8;
+    // SAFETY: forwarded from the caller's contract.
+    let fdt = match unsafe { Fdt::from_ptr(va) } {
+        Ok(f) => f,
+        Err(_) => panic!("cannot parse the device tree at {:#x}", dtb_pa),
+    };
+    let mut m = Machine {
+        fdt: Range { start: dtb_pa, end: dtb_pa + fdt.total_size() as u64 },
+        ..Machine::default()
+    };
+    for r in fdt.memory().regions() {
+        let start = r.starting_address as u64;
+        m.memory.push(Range { start, end: start + r.size.unwrap_or(0) as u64 });
+    }
+    for cpu in fdt.cpus() {
+        let okay = cpu.property("status").and_then(|p| p.as_str()).map_or(true, |s| s == "okay");
+        if okay {
+            m.hart_ids.push(cpu.ids().first());
+        }
+        if m.timebase_hz == 0 {
+            m.timebase_hz = cpu.timebase_frequency() as u64;
+        }
+    }
+    let reg = |compat: &[&str]| {
+        fdt.find_compatible(compat)
+            .and_then(|n| n.reg())
+            .and_then(|mut r| r.next())
+            .map(|r| r.starting_address as u64)
+    };
+    m.uart = reg(&["ns16550a", "ns16550"]);
+    m.uart_irq = fdt
+        .find_compatible(&["ns16550a", "ns16550"])
+        .and_then(|n| n.interrupts())
+        .and_then(|mut i| i.next())
+        .map(|i| i as u32);
+    m.plic = reg(&["riscv,plic0", "sifive,plic-1.0.0"]);
+    m.rtc = reg(&["google,goldfish-rtc"]);
+    m.test_device = reg(&["sifive,test0", "sifive,test1"]);
+    let chosen = fdt.chosen();
+    if let Some(args) = chosen.bootargs() {
+        m.bootargs = args.as_bytes().to_vec();
+    }
+    if let Some(node) = fdt.find_node("/chosen") {
+        let cell = |name| node.property(name).and_then(|p| p.as_usize()).map(|v| v as u64);
+        if let (Some(start), Some(end)) = (cell("linux,initrd-start"), cell("linux,initrd-end")) {
+            m.initrd = Some(Range { start, end });
+        }
+    }
+    m
+}

@@ -1,0 +1,113 @@
+//! The console: kernel messages and the program's stdout/stderr go out on the
+//! UART; bytes typed (or piped into QEMU) are buffered here for stdin.
+
+use crate::drivers::uart;
+use crate::sched::wait::WaitQueue;
+use alloc::collections::VecDeque;
+use core::fmt::{self, Write};
+use spin::Mutex;
+
+/// Serializes output so lines from different harts do not interleave.
+static OUTPUT: Mutex<()> = Mutex::new(());
+
+struct Input {
+    bytes: VecDeque<u8>,
+    /// An end-of-transmission byte (Ctrl-D, 0x04) arrived: the next read
+    /// that finds no data returns 0 (end of file), like a terminal.
+    eof: bool,
+}
+
+static INPUT: Mutex<Input> = Mutex::new(Input { bytes: VecDeque::new(), eof: false });
+/// Readers waiting for input (read on fd 0, and epoll on it).
+pub static INPUT_WAITERS: WaitQueue = WaitQueue::new();
+
+const EOT: u8 = 0x04;
+
+pub fn write_bytes(bytes: &[u8]) {
+    let _guard = OUTPUT.lock();
+    for &b in bytes {
+        uart::put_byte(b);
+    }
+}
+
+struct Kernel;
+
+impl Write for Kernel {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        for &b in s.as_bytes() {
+            uart::put_byte(b);
+        }
+        Ok(())
+    }
+}
+
+pub fn print_fmt(args: fmt::Arguments) {
+    let _guard = OUTPUT.lock();
+    let _ = Kernel.write_fmt(args);
+}
+
+/// Prints even if the output lock is held (for panics).
+pub fn print_fmt_unlocked(args: fmt::Arguments) {
+    let _ = Kernel.write_fmt(args);
+}
+
+#[macro_export]
+macro_rules! print {
+    ($($arg:tt)*) => { $crate::console::print_fmt(format_args!($($arg)*)) };
+}
+
+#[macro_export]
+macro_rules! println {
+    () => { $crate::print!("\n") };
+    ($($arg:tt)*) => { $crate::console::print_fmt(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
+/// Waits until everything written has left the UART.
+pub fn drain() {
+    let _guard = OUTPUT.lock();
+    uart::drain();
+}
+
+/// Moves received bytes from the UART into the input buffer (interrupt).
+pub fn receive() {
+    let mut got = false;
+    {
+        let mut input = INPUT.lock();
+        while let Some(b) = uart::get_byte() {
+            if b == EOT {
+                input.eof = true;
+            } else {
+                input.bytes.push_back(b);
+            }
+            got = true;
+        }
+    }
+    if got {
+        INPUT_WAITERS.wake_all();
+        crate::fs::epoll::notify();
+    }
+}
+
+/// Whether a read of stdin would not block.
+pub fn input_ready() -> bool {
+    let input = INPUT.lock();
+    !input.bytes.is_empty() || input.eof
+}
+
+/// Takes up to `buf.len()` buffered bytes; Some(0) means end of file, None
+/// means nothing yet.
+pub fn take_input(buf: &mut [u8]) -> Option<usize> {
+    let mut input = INPUT.lock();
+    if input.bytes.is_empty() {
+        if input.eof {
+            input.eof = false;
+            return Some(0);
+        }
+        return None;
+    }
+    let n = buf.len().min(input.bytes.len());
+    for (i, b) in input.bytes.drain(..n).enumerate() {
+        buf[i] = b;
+    }
+    Some(n)
+}

@@ -1,0 +1,78 @@
+//! eventfd: a 64-bit counter behind a file descriptor. Go's netpoller uses
+//! one to wake a thread blocked in epoll_pwait.
+
+use crate::sched::wait::{WaitError, WaitQueue};
+use gometal_core::errno::{EAGAIN, EINTR, EINVAL};
+use spin::Mutex;
+
+const MAX: u64 = u64::MAX - 1;
+
+pub struct EventFd {
+    count: Mutex<u64>,
+    semaphore: bool,
+    waiters: WaitQueue,
+}
+
+impl EventFd {
+    pub fn new(initial: u64, semaphore: bool) -> Self {
+        EventFd { count: Mutex::new(initial), semaphore, waiters: WaitQueue::new() }
+    }
+
+    pub fn readable(&self) -> bool {
+        *self.count.lock() > 0
+    }
+
+    pub fn writable(&self) -> bool {
+        *self.count.lock() < MAX
+    }
+
+    /// Takes the count (or 1 in semaphore mode).
+    pub fn read(&self, nonblock: bool) -> Result<u64, isize> {
+        let take = || {
+            let mut c = self.count.lock();
+            if *c == 0 {
+                return None;
+            }
+            let v = if self.semaphore { 1 } else { *c };
+            *c -= v;
+            Some(v)
+        };
+        let v = if nonblock {
+            let take = take;
+            take().ok_or(EAGAIN)?
+        } else {
+            self.waiters.wait_until(None, take).map_err(|_| EINTR)?
+        };
+        self.changed();
+        Ok(v)
+    }
+
+    pub fn write(&self, v: u64, nonblock: bool) -> Result<(), isize> {
+        if v == u64::MAX {
+            return Err(EINVAL);
+        }
+        let add = || {
+            let mut c = self.count.lock();
+            if MAX - *c < v {
+                return None;
+            }
+            *c += v;
+            Some(())
+        };
+        if nonblock {
+            let add = add;
+            add().ok_or(EAGAIN)?;
+        } else {
+            self.waiters.wait_until(None, add).map_err(|e| match e {
+                WaitError::Interrupted | WaitError::TimedOut => EINTR,
+            })?;
+        }
+        self.changed();
+        Ok(())
+    }
+
+    fn changed(&self) {
+        self.waiters.wake_all();
+        super::epoll::notify();
+    }
+}

@@ -1,0 +1,98 @@
+//! futex: the one blocking primitive of Go's runtime (notesleep/notewakeup,
+//! lock_futex). WAIT checks the user word and queues the thread under one
+//! lock, so a WAKE after the program changed the word cannot be lost.
+
+use super::{Args, SysResult};
+use crate::mm::uaccess;
+use crate::sched::clock;
+use crate::sched::scheduler::{prepare_block, wake as wake_thread};
+use crate::sched::{current, schedule, Thread};
+use alloc::sync::Arc;
+use core::sync::atomic::Ordering;
+use gometal_core::errno::{EAGAIN, EINTR, EINVAL, ENOSYS, ETIMEDOUT};
+use gometal_core::futex::FutexTable;
+use gometal_core::timespec;
+use spin::Mutex;
+
+const FUTEX_WAIT: u64 = 0;
+const FUTEX_WAKE: u64 = 1;
+const FUTEX_WAIT_BITSET: u64 = 9;
+const FUTEX_WAKE_BITSET: u64 = 10;
+const FUTEX_PRIVATE_FLAG: u64 = 128;
+const FUTEX_CLOCK_REALTIME: u64 = 256;
+
+struct Waiter {
+    tid: u32,
+    thread: Arc<Thread>,
+}
+
+impl PartialEq for Waiter {
+    fn eq(&self, o: &Self) -> bool {
+        self.tid == o.tid
+    }
+}
+
+/// Waiters by user address (one address space, so the address is the key).
+static FUTEXES: Mutex<FutexTable<Waiter>> = Mutex::new(FutexTable::new());
+
+pub fn futex(a: &Args) -> SysResult {
+    let (uaddr, op, val, timeout) = (a[0], a[1], a[2] as u32, a[3]);
+    let cmd = op & !(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
+    match cmd {
+        FUTEX_WAIT | FUTEX_WAIT_BITSET => {
+            let deadline = if timeout == 0 {
+                None
+            } else {
+                let (sec, nsec) = uaccess::read_i64_pair(timeout)?;
+                let ns = timespec::timespec_to_ns(sec, nsec).ok_or(EINVAL)?;
+                Some(if cmd == FUTEX_WAIT {
+                    clock::monotonic_ns().saturating_add(ns)
+                } else if op & FUTEX_CLOCK_REALTIME != 0 {
+                    // Absolute realtime deadline → monotonic.
+                    ns.saturating_sub(clock::realtime_ns()).saturating_add(clock::monotonic_ns())
+                } else {
+                    ns
+                })
+            };
+            wait(uaddr, val, deadline)
+        }
+        FUTEX_WAKE | FUTEX_WAKE_BITSET => Ok(wake(uaddr, a[2] as usize) as isize),
+        _ => Err(ENOSYS),
+    }
+}
+
+fn wait(uaddr: u64, val: u32, deadline: Option<u64>) -> SysResult {
+    let t = current();
+    let word = uaccess::user_word(uaddr)?;
+    let mut table = FUTEXES.lock();
+    if word.load(Ordering::SeqCst) != val {
+        return Err(EAGAIN);
+    }
+    if crate::signal::has_deliverable(&t) {
+        return Err(EINTR);
+    }
+    if deadline.is_some_and(|d| clock::monotonic_ns() >= d) {
+        return Err(ETIMEDOUT);
+    }
+    table.wait(uaddr, Waiter { tid: t.tid, thread: t.clone() });
+    prepare_block(&t, deadline);
+    drop(table);
+    schedule();
+    // Still queued means no FUTEX_WAKE took us: a timeout or a signal.
+    if FUTEXES.lock().remove(uaddr, |w| w.tid == t.tid) {
+        if deadline.is_some_and(|d| clock::monotonic_ns() >= d) {
+            return Err(ETIMEDOUT);
+        }
+        return Err(EINTR);
+    }
+    Ok(0)
+}
+
+/// Wakes up to `n` waiters on `uaddr`; returns how many.
+pub fn wake(uaddr: u64, n: usize) -> usize {
+    let woken = FUTEXES.lock().wake(uaddr, n);
+    for w in &woken {
+        wake_thread(&w.thread);
+    }
+    woken.len()
+}

@@ -1,0 +1,81 @@
+//! The rest: uname, getrandom, resource limits, sysinfo.
+
+use super::{Args, SysResult};
+use crate::mm::{frames, uaccess};
+use crate::sched::clock;
+use gometal_core::errno::EINVAL;
+
+fn field(s: &[u8]) -> [u8; 65] {
+    let mut f = [0u8; 65];
+    f[..s.len()].copy_from_slice(s);
+    f
+}
+
+/// Reports a Linux-compatible identity, so version checks in programs pass,
+/// with gometal named in `version`.
+pub fn uname(a: &Args) -> SysResult {
+    let mut buf = alloc::vec::Vec::with_capacity(6 * 65);
+    for s in [
+        b"Linux".as_slice(),
+        b"gometal",
+        b"6.6.0-gometal",
+        concat!("gometal ", env!("CARGO_PKG_VERSION")).as_bytes(),
+        b"riscv64",
+        b"(none)",
+    ] {
+        buf.extend_from_slice(&field(s));
+    }
+    uaccess::write_bytes(a[0], &buf)?;
+    Ok(0)
+}
+
+pub fn getrandom(a: &Args) -> SysResult {
+    let len = (a[1] as usize).min(1 << 20);
+    let mut bytes = alloc::vec![0u8; len];
+    crate::random::fill(&mut bytes);
+    uaccess::write_bytes(a[0], &bytes)?;
+    Ok(len as isize)
+}
+
+const RLIMIT_NOFILE: u64 = 7;
+const RLIM_INFINITY: u64 = u64::MAX;
+
+fn limit(resource: u64) -> (u64, u64) {
+    match resource {
+        RLIMIT_NOFILE => (crate::param::MAX_FDS as u64, crate::param::MAX_FDS as u64),
+        _ => (RLIM_INFINITY, RLIM_INFINITY),
+    }
+}
+
+/// prlimit64(pid, resource, new, old): limits are fixed; setting one to
+/// what it already is succeeds, anything else is EINVAL... except raising
+/// within the hard limit, which Go does for RLIMIT_NOFILE and ignores errors.
+pub fn prlimit64(a: &Args) -> SysResult {
+    if a[1] > 15 {
+        return Err(EINVAL);
+    }
+    let (cur, max) = limit(a[1]);
+    if a[3] != 0 {
+        let mut raw = [0u8; 16];
+        raw[..8].copy_from_slice(&cur.to_le_bytes());
+        raw[8..].copy_from_slice(&max.to_le_bytes());
+        uaccess::write_bytes(a[3], &raw)?;
+    }
+    Ok(0)
+}
+
+pub fn getrlimit(a: &Args) -> SysResult {
+    prlimit64(&[0, a[0], 0, a[1], 0, 0])
+}
+
+pub fn sysinfo(a: &Args) -> SysResult {
+    let f = frames::stats();
+    let mut b = [0u8; 112];
+    b[0..8].copy_from_slice(&(clock::monotonic_ns() / 1_000_000_000).to_le_bytes());
+    b[32..40].copy_from_slice(&((f.total * 4096) as u64).to_le_bytes()); // totalram
+    b[40..48].copy_from_slice(&(((f.total - f.in_use) * 4096) as u64).to_le_bytes()); // freeram
+    b[80..82].copy_from_slice(&(crate::process::process().thread_count() as u16).to_le_bytes());
+    b[104..108].copy_from_slice(&1u32.to_le_bytes()); // mem_unit
+    uaccess::write_bytes(a[0], &b)?;
+    Ok(0)
+}

@@ -1,0 +1,112 @@
+//! Loading the program: map a static riscv64 ELF from the initramfs into a
+//! new address space, build the Linux initial stack (argv, envp, auxv), map
+//! the signal-return trampoline, and make the main thread.
+
+use crate::arch::{FpState, TrapFrame};
+use crate::memlayout::{PAGE_SIZE, SIGRETURN_TRAMPOLINE, USER_STACK_SIZE, USER_STACK_TOP};
+use crate::mm::addrspace::{Access, AddressSpace};
+use crate::mm::{frames, uaccess};
+use crate::sched::Thread;
+use crate::signal::ThreadSignals;
+use alloc::string::String;
+use alloc::vec::Vec;
+use gometal_core::elf::{self, ExecImage};
+use gometal_core::initstack::{self, *};
+use gometal_core::vma::Prot;
+
+const PAGE: u64 = PAGE_SIZE as u64;
+
+/// `li a7, 139 (rt_sigreturn); ecall`: where signal handlers return to.
+const TRAMPOLINE_CODE: [u32; 2] = [0x08b0_0893, 0x0000_0073];
+
+/// HWCAP bits for rv64imafdc (one bit per extension letter).
+const HWCAP_RV64GC: u64 = (1 << (b'i' - b'a')) | (1 << (b'm' - b'a')) | (1 << (b'a' - b'a'))
+    | (1 << (b'f' - b'a')) | (1 << (b'd' - b'a')) | (1 << (b'c' - b'a'));
+
+pub struct Loaded {
+    pub mm: AddressSpace,
+    pub entry: u64,
+    pub sp: u64,
+}
+
+/// Why the program could not be loaded, for the boot message.
+pub fn describe(e: elf::ElfError) -> String {
+    String::from(e.describe())
+}
+
+/// Copies `data` to user address `va` in `mm`, whatever the area's
+/// protection (the kernel is filling in the program's own image).
+fn fill(mm: &mut AddressSpace, va: u64, data: &[u8]) -> Result<(), &'static str> {
+    let mut done = 0;
+    while done < data.len() {
+        let addr = va + done as u64;
+        let off = (addr % PAGE) as usize;
+        let n = (PAGE_SIZE - off).min(data.len() - done);
+        let pa = mm.page_for(addr, Access::Populate).map_err(|_| "out of memory while loading")?;
+        frames::frame_bytes(pa)[off..off + n].copy_from_slice(&data[done..done + n]);
+        done += n;
+    }
+    Ok(())
+}
+
+fn map_segments(mm: &mut AddressSpace, exe: &ExecImage, bytes: &[u8]) -> Result<u64, &'static str> {
+    let mut image_end = 0;
+    for seg in &exe.segments {
+        let start = seg.vaddr & !(PAGE - 1);
+        let end = (seg.vaddr + seg.memsz).div_ceil(PAGE) * PAGE;
+        let prot = Prot { read: seg.read, write: seg.write, exec: seg.exec };
+        mm.map(start, end - start, prot, true);
+        image_end = image_end.max(end);
+    }
+    // Contents after all areas exist, so a page two segments share keeps both.
+    for seg in &exe.segments {
+        let file = &bytes[seg.offset as usize..(seg.offset + seg.filesz) as usize];
+        fill(mm, seg.vaddr, file)?;
+    }
+    Ok(image_end)
+}
+
+/// Builds the program's address space from the ELF `bytes`.
+pub fn load(bytes: &[u8], argv: &[&[u8]], envp: &[&[u8]]) -> Result<Loaded, String> {
+    let exe = elf::parse_exec(bytes).map_err(describe)?;
+    let mut mm = AddressSpace::new().ok_or("out of memory")?;
+    let image_end = map_segments(&mut mm, &exe, bytes)?;
+    mm.brk_start = image_end;
+    mm.brk = image_end;
+
+    mm.map(SIGRETURN_TRAMPOLINE, PAGE, Prot { read: true, write: false, exec: true }, true);
+    let code: Vec<u8> = TRAMPOLINE_CODE.iter().flat_map(|w| w.to_le_bytes()).collect();
+    fill(&mut mm, SIGRETURN_TRAMPOLINE, &code)?;
+
+    mm.map(USER_STACK_TOP - USER_STACK_SIZE, USER_STACK_SIZE, Prot::RW, true);
+    let auxv = [
+        (AT_PAGESZ, PAGE),
+        (AT_PHDR, exe.phdr_vaddr),
+        (AT_PHENT, exe.phentsize as u64),
+        (AT_PHNUM, exe.phnum as u64),
+        (AT_ENTRY, exe.entry),
+        (AT_HWCAP, HWCAP_RV64GC),
+        (AT_CLKTCK, 100),
+        (AT_UID, 0),
+        (AT_EUID, 0),
+        (AT_GID, 0),
+        (AT_EGID, 0),
+        (AT_SECURE, 0),
+    ];
+    let mut random = [0u8; 16];
+    crate::random::fill(&mut random);
+    let stack = initstack::build(USER_STACK_TOP, argv, envp, &auxv, random);
+    if stack.image.len() as u64 > USER_STACK_SIZE / 2 {
+        return Err(String::from("arguments and environment too large"));
+    }
+    uaccess::copy_out(&mut mm, stack.sp, &stack.image).map_err(|_| "out of memory")?;
+    Ok(Loaded { mm, entry: exe.entry, sp: stack.sp })
+}
+
+/// The main thread of the program (tid = pid).
+pub fn main_thread(tid: u32, loaded: &Loaded) -> Thread {
+    let mut frame = TrapFrame::zeroed();
+    frame.set_pc(loaded.entry);
+    frame.regs[2] = loaded.sp;
+    Thread::new(tid, frame, FpState::default(), ThreadSignals::inherit(0))
+}

@@ -1,0 +1,172 @@
+//! A program's address space: its root page table and its map of virtual
+//! memory areas. Every user page is demand-zero: a mapping only records the
+//! area; the first touch (a page fault, or the kernel copying to or from it)
+//! allocates a zeroed frame.
+
+use super::frames;
+use super::pagetable::{self, PhysFrames};
+use crate::memlayout::{MMAP_BASE, MMAP_TOP, PAGE_SIZE, USER_END};
+use alloc::vec::Vec;
+use gometal_core::pagetable::{self as pt, PteFlags};
+use gometal_core::vma::{Prot, VmaMap};
+
+/// Why a user access could not be satisfied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// No mapping at the address (SEGV_MAPERR).
+    Unmapped,
+    /// A mapping that forbids this access (SEGV_ACCERR).
+    Denied,
+    /// No free frame.
+    OutOfMemory,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+    Execute,
+    /// The kernel filling in the program image: any mapped area will do.
+    Populate,
+}
+
+pub struct AddressSpace {
+    pub root: u64,
+    pub vmas: VmaMap,
+    /// Pages currently backed by frames.
+    pub resident: usize,
+    /// The program break: where brk's heap starts and where it ends now.
+    pub brk_start: u64,
+    pub brk: u64,
+}
+
+const PAGE: u64 = PAGE_SIZE as u64;
+
+fn page_down(a: u64) -> u64 {
+    a & !(PAGE - 1)
+}
+
+fn pte_flags(prot: Prot) -> PteFlags {
+    if prot == Prot::NONE {
+        // A leaf without U: the page keeps its frame (mprotect must not lose
+        // data) but every user access faults.
+        return PteFlags::V | PteFlags::R | PteFlags::A | PteFlags::D;
+    }
+    let mut f = PteFlags::V | PteFlags::U | PteFlags::A | PteFlags::D;
+    // RISC-V has no write-only pages: writable implies readable.
+    if prot.read || prot.write {
+        f = f | PteFlags::R;
+    }
+    if prot.write {
+        f = f | PteFlags::W;
+    }
+    if prot.exec {
+        f = f | PteFlags::X;
+    }
+    f
+}
+
+fn allows(prot: Prot, access: Access) -> bool {
+    match access {
+        Access::Read => prot.read || prot.write,
+        Access::Write => prot.write,
+        Access::Execute => prot.exec,
+        Access::Populate => true,
+    }
+}
+
+impl AddressSpace {
+    pub fn new() -> Option<Self> {
+        Some(AddressSpace {
+            root: pagetable::new_user_root()?,
+            vmas: VmaMap::new(MMAP_BASE, MMAP_TOP),
+            resident: 0,
+            brk_start: 0,
+            brk: 0,
+        })
+    }
+
+    /// The physical page behind `va`, faulting it in if the mapping allows
+    /// `access`. This is the one place demand paging happens, for the
+    /// program's own page faults and for the kernel's copies alike.
+    pub fn page_for(&mut self, va: u64, access: Access) -> Result<u64, Fault> {
+        if va >= USER_END {
+            return Err(Fault::Unmapped);
+        }
+        let vma = self.vmas.find(va).ok_or(Fault::Unmapped)?;
+        if !allows(vma.prot, access) {
+            return Err(Fault::Denied);
+        }
+        let prot = vma.prot;
+        let page = page_down(va);
+        if let Some((pa, _)) = pt::translate(&PhysFrames, self.root, page) {
+            return Ok(pa);
+        }
+        let pa = frames::alloc_zeroed().ok_or(Fault::OutOfMemory)?;
+        if pt::map_page(&mut PhysFrames, self.root, page, pa, pte_flags(prot)).is_err() {
+            frames::free(pa);
+            return Err(Fault::OutOfMemory);
+        }
+        self.resident += 1;
+        Ok(pa)
+    }
+
+    /// Frees the frames behind [start, end); the areas stay mapped, so the
+    /// pages read back as zero on next touch (madvise DONTNEED, munmap).
+    pub fn discard(&mut self, start: u64, end: u64) {
+        let mut n = 0;
+        pagetable::unmap_range(self.root, start, end, |pa| {
+            frames::free(pa);
+            n += 1;
+        });
+        self.resident -= n;
+        crate::mm::tlb::flush_range(start, end);
+    }
+
+    /// Maps a new area. With `fixed` it replaces whatever was there (MAP_FIXED);
+    /// otherwise `hint` is only a preference.
+    pub fn map(&mut self, hint: u64, len: u64, prot: Prot, fixed: bool) -> Option<u64> {
+        if fixed {
+            let replaced = self.vmas.insert_fixed(hint, len, prot);
+            self.discard_ranges(&replaced);
+            Some(hint)
+        } else {
+            self.vmas.map_anywhere(len, hint, prot)
+        }
+    }
+
+    pub fn unmap(&mut self, start: u64, len: u64) {
+        let removed = self.vmas.unmap(start, len);
+        self.discard_ranges(&removed);
+    }
+
+    /// Changes the protection of [start, start+len); existing pages get the
+    /// new permissions in their page-table entries.
+    pub fn protect(&mut self, start: u64, len: u64, prot: Prot) -> Result<(), ()> {
+        self.vmas.protect(start, len, prot)?;
+        let end = start + len.div_ceil(PAGE) * PAGE;
+        let flags = pte_flags(prot);
+        let mut va = start;
+        while va < end {
+            pt::set_flags(&mut PhysFrames, self.root, va, flags);
+            va += PAGE;
+        }
+        crate::mm::tlb::flush_range(start, end);
+        Ok(())
+    }
+
+    fn discard_ranges(&mut self, ranges: &[(u64, u64)]) {
+        for &(s, e) in ranges {
+            self.discard(s, e);
+        }
+    }
+}
+
+impl Drop for AddressSpace {
+    fn drop(&mut self) {
+        let all: Vec<(u64, u64)> = self.vmas.iter().map(|v| (v.start, v.end)).collect();
+        self.discard_ranges(&all);
+        pt::free_user_tables(&mut PhysFrames, self.root);
+        frames::free(self.root);
+    }
+}

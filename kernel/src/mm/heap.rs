@@ -1,0 +1,38 @@
+//! The kernel heap (Box, Vec, Arc): a buddy allocator. It starts on a small
+//! static block, enough to read the device tree, and grows by one large
+//! block of RAM once the memory map is known.
+
+use buddy_system_allocator::LockedHeap;
+
+#[global_allocator]
+static HEAP: LockedHeap<32> = LockedHeap::empty();
+
+const EARLY_SIZE: usize = 256 * 1024;
+
+#[repr(align(4096))]
+struct EarlyBlock(#[allow(dead_code)] [u8; EARLY_SIZE]); // only its memory is used
+
+static mut EARLY: EarlyBlock = EarlyBlock([0; EARLY_SIZE]);
+
+/// Gives the heap its static early block. Call once, first thing.
+pub fn init_early() {
+    // SAFETY: EARLY is used by nothing else; this runs once on the boot hart
+    // before any allocation, handing the block to the allocator for good.
+    unsafe {
+        let start = core::ptr::addr_of_mut!(EARLY) as usize;
+        HEAP.lock().init(start, EARLY_SIZE);
+    }
+}
+
+/// Adds the physical block [pa, pa + size) to the heap.
+pub fn add(pa: u64, size: usize) {
+    let va = crate::memlayout::phys_to_virt(pa) as usize;
+    // SAFETY: the block is free RAM carved out of the frame allocator's ranges
+    // by mm::init, mapped by the linear map, and handed over exactly once.
+    unsafe { HEAP.lock().add_to_heap(va, va + size) }
+}
+
+/// Bytes of heap in use, for statistics.
+pub fn used() -> usize {
+    HEAP.lock().stats_alloc_actual()
+}

@@ -1,0 +1,70 @@
+//! Memory management: physical frames, the kernel heap, page tables and the
+//! program's address space.
+
+pub mod addrspace;
+pub mod frames;
+pub mod heap;
+pub mod pagetable;
+pub mod tlb;
+pub mod uaccess;
+
+use crate::boot::machine::{Machine, Range};
+use alloc::vec::Vec;
+
+extern "C" {
+    static kernel_virt_end: u8;
+}
+
+/// Physical end of the kernel image (page aligned by the linker script).
+fn kernel_end_pa() -> u64 {
+    let end = core::ptr::addr_of!(kernel_virt_end) as u64;
+    crate::memlayout::virt_to_phys(end)
+}
+
+/// Subtracts `hole` from every range in `ranges`.
+fn carve(ranges: Vec<Range>, hole: Range) -> Vec<Range> {
+    let mut out = Vec::new();
+    for r in ranges {
+        if hole.end <= r.start || hole.start >= r.end {
+            out.push(r);
+            continue;
+        }
+        if hole.start > r.start {
+            out.push(Range { start: r.start, end: hole.start });
+        }
+        if hole.end < r.end {
+            out.push(Range { start: hole.end, end: r.end });
+        }
+    }
+    out
+}
+
+/// Sets up the heap and the frame allocator from the RAM the device tree
+/// lists, minus firmware + kernel, the initrd and the device tree itself.
+pub fn init(machine: &Machine) {
+    let page = crate::memlayout::PAGE_SIZE as u64;
+    let mut free: Vec<Range> = machine.memory.clone();
+    let ram_start = free.iter().map(|r| r.start).min().unwrap_or(0);
+    free = carve(free, Range { start: ram_start, end: kernel_end_pa() });
+    if let Some(initrd) = machine.initrd {
+        free = carve(free, initrd);
+    }
+    free = carve(free, machine.fdt);
+    let mut ranges: Vec<Range> = free
+        .into_iter()
+        .map(|r| Range { start: r.start.div_ceil(page) * page, end: r.end / page * page })
+        .filter(|r| r.end > r.start)
+        .collect();
+    let total: u64 = ranges.iter().map(|r| r.end - r.start).sum();
+    // The kernel heap: an eighth of free memory, between 4 MiB and the limit.
+    let heap_size = (total / 8).clamp(4 << 20, crate::param::MAX_KERNEL_HEAP as u64) / page * page;
+    let first = ranges
+        .iter_mut()
+        .find(|r| r.end - r.start >= heap_size)
+        .expect("no memory for the kernel heap");
+    heap::add(first.start, heap_size as usize);
+    first.start += heap_size;
+    for r in &ranges {
+        frames::add_range(r.start, r.end);
+    }
+}

@@ -1,0 +1,23 @@
+//! TLB maintenance after page-table entries are removed or weakened.
+
+use crate::arch::csr;
+use crate::memlayout::PAGE_SIZE;
+
+/// Beyond this many pages a full flush is cheaper than one per page.
+const FULL_FLUSH_PAGES: u64 = 64;
+
+/// Makes [start, end) reread the page tables. Only the boot hart runs
+/// program threads in this version, so a local flush suffices; SMP
+/// shootdown hooks in here.
+pub fn flush_range(start: u64, end: u64) {
+    let pages = (end.saturating_sub(start)).div_ceil(PAGE_SIZE as u64);
+    if pages > FULL_FLUSH_PAGES {
+        csr::flush_tlb_all();
+        return;
+    }
+    let mut va = start;
+    while va < end {
+        csr::flush_tlb_page(va);
+        va += PAGE_SIZE as u64;
+    }
+}

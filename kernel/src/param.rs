@@ -1,0 +1,19 @@
+//! Every fixed limit of the kernel, in one place.
+
+/// Harts the kernel can manage; harts beyond this stay parked.
+pub const MAX_HARTS: usize = 64;
+/// Kernel stack of each thread.
+pub const KERNEL_STACK_SIZE: usize = 32 * 1024;
+/// Stack each hart's scheduler loop runs on (other than the boot hart's).
+pub const HART_STACK_SIZE: usize = 32 * 1024;
+/// Threads a program may have at once (Go needs GOMAXPROCS + a few dozen).
+pub const MAX_THREADS: usize = 1024;
+/// Open files per process.
+pub const MAX_FDS: usize = 1024;
+/// The scheduler tick: time slice length and the longest a hart sleeps
+/// without looking at its timers. Go preempts goroutines after 10 ms.
+pub const TICK_NS: u64 = 4_000_000;
+/// Largest kernel heap; the rest of RAM is page frames for programs.
+pub const MAX_KERNEL_HEAP: usize = 32 << 20;
+/// Exit status QEMU reports when the kernel itself panics.
+pub const KERNEL_PANIC_STATUS: u32 = 101;

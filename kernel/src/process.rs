@@ -1,0 +1,132 @@
+//! The program: one process (the Go binary run as /init) with its address
+//! space, open files, signal actions and threads. gometal runs exactly one
+//! program per boot; when it exits, the machine powers off with its status.
+
+use crate::fs::fd::FdTable;
+use crate::mm::addrspace::AddressSpace;
+use crate::sched::Thread;
+use alloc::collections::BTreeMap;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use gometal_core::signal::{SigAction, NSIG};
+use spin::{Mutex, Once};
+
+pub struct Process {
+    pub pid: u32,
+    pub mm: Mutex<AddressSpace>,
+    pub files: Mutex<FdTable>,
+    actions: Mutex<[SigAction; NSIG]>,
+    threads: Mutex<BTreeMap<u32, Arc<Thread>>>,
+    next_tid: AtomicU32,
+    pub cwd: Mutex<Vec<u8>>,
+    exiting: AtomicBool,
+}
+
+static PROCESS: Once<Process> = Once::new();
+
+/// The running program. Panics before `create` (a kernel bug).
+pub fn process() -> &'static Process {
+    PROCESS.get().expect("no process yet")
+}
+
+/// Creates the process from a loaded program; returns it and its main
+/// thread (tid 1 = pid, as on Linux), not yet registered or queued.
+pub fn create_with(loaded: crate::loader::Loaded, files: FdTable) -> (&'static Process, Thread) {
+    let main = crate::loader::main_thread(1, &loaded);
+    let p = create(loaded.mm, files);
+    p.next_tid.store(2, Ordering::Relaxed);
+    (p, main)
+}
+
+fn create(mm: AddressSpace, files: FdTable) -> &'static Process {
+    PROCESS.call_once(|| Process {
+        pid: 1,
+        mm: Mutex::new(mm),
+        files: Mutex::new(files),
+        actions: Mutex::new([SigAction::default(); NSIG]),
+        threads: Mutex::new(BTreeMap::new()),
+        next_tid: AtomicU32::new(1),
+        cwd: Mutex::new(b"/".to_vec()),
+        exiting: AtomicBool::new(false),
+    })
+}
+
+impl Process {
+    pub fn alloc_tid(&self) -> u32 {
+        self.next_tid.fetch_add(1, Ordering::Relaxed)
+    }
+
+    pub fn add_thread(&self, t: Arc<Thread>) -> Result<(), ()> {
+        let mut threads = self.threads.lock();
+        if threads.len() >= crate::param::MAX_THREADS {
+            return Err(());
+        }
+        threads.insert(t.tid, t);
+        Ok(())
+    }
+
+    /// Removes an exiting thread; returns how many remain.
+    pub fn remove_thread(&self, tid: u32) -> usize {
+        let mut threads = self.threads.lock();
+        threads.remove(&tid);
+        threads.len()
+    }
+
+    pub fn thread(&self, tid: u32) -> Option<Arc<Thread>> {
+        self.threads.lock().get(&tid).cloned()
+    }
+
+    pub fn threads_snapshot(&self) -> Vec<Arc<Thread>> {
+        self.threads.lock().values().cloned().collect()
+    }
+
+    pub fn thread_count(&self) -> usize {
+        self.threads.lock().len()
+    }
+
+    pub fn action(&self, signo: usize) -> SigAction {
+        self.actions.lock()[signo - 1]
+    }
+
+    pub fn set_action(&self, signo: usize, a: SigAction) -> SigAction {
+        core::mem::replace(&mut self.actions.lock()[signo - 1], a)
+    }
+}
+
+/// Ends the program with `status`: the machine powers off and QEMU exits
+/// with it. Only the first caller proceeds; a thread of a program that is
+/// already exiting just stops.
+pub fn exit(status: u32) -> ! {
+    let first = PROCESS.get().is_none_or(|p| !p.exiting.swap(true, Ordering::AcqRel));
+    if !first {
+        loop {
+            crate::arch::wait_for_interrupt();
+        }
+    }
+    crate::stats::report_if_requested();
+    crate::console::drain();
+    crate::drivers::poweroff::power_off(status)
+}
+
+/// Terminates the program because of signal `signo` (default action), with
+/// the shell's convention for the exit status (128 + signal).
+pub fn kill_by_signal(signo: usize, fault_addr: Option<u64>, pc: u64) -> ! {
+    let name = gometal_core::signal::name(signo);
+    match fault_addr {
+        Some(a) => crate::println!("gometal: program killed by signal {signo} ({name}) at pc {pc:#x}, address {a:#x}"),
+        None => crate::println!("gometal: program killed by signal {signo} ({name})"),
+    }
+    exit(128 + signo as u32)
+}
+
+/// No frame left for a page the program touched: like Linux's OOM killer,
+/// end the program (SIGKILL's status) with a clear message.
+pub fn out_of_memory() -> ! {
+    let f = crate::mm::frames::stats();
+    crate::println!(
+        "gometal: out of memory: the program uses all {} KiB of page frames; give the VM more memory (-mem)",
+        f.total * 4
+    );
+    exit(128 + gometal_core::signal::SIGKILL as u32)
+}

@@ -1,0 +1,145 @@
+//! Per-hart state, reached through tp while in the kernel (xv6's `struct
+//! cpu`). Harts are numbered 0..n in device-tree order ("index"); the SBI
+//! hart id can differ.
+
+use super::thread::Thread;
+use crate::arch::{csr, Context};
+use crate::param::MAX_HARTS;
+use alloc::sync::Arc;
+use core::cell::UnsafeCell;
+use core::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
+
+/// Lifecycle of a hart (InfOS's states).
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HartState {
+    /// Not found or not started yet.
+    Offline = 0,
+    /// hart_start issued, waiting for it to reach Rust.
+    Bootstrap = 1,
+    /// Running the kernel.
+    Online = 2,
+    /// Failed to start (twice).
+    Error = 3,
+    /// Present but not used (beyond `cores=` or MAX_HARTS).
+    Parked = 4,
+}
+
+/// Counters the user sees with `stats`/`-v` after the program exits.
+#[derive(Default)]
+pub struct HartStats {
+    pub busy_ns: AtomicU64,
+    pub idle_ns: AtomicU64,
+    pub threads_run: AtomicU64,
+    pub switches: AtomicU64,
+    pub syscalls: AtomicU64,
+    pub interrupts: AtomicU64,
+}
+
+pub struct Hart {
+    pub hartid: AtomicUsize,
+    state: AtomicU8,
+    /// The scheduler loop's context while a thread runs.
+    scheduler_context: UnsafeCell<Context>,
+    current: UnsafeCell<Option<Arc<Thread>>>,
+    /// The root page table this hart has installed.
+    pub page_table: AtomicU64,
+    /// Next tick deadline in `time` ticks.
+    pub next_tick: AtomicU64,
+    pub stats: HartStats,
+}
+
+// SAFETY: scheduler_context and current are only accessed by code running on
+// this hart (through tp), never from another hart.
+unsafe impl Sync for Hart {}
+
+impl Hart {
+    const fn new() -> Self {
+        Hart {
+            hartid: AtomicUsize::new(usize::MAX),
+            state: AtomicU8::new(HartState::Offline as u8),
+            scheduler_context: UnsafeCell::new(Context { ra: 0, sp: 0, s: [0; 12] }),
+            current: UnsafeCell::new(None),
+            page_table: AtomicU64::new(0),
+            next_tick: AtomicU64::new(0),
+            stats: HartStats {
+                busy_ns: AtomicU64::new(0),
+                idle_ns: AtomicU64::new(0),
+                threads_run: AtomicU64::new(0),
+                switches: AtomicU64::new(0),
+                syscalls: AtomicU64::new(0),
+                interrupts: AtomicU64::new(0),
+            },
+        }
+    }
+
+    /// This hart's number: 0 for the boot hart, then device-tree order.
+    pub fn index(&self) -> usize {
+        (self as *const Hart as usize - HARTS.as_ptr() as usize) / core::mem::size_of::<Hart>()
+    }
+
+    pub fn state(&self) -> HartState {
+        match self.state.load(Ordering::Acquire) {
+            1 => HartState::Bootstrap,
+            2 => HartState::Online,
+            3 => HartState::Error,
+            4 => HartState::Parked,
+            _ => HartState::Offline,
+        }
+    }
+
+    pub fn set_state(&self, s: HartState) {
+        self.state.store(s as u8, Ordering::Release);
+    }
+
+    pub fn hartid(&self) -> usize {
+        self.hartid.load(Ordering::Relaxed)
+    }
+
+    pub fn scheduler_context(&self) -> *mut Context {
+        self.scheduler_context.get()
+    }
+
+    /// The thread running on this hart. Only call on this hart.
+    pub fn current(&self) -> Option<&Arc<Thread>> {
+        // SAFETY: only this hart touches `current` (see Sync).
+        unsafe { (*self.current.get()).as_ref() }
+    }
+
+    pub fn set_current(&self, t: Option<Arc<Thread>>) -> Option<Arc<Thread>> {
+        // SAFETY: only this hart touches `current` (see Sync).
+        unsafe { core::mem::replace(&mut *self.current.get(), t) }
+    }
+}
+
+static HARTS: [Hart; MAX_HARTS] = [const { Hart::new() }; MAX_HARTS];
+
+pub fn hart(index: usize) -> &'static Hart {
+    &HARTS[index]
+}
+
+pub fn all() -> &'static [Hart] {
+    &HARTS
+}
+
+/// Points tp at hart `index` and sets up its CSRs. Called once per hart.
+pub fn enter(index: usize, hartid: usize) {
+    let h = hart(index);
+    h.hartid.store(hartid, Ordering::Relaxed);
+    // SAFETY: HARTS is static, so the pointer stays valid forever, and only
+    // this hart runs with this index.
+    unsafe { csr::set_tp(h as *const Hart as u64) };
+    csr::init_hart(crate::arch::trap_vector as *const () as usize);
+}
+
+/// The hart the caller runs on.
+pub fn this_hart() -> &'static Hart {
+    // SAFETY: tp was set by `enter` on this hart to an element of the static
+    // HARTS array; the trap entry restores it from the TrapFrame.
+    unsafe { &*(csr::tp() as *const Hart) }
+}
+
+/// The number of harts that run the kernel.
+pub fn online_count() -> usize {
+    HARTS.iter().filter(|h| h.state() == HartState::Online).count()
+}

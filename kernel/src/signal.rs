@@ -1,0 +1,182 @@
+//! Signal delivery: per-thread masks and pending sets, the process's
+//! actions, building the rt_sigframe on the way back to user mode, and
+//! rt_sigreturn. Go depends on this for async preemption (SIGURG) and for
+//! turning faults (SIGSEGV with si_addr) into panics.
+
+use crate::arch;
+use crate::memlayout::SIGRETURN_TRAMPOLINE;
+use crate::mm::uaccess;
+use crate::process::{self, process};
+use crate::sched::{scheduler, Thread};
+use alloc::sync::Arc;
+use gometal_core::sigframe::{self, SigInfo, UserContext, FRAME_SIZE};
+use gometal_core::signal::{self as sig, DefaultAction, SigAction, SigSet};
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AltStack {
+    pub sp: u64,
+    pub size: u64,
+    pub flags: i32,
+}
+
+impl AltStack {
+    fn enabled(&self) -> bool {
+        self.flags & sig::SS_DISABLE == 0 && self.size != 0
+    }
+    fn contains(&self, sp: u64) -> bool {
+        self.enabled() && sp > self.sp && sp <= self.sp + self.size
+    }
+}
+
+/// A thread's signal state.
+#[derive(Clone)]
+pub struct ThreadSignals {
+    pub blocked: SigSet,
+    pub pending: SigSet,
+    /// The siginfo of each pending signal (standard signals do not queue).
+    info: [SigInfo; 64],
+    pub altstack: AltStack,
+}
+
+impl ThreadSignals {
+    /// A new thread: inherits the creator's mask, no alternate stack.
+    pub fn inherit(blocked: SigSet) -> Self {
+        ThreadSignals {
+            blocked,
+            pending: 0,
+            info: [SigInfo::default(); 64],
+            altstack: AltStack { flags: sig::SS_DISABLE, ..AltStack::default() },
+        }
+    }
+}
+
+fn deliverable(t: &Thread) -> SigSet {
+    let s = t.signals.lock();
+    s.pending & !s.blocked
+}
+
+pub fn has_deliverable(t: &Thread) -> bool {
+    deliverable(t) != 0
+}
+
+/// Makes `signo` pending on `t` and wakes it if it is blocked in an
+/// interruptible wait, so the wait returns EINTR and the signal is delivered.
+pub fn send_to_thread(t: &Arc<Thread>, signo: usize, info: SigInfo) {
+    {
+        let mut s = t.signals.lock();
+        s.pending |= sig::bit(signo);
+        s.info[signo - 1] = info;
+    }
+    scheduler::wake(t);
+}
+
+/// A process-directed signal (kill): goes to a thread that does not block it.
+pub fn send_to_process(signo: usize, info: SigInfo) {
+    let threads = process().threads_snapshot();
+    let target = threads
+        .iter()
+        .find(|t| !sig::contains(t.signals.lock().blocked, signo))
+        .or(threads.first());
+    if let Some(t) = target {
+        send_to_thread(t, signo, info);
+    }
+}
+
+/// A synchronous fault in user code (page fault, illegal instruction). If the
+/// program cannot handle it (blocked, ignored or default) it is terminated, as
+/// Linux's force_sig does.
+pub fn force_fault(t: &Arc<Thread>, signo: usize, code: i32, addr: u64) {
+    let info = SigInfo { signo: signo as i32, code, pid_or_addr: addr, uid: 0, addr_is_fault: true };
+    let action = process().action(signo);
+    let blocked = sig::contains(t.signals.lock().blocked, signo);
+    if blocked || action.handler == sig::SIG_IGN || action.handler == sig::SIG_DFL {
+        process::kill_by_signal(signo, Some(addr), t.frame().pc());
+    }
+    send_to_thread(t, signo, info);
+}
+
+/// Delivers every deliverable signal to the current thread `t`: runs default
+/// actions and builds a frame for each handled signal (the last one built
+/// runs first, as on Linux).
+pub fn deliver_pending(t: &Arc<Thread>) {
+    loop {
+        let (signo, info) = {
+            let mut s = t.signals.lock();
+            let Some(signo) = sig::lowest(s.pending & !s.blocked) else { return };
+            s.pending &= !sig::bit(signo);
+            (signo, s.info[signo - 1])
+        };
+        let action = process().action(signo);
+        match action.handler {
+            sig::SIG_IGN => continue,
+            sig::SIG_DFL => match sig::default_action(signo) {
+                DefaultAction::Terminate | DefaultAction::CoreDump => {
+                    process::kill_by_signal(signo, None, t.frame().pc())
+                }
+                _ => continue,
+            },
+            _ => {
+                if !build_frame(t, signo, &info, &action) {
+                    process::kill_by_signal(sig::SIGSEGV, None, t.frame().pc());
+                }
+            }
+        }
+    }
+}
+
+/// Pushes an rt_sigframe and points the thread at the handler.
+fn build_frame(t: &Arc<Thread>, signo: usize, info: &SigInfo, action: &SigAction) -> bool {
+    let frame = t.frame();
+    let (old_mask, alt) = {
+        let s = t.signals.lock();
+        (s.blocked, s.altstack)
+    };
+    let use_alt = action.flags & sig::SA_ONSTACK != 0 && alt.enabled() && !alt.contains(frame.sp());
+    let top = if use_alt { alt.sp + alt.size } else { frame.sp() };
+    let sp = sigframe::frame_sp(top);
+    arch::save_fp(t.fp());
+    let mut ctx = UserContext { pc: frame.pc(), x: frame.regs, f: t.fp().f, fcsr: t.fp().fcsr as u32 };
+    ctx.x[0] = 0;
+    let on_alt = if alt.contains(frame.sp()) { sig::SS_ONSTACK } else { alt.flags };
+    let mut buf = [0u8; FRAME_SIZE];
+    sigframe::write_frame(&mut buf, info, &ctx, old_mask, (alt.sp, on_alt, alt.size));
+    if uaccess::write_bytes(sp, &buf).is_err() {
+        return false;
+    }
+    frame.set_pc(action.handler);
+    frame.regs[1] = SIGRETURN_TRAMPOLINE; // ra
+    frame.regs[2] = sp;
+    frame.regs[10] = signo as u64;
+    frame.regs[11] = sp + sigframe::SI_SIGNO as u64;
+    frame.regs[12] = sp + sigframe::UCONTEXT as u64;
+    let mut s = t.signals.lock();
+    s.blocked |= action.mask;
+    if action.flags & sig::SA_NODEFER == 0 {
+        s.blocked |= sig::bit(signo);
+    }
+    s.blocked &= !sig::UNBLOCKABLE;
+    if action.flags & sig::SA_RESETHAND != 0 {
+        process().set_action(signo, SigAction::default());
+    }
+    true
+}
+
+/// rt_sigreturn: restores the registers and mask saved (and perhaps edited
+/// by the handler) in the frame at the current sp.
+pub fn sigreturn(t: &Arc<Thread>) {
+    let frame = t.frame();
+    let mut buf = [0u8; FRAME_SIZE];
+    let sp = frame.sp();
+    match uaccess::read_bytes(sp, FRAME_SIZE) {
+        Ok(bytes) => buf.copy_from_slice(&bytes),
+        Err(_) => process::kill_by_signal(sig::SIGSEGV, Some(sp), frame.pc()),
+    }
+    let (ctx, mask) = sigframe::read_frame(&buf);
+    frame.regs = ctx.x;
+    frame.regs[0] = ctx.pc;
+    let fp = t.fp();
+    fp.f = ctx.f;
+    fp.fcsr = ctx.fcsr as u64;
+    arch::restore_fp(fp);
+    t.signals.lock().blocked = mask & !sig::UNBLOCKABLE;
+}

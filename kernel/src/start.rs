@@ -1,0 +1,156 @@
+//! The boot sequence: from the first Rust instruction on the boot hart to
+//! the program's first instruction, and the entry of the other harts.
+
+use crate::boot::{harts, machine};
+use crate::drivers::{plic, poweroff, rtc, uart};
+use crate::fs::{fd::FdTable, initramfs};
+use crate::sched::{clock, hart, runqueue, scheduler, timer};
+use crate::{loader, mm, process};
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicU64, Ordering};
+use gometal_core::bootargs::{self, BootArgs};
+
+/// `time` at the first Rust instruction (the machine started at 0).
+static KERNEL_ENTRY_TICKS: AtomicU64 = AtomicU64::new(0);
+
+/// Exit statuses for a program that cannot be started (the shell's).
+const STATUS_NOT_FOUND: u32 = 127;
+const STATUS_CANNOT_EXECUTE: u32 = 126;
+
+fn fail(status: u32, msg: core::fmt::Arguments) -> ! {
+    crate::println!("gometal: {msg}");
+    process::exit(status)
+}
+
+extern "C" {
+    static bss_start: u8;
+    static bss_end: u8;
+}
+
+fn clear_bss() {
+    // SAFETY: only the addresses of the linker symbols are taken; the range
+    // between them is the kernel's .bss (the boot stack lies before it),
+    // which nothing has used yet.
+    unsafe {
+        let start = core::ptr::addr_of!(bss_start) as *mut u8;
+        let end = core::ptr::addr_of!(bss_end) as usize;
+        core::ptr::write_bytes(start, 0, end - start as usize);
+    }
+}
+
+#[no_mangle]
+extern "C" fn rust_boot(hartid: usize, dtb_pa: usize) -> ! {
+    KERNEL_ENTRY_TICKS.store(crate::arch::csr::time(), Ordering::Relaxed);
+    clear_bss();
+    hart::enter(0, hartid);
+    mm::heap::init_early();
+    // SAFETY: a1 from OpenSBI is the device tree; nothing has reused it.
+    let m = unsafe { machine::read(dtb_pa as u64) };
+    init_devices(&m);
+    let args = bootargs::parse(&m.bootargs);
+    mm::init(&m);
+    if args.stats || args.verbose {
+        crate::stats::request();
+    }
+    report_args(&args);
+    if args.trace {
+        crate::linux::enable_trace();
+    }
+    let boot = hart::hart(0);
+    boot.set_state(hart::HartState::Online);
+    let limit = args.cores.unwrap_or(usize::MAX).max(1);
+    let online = harts::start_all(&m.hart_ids, hartid, limit, args.verbose);
+    if args.verbose {
+        crate::println!("gometal: {online} of {} harts online, {} MiB RAM", m.hart_ids.len(), ram_mib(&m));
+    }
+    start_program(&m, &args);
+    timer::start(boot);
+    scheduler::run(boot)
+}
+
+fn ram_mib(m: &machine::Machine) -> u64 {
+    m.memory.iter().map(|r| r.end - r.start).sum::<u64>() >> 20
+}
+
+fn init_devices(m: &machine::Machine) {
+    // SAFETY (all three): the addresses come from the device tree's nodes
+    // with the matching compatible strings.
+    if let Some(pa) = m.uart {
+        unsafe { uart::init(pa) };
+    }
+    if let Some(pa) = m.test_device {
+        unsafe { poweroff::init(pa) };
+    }
+    if let Some(pa) = m.plic {
+        unsafe { plic::init(pa) };
+        if let Some(irq) = m.uart_irq {
+            crate::devices::set_uart_irq(irq);
+            plic::route(irq, hart::hart(0).hartid());
+        }
+    }
+    // SAFETY: the device tree's goldfish RTC node.
+    let rtc_now = m.rtc.map(|pa| unsafe { rtc::read_ns(pa) });
+    clock::init(m.timebase_hz, rtc_now);
+    crate::random::seed(rtc_now.unwrap_or(0), crate::arch::csr::time());
+}
+
+fn report_args(args: &BootArgs) {
+    for u in &args.unknown {
+        crate::println!("gometal: ignoring unknown kernel argument {:?}", alloc::string::String::from_utf8_lossy(u));
+    }
+    if let Some(s) = &args.sched {
+        if args.verbose {
+            crate::println!("gometal: sched={s} requested; this version runs threads on the boot hart only");
+        }
+    }
+}
+
+/// Loads /init (or rdinit=) from the initramfs and queues its main thread.
+fn start_program(m: &machine::Machine, args: &BootArgs) {
+    let Some(initrd) = m.initrd else {
+        fail(STATUS_NOT_FOUND, format_args!("no initramfs: boot with -initrd (gometal run does this)"))
+    };
+    let len = (initrd.end - initrd.start) as usize;
+    // SAFETY: the initrd range was reserved in mm::init and is never freed
+    // or written, so it can be borrowed for the rest of the boot.
+    let archive: &'static [u8] =
+        unsafe { core::slice::from_raw_parts(crate::memlayout::phys_to_virt(initrd.start) as *const u8, len) };
+    if let Err(e) = initramfs::init(archive) {
+        fail(STATUS_NOT_FOUND, format_args!("the initramfs is not a valid cpio archive: {e:?}"));
+    }
+    let init_path = alloc::string::String::from_utf8_lossy(&args.init).into_owned();
+    let node = match crate::fs::path::resolve(b"/", &args.init, true) {
+        Ok((_, n)) if !n.is_dir() => n,
+        _ => fail(STATUS_NOT_FOUND, format_args!("{init_path}: not found in the initramfs")),
+    };
+    let mut argv: Vec<&[u8]> = alloc::vec![args.init.as_slice()];
+    argv.extend(args.args.iter().map(|a| a.as_slice()));
+    let envp: Vec<&[u8]> = args.env.iter().map(|e| e.as_slice()).collect();
+    let loaded = match loader::load(node.data, &argv, &envp) {
+        Ok(l) => l,
+        Err(e) => fail(STATUS_CANNOT_EXECUTE, format_args!("{init_path}: cannot run: {e}")),
+    };
+    let p = process::create_with(loaded, FdTable::with_console());
+    if args.verbose {
+        let ms = clock::ns_to_ms_since_boot(KERNEL_ENTRY_TICKS.load(Ordering::Relaxed));
+        crate::println!("gometal: starting {init_path} ({} KiB), kernel entered at {ms} ms", node.data.len() / 1024);
+    }
+    let main = Arc::new(p.1);
+    p.0.add_thread(main.clone()).expect("first thread");
+    runqueue::enqueue(main);
+}
+
+#[no_mangle]
+extern "C" fn rust_secondary(hartid: usize) -> ! {
+    let Some(index) = harts::index_of(hartid) else {
+        // Not ours (started twice?): stay out of the way.
+        loop {
+            crate::arch::wait_for_interrupt();
+        }
+    };
+    hart::enter(index, hartid);
+    let h = hart::hart(index);
+    h.set_state(hart::HartState::Online);
+    scheduler::run(h)
+}

@@ -1,0 +1,48 @@
+//! What the user sees about the run with the `stats` or `verbose` kernel
+//! arguments: per-hart accounting and memory use, printed after the program
+//! exits.
+
+use crate::mm::frames;
+use crate::sched::hart::{self, HartState};
+use core::sync::atomic::{AtomicBool, Ordering};
+
+static REQUESTED: AtomicBool = AtomicBool::new(false);
+
+pub fn request() {
+    REQUESTED.store(true, Ordering::Relaxed);
+}
+
+pub fn report_if_requested() {
+    if !REQUESTED.load(Ordering::Relaxed) {
+        return;
+    }
+    let ms = |ns: u64| ns / 1_000_000;
+    crate::println!("gometal: per-hart statistics:");
+    crate::println!("  hart  state    busy_ms  idle_ms  threads_run  switches  syscalls  interrupts");
+    for h in hart::all().iter().filter(|h| h.state() != HartState::Offline) {
+        let s = &h.stats;
+        crate::println!(
+            "  {:>4}  {:<7} {:>8} {:>8} {:>12} {:>9} {:>9} {:>11}",
+            h.hartid(),
+            match h.state() {
+                HartState::Online => "online",
+                HartState::Parked => "parked",
+                HartState::Error => "error",
+                _ => "booting",
+            },
+            ms(s.busy_ns.load(Ordering::Relaxed)),
+            ms(s.idle_ns.load(Ordering::Relaxed)),
+            s.threads_run.load(Ordering::Relaxed),
+            s.switches.load(Ordering::Relaxed),
+            s.syscalls.load(Ordering::Relaxed),
+            s.interrupts.load(Ordering::Relaxed),
+        );
+    }
+    let f = frames::stats();
+    crate::println!(
+        "gometal: memory: peak {} KiB of {} KiB in page frames, kernel heap {} KiB in use",
+        f.peak * 4,
+        f.total * 4,
+        crate::mm::heap::used() / 1024
+    );
+}

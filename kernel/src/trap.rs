@@ -1,0 +1,149 @@
+//! Traps: from user mode (system calls, page faults, interrupts) and, as a
+//! kernel bug, from S-mode. Interrupts are only ever taken from user mode;
+//! idle harts poll for them with `poll_interrupts`.
+
+use crate::arch::{self, csr, TrapFrame};
+use crate::mm::addrspace::{Access, Fault};
+use crate::process::process;
+use crate::sched::hart::{this_hart, Hart};
+use crate::sched::{current, timer, yield_now};
+use crate::signal;
+use core::sync::atomic::Ordering;
+use gometal_core::signal as sig;
+
+const IRQ_SOFTWARE: u64 = 1;
+const IRQ_TIMER: u64 = 5;
+const IRQ_EXTERNAL: u64 = 9;
+
+const EXC_INSN_MISALIGNED: u64 = 0;
+const EXC_INSN_ACCESS: u64 = 1;
+const EXC_ILLEGAL_INSN: u64 = 2;
+const EXC_BREAKPOINT: u64 = 3;
+const EXC_LOAD_MISALIGNED: u64 = 4;
+const EXC_LOAD_ACCESS: u64 = 5;
+const EXC_STORE_MISALIGNED: u64 = 6;
+const EXC_STORE_ACCESS: u64 = 7;
+const EXC_USER_ECALL: u64 = 8;
+const EXC_INSN_PAGE_FAULT: u64 = 12;
+const EXC_LOAD_PAGE_FAULT: u64 = 13;
+const EXC_STORE_PAGE_FAULT: u64 = 15;
+
+/// Entered from trap.S with the user registers saved in `frame`.
+#[no_mangle]
+extern "C" fn user_trap(_frame: *mut TrapFrame) -> ! {
+    let scause = csr::scause();
+    let code = scause & !csr::SCAUSE_INTERRUPT;
+    if scause & csr::SCAUSE_INTERRUPT != 0 {
+        if handle_interrupt(this_hart(), code) {
+            yield_now();
+        }
+    } else if code == EXC_USER_ECALL {
+        this_hart().stats.syscalls.fetch_add(1, Ordering::Relaxed);
+        crate::linux::syscall();
+    } else {
+        user_exception(code, csr::stval());
+    }
+    return_to_user()
+}
+
+/// Delivers pending signals and returns to the current thread's user code.
+pub fn return_to_user() -> ! {
+    let t = current();
+    signal::deliver_pending(&t);
+    let hart = this_hart();
+    let root = process().mm.lock().root;
+    if hart.page_table.swap(root, Ordering::Relaxed) != root {
+        csr::set_page_table(root);
+    }
+    let frame = t.frame();
+    frame.kernel_sp = t.kernel_stack_top();
+    frame.kernel_tp = this_hart() as *const Hart as u64;
+    let frame_ptr = t.frame_ptr();
+    drop(t);
+    csr::prepare_user_return();
+    // SAFETY: the frame lives in the current thread, which stays alive while
+    // it runs (the hart's `current` holds it); the hart was set up above.
+    unsafe { arch::enter_user(frame_ptr) }
+}
+
+/// Handles interrupt `code`; returns true if the running thread should yield.
+fn handle_interrupt(hart: &Hart, code: u64) -> bool {
+    hart.stats.interrupts.fetch_add(1, Ordering::Relaxed);
+    match code {
+        IRQ_TIMER => timer::on_interrupt(hart),
+        IRQ_SOFTWARE => {
+            csr::clear_software_interrupt();
+            false
+        }
+        IRQ_EXTERNAL => {
+            handle_external(hart);
+            false
+        }
+        _ => false,
+    }
+}
+
+fn handle_external(hart: &Hart) {
+    while let Some(irq) = crate::drivers::plic::claim_irq(hart.hartid()) {
+        if Some(irq) == crate::devices::uart_irq() {
+            crate::console::receive();
+        }
+        crate::drivers::plic::complete(irq, hart.hartid());
+    }
+}
+
+/// Handles whatever interrupts are pending on an idle hart.
+pub fn poll_interrupts(hart: &Hart) {
+    let sip = csr::sip();
+    if sip & csr::SIE_STIE != 0 {
+        handle_interrupt(hart, IRQ_TIMER);
+    }
+    if sip & csr::SIE_SSIE != 0 {
+        handle_interrupt(hart, IRQ_SOFTWARE);
+    }
+    if sip & csr::SIE_SEIE != 0 {
+        handle_interrupt(hart, IRQ_EXTERNAL);
+    }
+}
+
+/// A fault in user code: demand paging, or a signal for the program.
+fn user_exception(code: u64, stval: u64) {
+    let t = current();
+    let access = match code {
+        EXC_LOAD_PAGE_FAULT => Some(Access::Read),
+        EXC_STORE_PAGE_FAULT => Some(Access::Write),
+        EXC_INSN_PAGE_FAULT => Some(Access::Execute),
+        _ => None,
+    };
+    if let Some(access) = access {
+        let result = process().mm.lock().page_for(stval, access);
+        match result {
+            Ok(_) => csr::flush_tlb_page(stval),
+            Err(Fault::Unmapped) => signal::force_fault(&t, sig::SIGSEGV, sig::SEGV_MAPERR, stval),
+            Err(Fault::Denied) => signal::force_fault(&t, sig::SIGSEGV, sig::SEGV_ACCERR, stval),
+            Err(Fault::OutOfMemory) => crate::process::out_of_memory(),
+        }
+        return;
+    }
+    let (signo, si_code) = match code {
+        EXC_ILLEGAL_INSN => (sig::SIGILL, sig::ILL_ILLOPC),
+        EXC_BREAKPOINT => (sig::SIGTRAP, 1),
+        EXC_INSN_MISALIGNED | EXC_LOAD_MISALIGNED | EXC_STORE_MISALIGNED => (sig::SIGBUS, sig::BUS_ADRALN),
+        EXC_INSN_ACCESS | EXC_LOAD_ACCESS | EXC_STORE_ACCESS => (sig::SIGSEGV, sig::SEGV_ACCERR),
+        _ => (sig::SIGILL, sig::ILL_ILLOPC),
+    };
+    signal::force_fault(&t, signo, si_code, stval);
+}
+
+/// A trap taken in S-mode is always a kernel bug.
+#[no_mangle]
+extern "C" fn kernel_trap(frame: &TrapFrame) -> ! {
+    panic!(
+        "trap in kernel: scause {:#x} stval {:#x} sepc {:#x} ra {:#x} sp {:#x}",
+        csr::scause(),
+        csr::stval(),
+        frame.pc(),
+        frame.regs[1],
+        frame.regs[2]
+    )
+}
