@@ -25,8 +25,8 @@ func TestGatedInputWaitsForGate(t *testing.T) {
 	case <-time.After(50 * time.Millisecond):
 	}
 	close(gate)
-	if s := <-got; s != "hello" {
-		t.Errorf("read %q, want hello", s)
+	if s := <-got; s != "hello\x04" {
+		t.Errorf("read %q, want hello and the end-of-input byte", s)
 	}
 }
 
