@@ -203,6 +203,7 @@ type bootCase struct {
 	stdin   string
 	status  int      // expected exit status
 	want    []string // required output substrings
+	once    []string // substrings that must appear exactly once
 	noPass  bool     // no "PASS <name>" line expected
 	cores   []int    // default {1, 4}
 	skipEnv string   // skip when this environment variable is set non-empty
@@ -230,6 +231,8 @@ func cases() []bootCase {
 			add: []string{"tests/testdata/hello.txt:/data/hello.txt"}},
 		{name: "stdin", prog: "stdin", stdin: "hello stdin\n", skipEnv: "GOMETAL_SKIP_STDIN",
 			want: []string{`got 12 bytes: "hello stdin\n"`}},
+		{name: "hostile", prog: "hostile",
+			once: []string{"unsupported syscall 450", "tried to start a process"}},
 		{name: "example-hello", prog: "hello", example: true, noPass: true,
 			want: []string{"Hello from Go on gometal!", "GOMAXPROCS=", "pipeline:", "ok=true", "slept 100ms", "Bye!"}},
 	}
@@ -338,6 +341,11 @@ func runBoot(t *testing.T, c bootCase, cores int) {
 	for _, w := range want {
 		if !strings.Contains(out, w) {
 			problems = append(problems, fmt.Sprintf("output lacks %q", w))
+		}
+	}
+	for _, w := range c.once {
+		if n := strings.Count(out, w); n != 1 {
+			problems = append(problems, fmt.Sprintf("output has %q %d times, want once", w, n))
 		}
 	}
 	if !c.noPass && !hasLine(out, "PASS "+c.name) {

@@ -55,7 +55,8 @@ pub fn mmap(a: &Args) -> SysResult {
 }
 
 pub fn munmap(a: &Args) -> SysResult {
-    let len = user_range(a[0], a[1])?;
+    // Linux answers EINVAL (not ENOMEM) for ranges outside the user half.
+    let len = user_range(a[0], a[1]).map_err(|_| EINVAL)?;
     process().mm.lock().unmap(a[0], len);
     Ok(0)
 }

@@ -1,0 +1,45 @@
+# gometal: the two commands a newcomer needs.
+#   make run    boot examples/hello on QEMU (installs what is missing)
+#   make test   host unit tests + tests that boot QEMU
+# Other targets: kernel, deps, clean.
+
+SHELL := /bin/bash
+KERNEL_DIR := kernel
+TARGET := riscv64gc-unknown-none-elf
+KERNEL := $(KERNEL_DIR)/target/$(TARGET)/release/gometal-kernel
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+GOMETAL := go run ./cmd/gometal
+
+.PHONY: run test deps kernel unit boot-tests clean
+
+run: deps kernel
+	$(GOMETAL) run ./examples/hello
+
+test: deps kernel unit boot-tests
+
+# Everything a fresh machine lacks: QEMU (Debian's qemu-system-misc, which
+# brings OpenSBI) and the bare-metal Rust target (rust-toolchain.toml names
+# it; rustup installs it on first use).
+deps:
+	@command -v qemu-system-riscv64 >/dev/null || { \
+		echo "installing QEMU (qemu-system-misc) with apt-get"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq qemu-system-misc >/dev/null; }
+	@command -v cargo >/dev/null || { echo "gometal needs Rust (rustup): https://rustup.rs"; exit 1; }
+	@command -v go >/dev/null || { echo "gometal needs Go 1.26 or newer"; exit 1; }
+	@cd $(KERNEL_DIR) && rustup target list --installed | grep -q $(TARGET) || rustup target add $(TARGET)
+
+kernel:
+	cd $(KERNEL_DIR) && cargo build --release --target $(TARGET)
+
+unit:
+	cd $(KERNEL_DIR) && cargo test -p gometal-core
+	go vet ./...
+	go test ./cmd/... ./internal/...
+
+boot-tests:
+	GOMETAL_KERNEL=$(abspath $(KERNEL)) go test -count=1 -timeout 20m ./tests/
+
+clean:
+	cd $(KERNEL_DIR) && cargo clean
+	go clean -testcache
