@@ -29,7 +29,7 @@ Use "gometal help <command>" or "gometal <command> -h" for more.
 Examples:
 
 	gometal run ./examples/hello
-	gometal run -cores 8 -mem 1G ./examples/mandelbrot -size 512
+	gometal run -cores 2 -mem 512M ./examples/hello
 	GOOS=linux GOARCH=riscv64 CGO_ENABLED=0 go build -o prog . && gometal run ./prog
 
 Environment:

@@ -80,11 +80,19 @@ Flags:
 Examples:
 
 	gometal run ./examples/hello
-	gometal run -cores 1 -timeout 30s ./examples/hello -name world
-	echo hi | gometal run ./examples/cat
+	gometal run -cores 1 -timeout 30s ./prog -name world
+	echo hi | gometal run ./prog
 	gometal run -env GREETING='hello, world' -add testdata:/testdata ./prog.elf
-	gometal run -v -sched random -kernel-args 'debug' ./examples/mandelbrot
+	gometal run -kernel-args 'stats trace' ./examples/hello
 	gometal run -gdb ./examples/hello   # then attach gdb-multiarch as printed
+
+Kernel arguments (-kernel-args, or set by the flags above):
+
+	verbose     log the boot (harts, memory) and print statistics at exit (-v)
+	stats       print per-hart accounting and memory use after the program exits
+	trace       log every system call with its arguments and result
+	cores=N     use at most N harts; the others stay parked
+	rdinit=PATH run PATH from the initramfs instead of /init
 `)
 }
 
