@@ -104,7 +104,7 @@ pub fn load(bytes: &[u8], argv: &[&[u8]], envp: &[&[u8]]) -> Result<Loaded, Stri
 }
 
 /// The main thread of the program (tid = pid).
-pub fn main_thread(tid: u32, loaded: &Loaded) -> Thread {
+pub fn main_thread(tid: u32, loaded: &Loaded) -> Option<Thread> {
     let mut frame = TrapFrame::zeroed();
     frame.set_pc(loaded.entry);
     frame.regs[2] = loaded.sp;

@@ -8,6 +8,9 @@ pub const KERNEL_STACK_SIZE: usize = 32 * 1024;
 pub const HART_STACK_SIZE: usize = 32 * 1024;
 /// Threads a program may have at once (Go needs GOMAXPROCS + a few dozen).
 pub const MAX_THREADS: usize = 1024;
+/// Memory areas per process (Linux's default vm.max_map_count): bounds the
+/// kernel heap a program can make the kernel use for bookkeeping.
+pub const MAX_MAP_COUNT: usize = 65530;
 /// Open files per process.
 pub const MAX_FDS: usize = 1024;
 /// The scheduler tick: time slice length and the longest a hart sleeps

@@ -32,11 +32,11 @@ pub fn process() -> &'static Process {
 
 /// Creates the process from a loaded program; returns it and its main
 /// thread (tid 1 = pid, as on Linux), not yet registered or queued.
-pub fn create_with(loaded: crate::loader::Loaded, files: FdTable) -> (&'static Process, Thread) {
-    let main = crate::loader::main_thread(1, &loaded);
+pub fn create_with(loaded: crate::loader::Loaded, files: FdTable) -> Option<(&'static Process, Thread)> {
+    let main = crate::loader::main_thread(1, &loaded)?;
     let p = create(loaded.mm, files);
     p.next_tid.store(2, Ordering::Relaxed);
-    (p, main)
+    Some((p, main))
 }
 
 fn create(mm: AddressSpace, files: FdTable) -> &'static Process {

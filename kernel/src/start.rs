@@ -131,7 +131,9 @@ fn start_program(m: &machine::Machine, args: &BootArgs) {
         Ok(l) => l,
         Err(e) => fail(STATUS_CANNOT_EXECUTE, format_args!("{init_path}: cannot run: {e}")),
     };
-    let p = process::create_with(loaded, FdTable::with_console());
+    let Some(p) = process::create_with(loaded, FdTable::with_console()) else {
+        fail(STATUS_CANNOT_EXECUTE, format_args!("{init_path}: out of memory"))
+    };
     if args.verbose {
         let ms = clock::ns_to_ms_since_boot(KERNEL_ENTRY_TICKS.load(Ordering::Relaxed));
         crate::println!("gometal: starting {init_path} ({} KiB), kernel entered at {ms} ms", node.data.len() / 1024);

@@ -168,6 +168,15 @@ impl VmaMap {
             .filter(|v| addr < v.end)
     }
 
+    /// The number of areas (Linux caps it: vm.max_map_count).
+    pub fn len(&self) -> usize {
+        self.areas.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.areas.is_empty()
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &Vma> {
         self.areas.values()
     }

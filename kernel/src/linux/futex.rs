@@ -5,7 +5,7 @@
 use super::{Args, SysResult};
 use crate::mm::uaccess;
 use crate::sched::clock;
-use crate::sched::scheduler::{prepare_block, wake as wake_thread};
+use crate::sched::scheduler::{finish_block, prepare_block, wake as wake_thread};
 use crate::sched::{current, schedule, Thread};
 use alloc::sync::Arc;
 use core::sync::atomic::Ordering;
@@ -75,9 +75,10 @@ fn wait(uaddr: u64, val: u32, deadline: Option<u64>) -> SysResult {
         return Err(ETIMEDOUT);
     }
     table.wait(uaddr, Waiter { tid: t.tid, thread: t.clone() });
-    prepare_block(&t, deadline);
+    let generation = prepare_block(&t, deadline);
     drop(table);
     schedule();
+    finish_block(&t, deadline, generation);
     // Still queued means no FUTEX_WAKE took us: a timeout or a signal.
     if FUTEXES.lock().remove(uaddr, |w| w.tid == t.tid) {
         if deadline.is_some_and(|d| clock::monotonic_ns() >= d) {

@@ -40,6 +40,7 @@ pub fn mmap(a: &Args) -> SysResult {
     }
     let prot = Prot::from_linux(prot as usize);
     let mut mm = process().mm.lock();
+    room_to_split(&mm)?;
     if flags & (MAP_FIXED | MAP_FIXED_NOREPLACE) != 0 {
         let len = user_range(addr, len)?;
         if flags & MAP_FIXED_NOREPLACE != 0 && mm.vmas.find_free(len, addr) != Some(addr) {
@@ -54,17 +55,29 @@ pub fn mmap(a: &Args) -> SysResult {
     mm.map(hint, len, prot, false).map(|a| a as isize).ok_or(ENOMEM)
 }
 
+/// Splitting an area adds one: refuse it at the limit, as Linux does.
+fn room_to_split(mm: &crate::mm::addrspace::AddressSpace) -> Result<(), isize> {
+    if mm.vmas.len() >= crate::param::MAX_MAP_COUNT {
+        return Err(ENOMEM);
+    }
+    Ok(())
+}
+
 pub fn munmap(a: &Args) -> SysResult {
     // Linux answers EINVAL (not ENOMEM) for ranges outside the user half.
     let len = user_range(a[0], a[1]).map_err(|_| EINVAL)?;
-    process().mm.lock().unmap(a[0], len);
+    let mut mm = process().mm.lock();
+    room_to_split(&mm)?;
+    mm.unmap(a[0], len);
     Ok(0)
 }
 
 pub fn mprotect(a: &Args) -> SysResult {
     let len = user_range(a[0], a[1])?;
     let prot = Prot::from_linux(a[2] as usize);
-    process().mm.lock().protect(a[0], len, prot).map_err(|_| ENOMEM)?;
+    let mut mm = process().mm.lock();
+    room_to_split(&mm)?;
+    mm.protect(a[0], len, prot).map_err(|_| ENOMEM)?;
     Ok(0)
 }
 

@@ -43,7 +43,8 @@ pub fn clone(a: &Args) -> SysResult {
     arch::save_fp(parent.fp());
     let blocked = parent.signals.lock().blocked;
     let tid = process().alloc_tid();
-    let child = Arc::new(Thread::new(tid, frame, parent.fp().clone(), ThreadSignals::inherit(blocked)));
+    let child = Thread::new(tid, frame, parent.fp().clone(), ThreadSignals::inherit(blocked)).ok_or(EAGAIN)?;
+    let child = Arc::new(child);
     if flags & CLONE_CHILD_CLEARTID != 0 {
         child.clear_child_tid.store(child_tid, Ordering::Relaxed);
     }

@@ -27,6 +27,19 @@ pub fn alloc_zeroed() -> Option<u64> {
     Some(pa)
 }
 
+/// `pages` physically contiguous frames (not zeroed), for kernel stacks.
+pub fn alloc_contiguous(pages: usize) -> Option<u64> {
+    let pa = (FRAMES.lock().alloc(pages)? as u64) << SHIFT;
+    let used = IN_USE.fetch_add(pages, Ordering::Relaxed) + pages;
+    PEAK.fetch_max(used, Ordering::Relaxed);
+    Some(pa)
+}
+
+pub fn free_contiguous(pa: u64, pages: usize) {
+    FRAMES.lock().dealloc((pa >> SHIFT) as usize, pages);
+    IN_USE.fetch_sub(pages, Ordering::Relaxed);
+}
+
 pub fn free(pa: u64) {
     FRAMES.lock().dealloc((pa >> SHIFT) as usize, 1);
     IN_USE.fetch_sub(1, Ordering::Relaxed);

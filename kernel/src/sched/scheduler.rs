@@ -95,6 +95,14 @@ pub fn prepare_block(t: &Arc<Thread>, deadline_ns: Option<u64>) -> u64 {
     generation
 }
 
+/// Ends a wait begun with `prepare_block` once the thread runs again: drops
+/// its timer if the wait ended before the deadline.
+pub fn finish_block(t: &Arc<Thread>, deadline_ns: Option<u64>, generation: u64) {
+    if let Some(d) = deadline_ns {
+        timer::cancel(d, t, generation);
+    }
+}
+
 /// Makes a blocked thread runnable again. Waking a thread that is not
 /// blocked does nothing (wakeups may race with timeouts).
 pub fn wake(t: &Arc<Thread>) {

@@ -3,10 +3,12 @@
 //! accounting need.
 
 use crate::arch::{Context, FpState, TrapFrame};
+use crate::memlayout::phys_to_virt;
+use crate::mm::frames;
 use crate::param::KERNEL_STACK_SIZE;
+
+const KERNEL_STACK_PAGES: usize = KERNEL_STACK_SIZE / crate::memlayout::PAGE_SIZE;
 use crate::signal::ThreadSignals;
-use alloc::boxed::Box;
-use alloc::vec;
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use spin::Mutex;
@@ -28,7 +30,10 @@ pub struct Thread {
     /// Callee-saved registers of the kernel side while switched out.
     context: UnsafeCell<Context>,
     fp: UnsafeCell<FpState>,
-    kernel_stack: Box<[u64]>,
+    /// Physical address of the kernel stack (KERNEL_STACK_SIZE bytes of
+    /// contiguous frames: taken from program memory, not the kernel heap, so
+    /// a program making threads runs out of memory with EAGAIN, not a panic).
+    kernel_stack: u64,
     pub state: Mutex<ThreadState>,
     /// True while a hart is running this thread or still switching away
     /// from it; another hart must not resume it until it is false.
@@ -50,8 +55,9 @@ unsafe impl Sync for Thread {}
 unsafe impl Send for Thread {}
 
 impl Thread {
-    pub fn new(tid: u32, frame: TrapFrame, fp: FpState, signals: ThreadSignals) -> Self {
-        let kernel_stack = vec![0u64; KERNEL_STACK_SIZE / 8].into_boxed_slice();
+    /// A new thread, or None when there is no memory for its kernel stack.
+    pub fn new(tid: u32, frame: TrapFrame, fp: FpState, signals: ThreadSignals) -> Option<Self> {
+        let kernel_stack = frames::alloc_contiguous(KERNEL_STACK_PAGES)?;
         let t = Thread {
             tid,
             frame: UnsafeCell::new(frame),
@@ -67,12 +73,11 @@ impl Thread {
         };
         // SAFETY: the thread is not shared yet.
         unsafe { *t.context.get() = Context::new_thread(t.kernel_stack_top(), t.frame_ptr() as u64) };
-        t
+        Some(t)
     }
 
     pub fn kernel_stack_top(&self) -> u64 {
-        let base = self.kernel_stack.as_ptr() as u64;
-        (base + (self.kernel_stack.len() * 8) as u64) & !15
+        phys_to_virt(self.kernel_stack) + KERNEL_STACK_SIZE as u64
     }
 
     pub fn frame_ptr(&self) -> *mut TrapFrame {
@@ -101,5 +106,13 @@ impl Thread {
 
     pub fn generation(&self) -> u64 {
         self.wait_generation.load(Ordering::Acquire)
+    }
+}
+
+impl Drop for Thread {
+    fn drop(&mut self) {
+        // The last reference dies in the scheduler loop, after the hart
+        // switched away from this stack for good.
+        frames::free_contiguous(self.kernel_stack, KERNEL_STACK_PAGES);
     }
 }

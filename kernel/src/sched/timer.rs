@@ -1,52 +1,38 @@
-//! Timed wakeups and the scheduler tick. Sleeping threads wait in a heap
+//! Timed wakeups and the scheduler tick. Sleeping threads wait in a map
 //! ordered by deadline; each hart's timer is programmed (through the SBI) for
-//! the earlier of its next tick and the earliest deadline.
+//! the earlier of its next tick and the earliest deadline. A thread has at
+//! most one entry (it waits for one thing at a time), and removes it when it
+//! is woken early, so the map never grows beyond the number of threads.
 
+use super::clock;
 use super::hart::Hart;
 use super::scheduler::wake_if_generation;
 use super::thread::Thread;
-use super::clock;
 use crate::param::TICK_NS;
-use alloc::collections::BinaryHeap;
+use alloc::collections::BTreeMap;
 use alloc::sync::Arc;
-use core::cmp::{Ordering as CmpOrdering, Reverse};
 use core::sync::atomic::Ordering;
 use spin::Mutex;
 
-struct Sleeper {
-    deadline_ns: u64,
-    generation: u64,
-    thread: Arc<Thread>,
-}
+/// (deadline in monotonic ns, tid, wait generation).
+type Key = (u64, u32, u64);
 
-impl PartialEq for Sleeper {
-    fn eq(&self, o: &Self) -> bool {
-        self.deadline_ns == o.deadline_ns
-    }
-}
-impl Eq for Sleeper {}
-impl PartialOrd for Sleeper {
-    fn partial_cmp(&self, o: &Self) -> Option<CmpOrdering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Sleeper {
-    fn cmp(&self, o: &Self) -> CmpOrdering {
-        self.deadline_ns.cmp(&o.deadline_ns)
-    }
-}
-
-static SLEEPERS: Mutex<BinaryHeap<Reverse<Sleeper>>> = Mutex::new(BinaryHeap::new());
+static SLEEPERS: Mutex<BTreeMap<Key, Arc<Thread>>> = Mutex::new(BTreeMap::new());
 
 /// Wakes `thread` at `deadline_ns` if it is still in wait `generation`.
 pub fn add(deadline_ns: u64, thread: Arc<Thread>, generation: u64) {
-    SLEEPERS.lock().push(Reverse(Sleeper { deadline_ns, generation, thread }));
-    // The boot hart's timer may be set for a later tick: pull it in.
+    SLEEPERS.lock().insert((deadline_ns, thread.tid, generation), thread);
+    // This hart's timer may be set for a later tick: pull it in.
     program(super::hart::this_hart());
 }
 
+/// Forgets a wakeup that is no longer needed (the wait ended early).
+pub fn cancel(deadline_ns: u64, thread: &Thread, generation: u64) {
+    SLEEPERS.lock().remove(&(deadline_ns, thread.tid, generation));
+}
+
 fn earliest() -> Option<u64> {
-    SLEEPERS.lock().peek().map(|s| s.0.deadline_ns)
+    SLEEPERS.lock().keys().next().map(|k| k.0)
 }
 
 /// Wakes every thread whose deadline has passed.
@@ -54,14 +40,14 @@ pub fn fire_expired() {
     let now = clock::monotonic_ns();
     loop {
         let due = {
-            let mut heap = SLEEPERS.lock();
-            match heap.peek() {
-                Some(s) if s.0.deadline_ns <= now => heap.pop().map(|s| s.0),
+            let mut map = SLEEPERS.lock();
+            match map.first_key_value() {
+                Some((k, _)) if k.0 <= now => map.pop_first(),
                 _ => None,
             }
         };
         match due {
-            Some(s) => wake_if_generation(&s.thread, s.generation),
+            Some(((_, _, generation), t)) => wake_if_generation(&t, generation),
             None => break,
         }
     }

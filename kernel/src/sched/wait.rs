@@ -1,7 +1,7 @@
 //! Waiting for a condition: a queue of blocked threads that a state change
 //! wakes, with optional deadline and interruption by signals.
 
-use super::scheduler::{current, prepare_block, schedule, wake};
+use super::scheduler::{current, finish_block, prepare_block, schedule, wake};
 use super::thread::Thread;
 use super::clock;
 use alloc::sync::Arc;
@@ -52,10 +52,11 @@ impl WaitQueue {
             if crate::signal::has_deliverable(&t) {
                 return Err(WaitError::Interrupted);
             }
-            prepare_block(&t, deadline_ns);
+            let generation = prepare_block(&t, deadline_ns);
             q.push(t.clone());
             drop(q);
             schedule();
+            finish_block(&t, deadline_ns, generation);
             self.waiters.lock().retain(|w| !Arc::ptr_eq(w, &t));
         }
     }
@@ -68,8 +69,9 @@ pub fn sleep_until(deadline_ns: u64) -> Result<(), WaitError> {
         if crate::signal::has_deliverable(&t) {
             return Err(WaitError::Interrupted);
         }
-        prepare_block(&t, Some(deadline_ns));
+        let generation = prepare_block(&t, Some(deadline_ns));
         schedule();
+        finish_block(&t, Some(deadline_ns), generation);
     }
     Ok(())
 }
