@@ -100,6 +100,11 @@ pub fn load(bytes: &[u8], argv: &[&[u8]], envp: &[&[u8]]) -> Result<Loaded, Stri
         return Err(String::from("arguments and environment too large"));
     }
     uaccess::copy_out(&mut mm, stack.sp, &stack.image).map_err(|_| "out of memory")?;
+    // Nothing else has seen this address space: frames it retired (none,
+    // normally) can be freed at once.
+    if let Some(r) = mm.take_retired() {
+        r.frames.into_iter().for_each(frames::free);
+    }
     Ok(Loaded { mm, entry: exe.entry, sp: stack.sp })
 }
 

@@ -26,6 +26,7 @@ mod process;
 mod random;
 mod sched;
 mod signal;
+mod smp;
 mod start;
 mod stats;
 mod trap;

@@ -68,6 +68,14 @@ pub fn send_to_thread(t: &Arc<Thread>, signo: usize, info: SigInfo) {
         s.info[signo - 1] = info;
     }
     scheduler::wake(t);
+    // Running on another hart: make it trap now, so the signal (SIGURG for
+    // preemption above all) is delivered without waiting for its next tick.
+    if *t.state.lock() == crate::sched::thread::ThreadState::Running {
+        let h = t.last_hart.load(core::sync::atomic::Ordering::Relaxed);
+        if h < crate::param::MAX_HARTS {
+            crate::smp::interrupt(crate::sched::hart::hart(h));
+        }
+    }
 }
 
 /// A process-directed signal (kill): goes to a thread that does not block it.

@@ -10,6 +10,7 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, Ordering};
 use gometal_core::bootargs::{self, BootArgs};
+use gometal_core::placement::Policy;
 
 /// `time` at the first Rust instruction (the machine started at 0).
 static KERNEL_ENTRY_TICKS: AtomicU64 = AtomicU64::new(0);
@@ -99,10 +100,21 @@ fn report_args(args: &BootArgs) {
     for u in &args.unknown {
         crate::println!("gometal: ignoring unknown kernel argument {:?}", alloc::string::String::from_utf8_lossy(u));
     }
-    if let Some(s) = &args.sched {
-        if args.verbose {
-            crate::println!("gometal: sched={s} requested; this version runs threads on the boot hart only");
-        }
+    let policy = match args.sched.as_deref() {
+        None => runqueue::DEFAULT_POLICY,
+        Some(name) => Policy::parse(name).unwrap_or_else(|| {
+            let names: Vec<&str> = Policy::ALL.iter().map(|p| p.name()).collect();
+            crate::println!(
+                "gometal: unknown sched={name} (choose one of {}); using {}",
+                names.join(", "),
+                runqueue::DEFAULT_POLICY.name()
+            );
+            runqueue::DEFAULT_POLICY
+        }),
+    };
+    runqueue::set_policy(policy, crate::arch::csr::time());
+    if args.verbose {
+        crate::println!("gometal: placement policy {}", policy.name());
     }
 }
 
@@ -154,5 +166,6 @@ extern "C" fn rust_secondary(hartid: usize) -> ! {
     hart::enter(index, hartid);
     let h = hart::hart(index);
     h.set_state(hart::HartState::Online);
+    timer::start(h);
     scheduler::run(h)
 }

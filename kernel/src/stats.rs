@@ -17,12 +17,15 @@ pub fn report_if_requested() {
         return;
     }
     let ms = |ns: u64| ns / 1_000_000;
-    crate::println!("gometal: per-hart statistics:");
-    crate::println!("  hart  state    busy_ms  idle_ms  threads_run  switches  syscalls  interrupts");
+    crate::println!("gometal: per-hart statistics (placement policy {}):", crate::sched::runqueue::policy().name());
+    crate::println!("  hart  state    busy_ms  idle_ms  busy%  threads_run  migrations  steals  ipis_sent  ipis_recv  syscalls  interrupts");
     for h in hart::all().iter().filter(|h| h.state() != HartState::Offline) {
         let s = &h.stats;
+        let busy = s.busy_ns.load(Ordering::Relaxed);
+        let idle = s.idle_ns.load(Ordering::Relaxed);
+        let percent = (busy * 100).checked_div(busy + idle).unwrap_or(0);
         crate::println!(
-            "  {:>4}  {:<7} {:>8} {:>8} {:>12} {:>9} {:>9} {:>11}",
+            "  {:>4}  {:<7} {:>8} {:>8} {:>5}% {:>12} {:>11} {:>7} {:>10} {:>10} {:>9} {:>11}",
             h.hartid(),
             match h.state() {
                 HartState::Online => "online",
@@ -30,10 +33,14 @@ pub fn report_if_requested() {
                 HartState::Error => "error",
                 _ => "booting",
             },
-            ms(s.busy_ns.load(Ordering::Relaxed)),
-            ms(s.idle_ns.load(Ordering::Relaxed)),
+            ms(busy),
+            ms(idle),
+            percent,
             s.threads_run.load(Ordering::Relaxed),
-            s.switches.load(Ordering::Relaxed),
+            s.migrations.load(Ordering::Relaxed),
+            s.steals.load(Ordering::Relaxed),
+            s.ipis_sent.load(Ordering::Relaxed),
+            s.ipis_received.load(Ordering::Relaxed),
             s.syscalls.load(Ordering::Relaxed),
             s.interrupts.load(Ordering::Relaxed),
         );

@@ -70,9 +70,10 @@ pub fn return_to_user() -> ! {
 fn handle_interrupt(hart: &Hart, code: u64) -> bool {
     hart.stats.interrupts.fetch_add(1, Ordering::Relaxed);
     match code {
-        IRQ_TIMER => timer::on_interrupt(hart),
+        IRQ_TIMER => timer::on_interrupt(hart) && crate::sched::runqueue::has_local_work(hart),
         IRQ_SOFTWARE => {
             csr::clear_software_interrupt();
+            crate::smp::handle_ipi(hart);
             false
         }
         IRQ_EXTERNAL => {

@@ -16,6 +16,7 @@ pub mod errno;
 pub mod futex;
 pub mod initstack;
 pub mod pagetable;
+pub mod placement;
 pub mod sigframe;
 pub mod signal;
 pub mod sysno;

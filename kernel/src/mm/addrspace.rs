@@ -38,6 +38,16 @@ pub struct AddressSpace {
     /// The program break: where brk's heap starts and where it ends now.
     pub brk_start: u64,
     pub brk: u64,
+    /// Frames unmapped but possibly still cached in other harts' TLBs.
+    retired: Vec<u64>,
+    /// Entries were removed or weakened since the last `take_retired`.
+    stale_tlbs: bool,
+}
+
+/// Frames to free once every hart has flushed its TLB for `root`.
+pub struct Retired {
+    pub root: u64,
+    pub frames: Vec<u64>,
 }
 
 const PAGE: u64 = PAGE_SIZE as u64;
@@ -83,6 +93,8 @@ impl AddressSpace {
             resident: 0,
             brk_start: 0,
             brk: 0,
+            retired: Vec::new(),
+            stale_tlbs: false,
         })
     }
 
@@ -113,14 +125,26 @@ impl AddressSpace {
 
     /// Frees the frames behind [start, end); the areas stay mapped, so the
     /// pages read back as zero on next touch (madvise DONTNEED, munmap).
+    /// The frames are only retired: other harts may still cache translations
+    /// to them until `take_retired`'s caller has shot their TLBs down.
     pub fn discard(&mut self, start: u64, end: u64) {
-        let mut n = 0;
-        pagetable::unmap_range(self.root, start, end, |pa| {
-            frames::free(pa);
-            n += 1;
-        });
-        self.resident -= n;
+        let mut retired = core::mem::take(&mut self.retired);
+        pagetable::unmap_range(self.root, start, end, |pa| retired.push(pa));
+        self.resident -= retired.len() - self.retired.len();
+        self.retired = retired;
+        self.stale_tlbs = true;
         crate::mm::tlb::flush_range(start, end);
+    }
+
+    /// What other harts must forget before the frames can be reused: call
+    /// after changing mappings, then release the lock and pass the result to
+    /// `tlb::shootdown_and_free`.
+    pub fn take_retired(&mut self) -> Option<Retired> {
+        if !self.stale_tlbs {
+            return None;
+        }
+        self.stale_tlbs = false;
+        Some(Retired { root: self.root, frames: core::mem::take(&mut self.retired) })
     }
 
     /// Maps a new area. With `fixed` it replaces whatever was there (MAP_FIXED);
@@ -151,6 +175,7 @@ impl AddressSpace {
             pt::set_flags(&mut PhysFrames, self.root, va, flags);
             va += PAGE;
         }
+        self.stale_tlbs = true;
         crate::mm::tlb::flush_range(start, end);
         Ok(())
     }
@@ -166,6 +191,9 @@ impl Drop for AddressSpace {
     fn drop(&mut self) {
         let all: Vec<(u64, u64)> = self.vmas.iter().map(|v| (v.start, v.end)).collect();
         self.discard_ranges(&all);
+        for pa in self.retired.drain(..) {
+            frames::free(pa);
+        }
         pt::free_user_tables(&mut PhysFrames, self.root);
         frames::free(self.root);
     }

@@ -7,7 +7,7 @@ use crate::arch::{csr, Context};
 use crate::param::MAX_HARTS;
 use alloc::sync::Arc;
 use core::cell::UnsafeCell;
-use core::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 
 /// Lifecycle of a hart (InfOS's states).
 #[repr(u8)]
@@ -32,6 +32,12 @@ pub struct HartStats {
     pub idle_ns: AtomicU64,
     pub threads_run: AtomicU64,
     pub switches: AtomicU64,
+    /// Threads that last ran on another hart.
+    pub migrations: AtomicU64,
+    /// Threads this hart took from another hart's queue.
+    pub steals: AtomicU64,
+    pub ipis_sent: AtomicU64,
+    pub ipis_received: AtomicU64,
     pub syscalls: AtomicU64,
     pub interrupts: AtomicU64,
 }
@@ -46,6 +52,13 @@ pub struct Hart {
     pub page_table: AtomicU64,
     /// Next tick deadline in `time` ticks.
     pub next_tick: AtomicU64,
+    /// In the idle loop (or about to wait): new work needs an IPI.
+    pub idle: AtomicBool,
+    /// Running a thread (for placement's load count).
+    pub running: AtomicBool,
+    /// TLB shootdown generations asked of this hart, and done by it.
+    pub tlb_requested: AtomicU64,
+    pub tlb_done: AtomicU64,
     pub stats: HartStats,
 }
 
@@ -62,11 +75,19 @@ impl Hart {
             current: UnsafeCell::new(None),
             page_table: AtomicU64::new(0),
             next_tick: AtomicU64::new(0),
+            idle: AtomicBool::new(false),
+            running: AtomicBool::new(false),
+            tlb_requested: AtomicU64::new(0),
+            tlb_done: AtomicU64::new(0),
             stats: HartStats {
                 busy_ns: AtomicU64::new(0),
                 idle_ns: AtomicU64::new(0),
                 threads_run: AtomicU64::new(0),
                 switches: AtomicU64::new(0),
+                migrations: AtomicU64::new(0),
+                steals: AtomicU64::new(0),
+                ipis_sent: AtomicU64::new(0),
+                ipis_received: AtomicU64::new(0),
                 syscalls: AtomicU64::new(0),
                 interrupts: AtomicU64::new(0),
             },
@@ -90,6 +111,10 @@ impl Hart {
 
     pub fn set_state(&self, s: HartState) {
         self.state.store(s as u8, Ordering::Release);
+    }
+
+    pub fn is_running(&self) -> bool {
+        self.running.load(Ordering::Relaxed)
     }
 
     pub fn hartid(&self) -> usize {

@@ -27,13 +27,18 @@ pub fn run(hart: &'static Hart) -> ! {
 fn run_thread(hart: &Hart, t: Arc<Thread>) {
     // The hart that ran it last may still be switching away from it.
     while t.on_cpu.load(Ordering::Acquire) {
+        crate::smp::serve_flush(hart);
         core::hint::spin_loop();
     }
     t.on_cpu.store(true, Ordering::Relaxed);
     *t.state.lock() = ThreadState::Running;
-    t.last_hart.store(hart.index(), Ordering::Relaxed);
+    let last = t.last_hart.swap(hart.index(), Ordering::Relaxed);
+    if last != hart.index() && last != usize::MAX {
+        hart.stats.migrations.fetch_add(1, Ordering::Relaxed);
+    }
     hart.stats.threads_run.fetch_add(1, Ordering::Relaxed);
     let ctx = t.context_ptr();
+    hart.running.store(true, Ordering::Relaxed);
     hart.set_current(Some(t));
     let start = clock::monotonic_ns();
     // SAFETY: both contexts live in structures that outlive the switch: the
@@ -42,6 +47,7 @@ fn run_thread(hart: &Hart, t: Arc<Thread>) {
     hart.stats.busy_ns.fetch_add(clock::monotonic_ns() - start, Ordering::Relaxed);
     hart.stats.switches.fetch_add(1, Ordering::Relaxed);
     let t = hart.set_current(None).expect("thread vanished");
+    hart.running.store(false, Ordering::Relaxed);
     t.on_cpu.store(false, Ordering::Release);
     // An exited thread's last reference usually dies here, with its stack,
     // now that nothing runs on that stack any more.
@@ -50,6 +56,9 @@ fn run_thread(hart: &Hart, t: Arc<Thread>) {
 /// Waits for work, handling interrupts by polling (S-mode never takes them).
 fn idle(hart: &Hart) {
     let start = clock::monotonic_ns();
+    // Announce idleness before the last look at the queues: whoever queues
+    // work after that look sees `idle` and sends an IPI, which wfi notices.
+    hart.idle.store(true, Ordering::SeqCst);
     loop {
         crate::trap::poll_interrupts(hart);
         if runqueue::has_work(hart) {
@@ -57,6 +66,7 @@ fn idle(hart: &Hart) {
         }
         arch::wait_for_interrupt();
     }
+    hart.idle.store(false, Ordering::SeqCst);
     hart.stats.idle_ns.fetch_add(clock::monotonic_ns() - start, Ordering::Relaxed);
 }
 
@@ -75,11 +85,12 @@ pub fn schedule() {
     arch::restore_fp(this_hart().current().expect("resumed without a thread").fp());
 }
 
-/// Gives the hart to another ready thread, if any.
+/// Gives the hart to another ready thread, if any (the current thread
+/// waits at the back of this hart's queue).
 pub fn yield_now() {
     let t = current();
     *t.state.lock() = ThreadState::Runnable;
-    runqueue::enqueue(t);
+    runqueue::requeue_here(t);
     schedule();
 }
 

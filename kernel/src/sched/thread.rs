@@ -69,7 +69,7 @@ impl Thread {
             wait_generation: AtomicU64::new(0),
             signals: Mutex::new(signals),
             clear_child_tid: AtomicU64::new(0),
-            last_hart: AtomicUsize::new(0),
+            last_hart: AtomicUsize::new(usize::MAX),
         };
         // SAFETY: the thread is not shared yet.
         unsafe { *t.context.get() = Context::new_thread(t.kernel_stack_top(), t.frame_ptr() as u64) };
@@ -102,6 +102,11 @@ impl Thread {
     pub fn fp(&self) -> &mut FpState {
         // SAFETY: as for `frame`.
         unsafe { &mut *self.fp.get() }
+    }
+
+    /// Whether the thread has run at all (so `last_hart` means something).
+    pub fn ran_before(&self) -> bool {
+        self.last_hart.load(Ordering::Relaxed) != usize::MAX
     }
 
     pub fn generation(&self) -> u64 {

@@ -1,0 +1,80 @@
+//! Talking to other harts: IPIs that wake an idle hart or make a busy one
+//! trap (to deliver a signal promptly), and TLB shootdown.
+//!
+//! Shootdown protocol: the initiator bumps a global generation, records it
+//! as each target's request and IPIs them; a target flushes its whole TLB
+//! and records the generation as done, either in its IPI handler or in any
+//! wait loop. The initiator holds no lock while it waits (so a target
+//! spinning on a lock cannot deadlock it) and frees the unmapped frames only
+//! after every target has flushed: a stale TLB entry can never reach a
+//! frame that was reused.
+
+use crate::arch::csr;
+use crate::sched::hart::{self, Hart};
+use core::sync::atomic::{AtomicU64, Ordering};
+
+static TLB_GENERATION: AtomicU64 = AtomicU64::new(0);
+
+/// Sends a software interrupt to `target`.
+pub fn send_ipi(target: &Hart) {
+    let me = hart::this_hart();
+    me.stats.ipis_sent.fetch_add(1, Ordering::Relaxed);
+    let _ = sbi_rt::send_ipi(sbi_rt::HartMask::from_mask_base(1, target.hartid()));
+}
+
+/// Makes sure `target` notices new work: IPI it if it is idle (or about to
+/// be) and is not the caller's own hart.
+pub fn kick(target: &Hart) {
+    let me = hart::this_hart();
+    if core::ptr::eq(me, target) {
+        return;
+    }
+    if target.idle.load(Ordering::SeqCst) {
+        send_ipi(target);
+    }
+}
+
+/// Makes `target` trap soon if it is running a user thread (signal delivery).
+pub fn interrupt(target: &Hart) {
+    if !core::ptr::eq(hart::this_hart(), target) {
+        send_ipi(target);
+    }
+}
+
+/// Called when this hart takes or polls an IPI: does requested work.
+pub fn handle_ipi(me: &Hart) {
+    me.stats.ipis_received.fetch_add(1, Ordering::Relaxed);
+    serve_flush(me);
+}
+
+/// Flushes this hart's TLB if a shootdown asked for it.
+pub fn serve_flush(me: &Hart) {
+    let requested = me.tlb_requested.load(Ordering::Acquire);
+    if requested > me.tlb_done.load(Ordering::Relaxed) {
+        csr::flush_tlb_all();
+        me.tlb_done.store(requested, Ordering::Release);
+    }
+}
+
+/// Flushes every other hart's TLB entries for the address space `root` and
+/// waits until all have. The caller must hold no lock.
+pub fn shootdown(root: u64) {
+    let me = hart::this_hart();
+    let generation = TLB_GENERATION.fetch_add(1, Ordering::AcqRel) + 1;
+    let mut targets = [false; crate::param::MAX_HARTS];
+    for (i, h) in hart::all().iter().enumerate() {
+        if core::ptr::eq(h, me) || h.page_table.load(Ordering::Acquire) != root {
+            continue;
+        }
+        h.tlb_requested.fetch_max(generation, Ordering::AcqRel);
+        send_ipi(h);
+        targets[i] = true;
+    }
+    for (i, h) in hart::all().iter().enumerate() {
+        while targets[i] && h.tlb_done.load(Ordering::Acquire) < generation {
+            serve_flush(me); // another hart may be waiting for us meanwhile
+            core::hint::spin_loop();
+        }
+    }
+    csr::flush_tlb_all();
+}
