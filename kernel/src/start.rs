@@ -3,7 +3,7 @@
 
 use crate::boot::{harts, machine};
 use crate::drivers::{plic, poweroff, rtc, uart};
-use crate::fs::{fd::FdTable, initramfs};
+use crate::fs::{fd::FdTable, tree};
 use crate::sched::{clock, hart, runqueue, scheduler, timer};
 use crate::{loader, mm, process};
 use alloc::sync::Arc;
@@ -128,18 +128,27 @@ fn start_program(m: &machine::Machine, args: &BootArgs) {
     // or written, so it can be borrowed for the rest of the boot.
     let archive: &'static [u8] =
         unsafe { core::slice::from_raw_parts(crate::memlayout::phys_to_virt(initrd.start) as *const u8, len) };
-    if let Err(e) = initramfs::init(archive) {
+    if let Err(e) = tree::init(archive) {
         fail(STATUS_NOT_FOUND, format_args!("the initramfs is not a valid cpio archive: {e:?}"));
     }
     let init_path = alloc::string::String::from_utf8_lossy(&args.init).into_owned();
-    let node = match crate::fs::path::resolve(b"/", &args.init, true) {
-        Ok((_, n)) if !n.is_dir() => n,
+    let node = match tree::resolve(&args.init, true) {
+        Ok(f) if !f.node.is_dir() => f.node,
         _ => fail(STATUS_NOT_FOUND, format_args!("{init_path}: not found in the initramfs")),
+    };
+    let image = match &node.kind {
+        crate::fs::inode::Kind::File(data) => {
+            let d = data.lock();
+            let mut bytes = alloc::vec![0u8; d.size as usize];
+            d.read(0, &mut bytes);
+            bytes
+        }
+        _ => fail(STATUS_CANNOT_EXECUTE, format_args!("{init_path}: not a regular file")),
     };
     let mut argv: Vec<&[u8]> = alloc::vec![args.init.as_slice()];
     argv.extend(args.args.iter().map(|a| a.as_slice()));
     let envp: Vec<&[u8]> = args.env.iter().map(|e| e.as_slice()).collect();
-    let loaded = match loader::load(node.data, &argv, &envp) {
+    let loaded = match loader::load(&image, &argv, &envp) {
         Ok(l) => l,
         Err(e) => fail(STATUS_CANNOT_EXECUTE, format_args!("{init_path}: cannot run: {e}")),
     };
@@ -148,7 +157,7 @@ fn start_program(m: &machine::Machine, args: &BootArgs) {
     };
     if args.verbose {
         let ms = clock::ns_to_ms_since_boot(KERNEL_ENTRY_TICKS.load(Ordering::Relaxed));
-        crate::println!("gometal: starting {init_path} ({} KiB), kernel entered at {ms} ms", node.data.len() / 1024);
+        crate::println!("gometal: starting {init_path} ({} KiB), kernel entered at {ms} ms", image.len() / 1024);
     }
     let main = Arc::new(p.1);
     p.0.add_thread(main.clone()).expect("first thread");
@@ -163,9 +172,14 @@ extern "C" fn rust_secondary(hartid: usize) -> ! {
             crate::arch::wait_for_interrupt();
         }
     };
-    hart::enter(index, hartid);
     let h = hart::hart(index);
-    h.set_state(hart::HartState::Online);
+    if !h.transition(hart::HartState::Bootstrap, hart::HartState::Online) {
+        // The boot hart gave up on us: stay out of the way.
+        loop {
+            crate::arch::wait_for_interrupt();
+        }
+    }
+    hart::enter(index, hartid);
     timer::start(h);
     scheduler::run(h)
 }

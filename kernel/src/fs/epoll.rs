@@ -4,10 +4,12 @@
 //! instance with a handful of descriptors.
 
 use super::fd::{FileKind, OpenFile};
+use super::inode::Device;
 use crate::sched::wait::WaitQueue;
 use alloc::collections::BTreeMap;
-use alloc::sync::Arc;
+use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
+use core::sync::atomic::{AtomicU64, Ordering};
 use gometal_core::errno::{EEXIST, ENOENT, EPERM};
 use spin::Mutex;
 
@@ -25,28 +27,47 @@ pub const EPOLL_CTL_MOD: usize = 3;
 /// Threads in epoll_pwait.
 pub static POLL_WAITERS: WaitQueue = WaitQueue::new();
 
+/// Bumped at every readiness change of a file without a counter of its own.
+static GENERATION: AtomicU64 = AtomicU64::new(0);
+
 /// Called after any change that may make a file ready.
 pub fn notify() {
+    GENERATION.fetch_add(1, Ordering::AcqRel);
     POLL_WAITERS.wake_all();
 }
 
-/// The readiness of a file, as epoll event bits.
-pub fn readiness(file: &OpenFile) -> u32 {
+fn bits(readable: bool, writable: bool) -> u32 {
+    (if readable { EPOLLIN } else { 0 }) | if writable { EPOLLOUT } else { 0 }
+}
+
+/// The readiness of a file as epoll event bits, and a counter that changes
+/// whenever its state may have (edge-triggered interest reports a ready
+/// file again only after the counter moved: new data arrived).
+pub fn readiness(file: &OpenFile) -> (u32, u64) {
+    let global = GENERATION.load(Ordering::Acquire);
     match &file.kind {
-        FileKind::Console => EPOLLOUT | if crate::console::input_ready() { EPOLLIN } else { 0 },
-        FileKind::EventFd(e) => {
-            (if e.readable() { EPOLLIN } else { 0 }) | if e.writable() { EPOLLOUT } else { 0 }
+        FileKind::Device(Device::Console) => (bits(crate::console::input_ready(), true), global),
+        FileKind::EventFd(e) => (bits(e.readable(), e.writable()), global),
+        FileKind::PipeRead(p) => {
+            let hup = if p.hung_up_for_reader() { EPOLLHUP } else { 0 };
+            (bits(p.readable(), false) | hup, p.generation.load(Ordering::Acquire))
         }
-        _ => EPOLLIN | EPOLLOUT,
+        FileKind::PipeWrite(p) => {
+            let err = if p.broken_for_writer() { EPOLLERR } else { 0 };
+            (bits(false, p.writable()) | err, p.generation.load(Ordering::Acquire))
+        }
+        _ => (EPOLLIN | EPOLLOUT, global),
     }
 }
 
 struct Interest {
     events: u32,
     data: u64,
-    file: Arc<OpenFile>,
-    /// For edge-triggered interest: what was last reported.
-    reported: u32,
+    /// Not a strong reference: closing the last descriptor of a file ends
+    /// its registration, as on Linux.
+    file: Weak<OpenFile>,
+    /// For edge-triggered interest: the file's counter when last reported.
+    reported_at: Option<u64>,
     disabled: bool,
 }
 
@@ -60,7 +81,7 @@ impl Epoll {
     }
 
     pub fn control(&self, op: usize, fd: usize, file: Arc<OpenFile>, events: u32, data: u64) -> Result<(), isize> {
-        if matches!(file.kind, FileKind::Regular(_) | FileKind::Directory { .. }) {
+        if matches!(file.kind, FileKind::File(_) | FileKind::Directory { .. }) {
             return Err(EPERM); // as Linux: regular files are always ready
         }
         let mut map = self.interest.lock();
@@ -70,7 +91,8 @@ impl Epoll {
                 if op == EPOLL_CTL_MOD && !map.contains_key(&fd) {
                     return Err(ENOENT);
                 }
-                map.insert(fd, Interest { events, data, file, reported: 0, disabled: false });
+                let file = Arc::downgrade(&file);
+                map.insert(fd, Interest { events, data, file, reported_at: None, disabled: false });
                 Ok(())
             }
             EPOLL_CTL_DEL => map.remove(&fd).map(|_| ()).ok_or(ENOENT),
@@ -78,29 +100,36 @@ impl Epoll {
         }
     }
 
-    /// Ready (events, data) pairs, at most `max`.
-    pub fn collect(&self, max: usize) -> Vec<(u32, u64)> {
+    /// Ready (events, data) pairs, at most `max`. The files looked at are
+    /// pushed to `keep`: the caller drops them after releasing its wait
+    /// lock, since dropping a file's last reference may notify waiters.
+    pub fn collect(&self, max: usize, keep: &mut Vec<Arc<OpenFile>>) -> Vec<(u32, u64)> {
         let mut out = Vec::new();
-        for it in self.interest.lock().values_mut() {
+        let mut map = self.interest.lock();
+        map.retain(|_, it| it.file.strong_count() > 0);
+        for it in map.values_mut() {
             if out.len() == max {
                 break;
             }
+            let Some(file) = it.file.upgrade() else { continue };
             if it.disabled {
                 continue;
             }
-            let ready = readiness(&it.file) & (it.events | EPOLLERR | EPOLLHUP);
+            let (state, generation) = readiness(&file);
+            keep.push(file);
+            let ready = state & (it.events | EPOLLERR | EPOLLHUP);
+            if ready == 0 {
+                continue;
+            }
             if it.events & EPOLLET != 0 {
-                let new = ready & !it.reported;
-                it.reported = ready;
-                if new == 0 {
+                if it.reported_at == Some(generation) {
                     continue;
                 }
+                it.reported_at = Some(generation);
             }
-            if ready != 0 {
-                out.push((ready, it.data));
-                if it.events & EPOLLONESHOT != 0 {
-                    it.disabled = true;
-                }
+            out.push((ready, it.data));
+            if it.events & EPOLLONESHOT != 0 {
+                it.disabled = true;
             }
         }
         out

@@ -2,7 +2,8 @@
 
 use super::epoll::Epoll;
 use super::eventfd::EventFd;
-use super::initramfs::Node;
+use super::inode::{Device, Inode};
+use super::pipe::Pipe;
 use crate::param::MAX_FDS;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
@@ -10,23 +11,15 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use gometal_core::errno::{EBADF, EMFILE};
 use spin::Mutex;
 
-/// Device files the kernel provides itself.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Device {
-    Null,
-    Zero,
-    /// /dev/random and /dev/urandom.
-    Random,
-}
-
 pub enum FileKind {
-    /// The serial console: stdin, stdout and stderr.
-    Console,
+    /// /dev/null, /dev/zero, /dev/urandom, and the console (fds 0-2).
     Device(Device),
-    Regular(&'static Node),
-    Directory { path: Vec<u8>, node: &'static Node },
+    File(Arc<Inode>),
+    Directory { path: Vec<u8>, node: Arc<Inode> },
     EventFd(Arc<EventFd>),
     Epoll(Arc<Epoll>),
+    PipeRead(Arc<Pipe>),
+    PipeWrite(Arc<Pipe>),
 }
 
 pub const O_NONBLOCK: u32 = 0o4000;
@@ -39,12 +32,36 @@ pub struct OpenFile {
     pub status: AtomicU32,
 }
 
+pub const O_ACCMODE: u32 = 3;
+pub const O_RDONLY: u32 = 0;
+pub const O_WRONLY: u32 = 1;
+
 impl OpenFile {
+    pub fn readable(&self) -> bool {
+        self.status.load(Ordering::Relaxed) & O_ACCMODE != O_WRONLY
+    }
+    pub fn writable(&self) -> bool {
+        self.status.load(Ordering::Relaxed) & O_ACCMODE != O_RDONLY
+    }
+    pub fn appending(&self) -> bool {
+        self.status.load(Ordering::Relaxed) & O_APPEND != 0
+    }
     pub fn new(kind: FileKind, status: u32) -> Arc<Self> {
         Arc::new(OpenFile { kind, offset: Mutex::new(0), status: AtomicU32::new(status) })
     }
     pub fn nonblocking(&self) -> bool {
         self.status.load(Ordering::Relaxed) & O_NONBLOCK != 0
+    }
+}
+
+impl Drop for OpenFile {
+    fn drop(&mut self) {
+        // The last descriptor (and dup) of a pipe end is gone.
+        match &self.kind {
+            FileKind::PipeRead(p) => p.close_end(false),
+            FileKind::PipeWrite(p) => p.close_end(true),
+            _ => {}
+        }
     }
 }
 
@@ -63,7 +80,7 @@ const O_RDWR: u32 = 2;
 impl FdTable {
     /// fds 0, 1 and 2 on the console.
     pub fn with_console() -> Self {
-        let console = OpenFile::new(FileKind::Console, O_RDWR);
+        let console = OpenFile::new(FileKind::Device(Device::Console), O_RDWR);
         let slot = Some(Slot { file: console, cloexec: false });
         FdTable { slots: alloc::vec![slot.clone(), slot.clone(), slot] }
     }
@@ -78,16 +95,17 @@ impl FdTable {
         Ok(fd)
     }
 
-    /// Puts `file` at exactly `fd`, closing what was there (dup3).
-    pub fn install_at(&mut self, fd: usize, file: Arc<OpenFile>, cloexec: bool) -> Result<(), isize> {
+    /// Puts `file` at exactly `fd`; returns what was there (dup3), for the
+    /// caller to drop after releasing the table lock.
+    pub fn install_at(&mut self, fd: usize, file: Arc<OpenFile>, cloexec: bool) -> Result<Option<Arc<OpenFile>>, isize> {
         if fd >= MAX_FDS {
             return Err(EBADF);
         }
         if fd >= self.slots.len() {
             self.slots.resize(fd + 1, None);
         }
-        self.slots[fd] = Some(Slot { file, cloexec });
-        Ok(())
+        let old = self.slots[fd].replace(Slot { file, cloexec });
+        Ok(old.map(|s| s.file))
     }
 
     pub fn get(&self, fd: usize) -> Result<Arc<OpenFile>, isize> {

@@ -1,8 +1,11 @@
-//! Files: the initramfs (read-only), device files, and the kernel objects
-//! that live behind file descriptors (eventfd, epoll).
+//! Files: the in-memory tree unpacked from the initramfs (writable, like
+//! Linux's rootfs), device nodes, pipes, and the kernel objects behind
+//! file descriptors (eventfd, epoll).
 
 pub mod epoll;
 pub mod eventfd;
 pub mod fd;
-pub mod initramfs;
+pub mod inode;
 pub mod path;
+pub mod pipe;
+pub mod tree;

@@ -1,13 +1,32 @@
-//! Turning the paths a program passes into nodes: relative to the working
-//! directory or a directory fd, with symlinks inside the initramfs followed.
+//! From the paths a program passes to nodes: relative paths start at the
+//! working directory or at a directory descriptor (the *at calls).
 
-use super::initramfs::{self, Node};
+use super::fd::{self, FileKind};
+use super::tree::{self, Found};
+use crate::mm::uaccess;
 use crate::process::process;
 use alloc::vec::Vec;
 use gometal_core::cpio::normalize_path;
-use gometal_core::errno::{ELOOP, ENOENT, ENOTDIR};
+use gometal_core::errno::{EBADF, ENOENT, ENOTDIR};
 
-const MAX_SYMLINKS: usize = 8;
+pub const AT_FDCWD: i64 = -100;
+const PATH_MAX: usize = 4096;
+
+/// The working directory.
+pub fn cwd() -> Vec<u8> {
+    process().cwd.lock().clone()
+}
+
+/// The directory a relative path given with `dirfd` starts from.
+pub fn base_dir(dirfd: u64) -> Result<Vec<u8>, isize> {
+    if dirfd as i64 == AT_FDCWD {
+        return Ok(cwd());
+    }
+    match &fd::file(dirfd)?.kind {
+        FileKind::Directory { path, .. } => Ok(path.clone()),
+        _ => Err(if (dirfd as i64) < 0 { EBADF } else { ENOTDIR }),
+    }
+}
 
 /// The absolute, normalized form of `path` seen from directory `base`.
 pub fn absolute(base: &[u8], path: &[u8]) -> Vec<u8> {
@@ -18,37 +37,20 @@ pub fn absolute(base: &[u8], path: &[u8]) -> Vec<u8> {
     }
 }
 
-/// The working directory.
-pub fn cwd() -> Vec<u8> {
-    process().cwd.lock().clone()
+/// Reads a path argument and makes it absolute against `dirfd`. An empty
+/// path is ENOENT (callers that accept AT_EMPTY_PATH check first).
+pub fn user_path(dirfd: u64, ptr: u64) -> Result<Vec<u8>, isize> {
+    let name = uaccess::read_cstr(ptr, PATH_MAX)?;
+    if name.is_empty() {
+        return Err(ENOENT);
+    }
+    if name.starts_with(b"/") {
+        return Ok(normalize_path(&name));
+    }
+    Ok(absolute(&base_dir(dirfd)?, &name))
 }
 
-/// Resolves `path` (absolute or relative to `base`) to a node, following
-/// symlinks in the last component if `follow`, and in every parent.
-pub fn resolve(base: &[u8], path: &[u8], follow: bool) -> Result<(Vec<u8>, &'static Node), isize> {
-    let mut abs = absolute(base, path);
-    for _ in 0..MAX_SYMLINKS {
-        check_parents(&abs)?;
-        let node = initramfs::lookup(&abs).ok_or(ENOENT)?;
-        if !(follow && node.is_symlink()) {
-            return Ok((abs, node));
-        }
-        let dir = initramfs::parent_of(&abs);
-        abs = absolute(&dir, node.data);
-    }
-    Err(ELOOP)
-}
-
-/// Every parent of `abs` must be a directory.
-fn check_parents(abs: &[u8]) -> Result<(), isize> {
-    let mut parent = initramfs::parent_of(abs);
-    while parent.len() > 1 {
-        match initramfs::lookup(&parent) {
-            Some(n) if n.is_dir() => {}
-            Some(_) => return Err(ENOTDIR),
-            None => return Err(ENOENT),
-        }
-        parent = initramfs::parent_of(&parent);
-    }
-    Ok(())
+/// Resolves a path argument.
+pub fn lookup(dirfd: u64, ptr: u64, follow: bool) -> Result<Found, isize> {
+    tree::resolve(&user_path(dirfd, ptr)?, follow)
 }

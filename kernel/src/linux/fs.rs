@@ -1,152 +1,187 @@
-//! File system calls: read, write, open, close, seek, fcntl, directories.
-//! Files come from the read-only initramfs, the console and the device files
-//! (/dev/null, /dev/zero, /dev/urandom); see fs/.
+//! File I/O system calls: open, read, write, seek, close, fcntl, dup, pipes,
+//! truncate. Files live in the in-memory tree (fs/tree.rs); the console and
+//! /dev files are device nodes.
 
 use super::{Args, SysResult};
 use crate::console;
-use crate::fs::fd::{self, Device, FileKind, OpenFile, O_NONBLOCK};
-use crate::fs::initramfs::{self, Node};
+use crate::fs::fd::{self, FileKind, OpenFile, O_ACCMODE, O_APPEND, O_NONBLOCK, O_RDONLY};
+use crate::fs::inode::{Device, Inode, Kind};
 use crate::fs::path;
+use crate::fs::pipe::Pipe;
+use crate::fs::tree;
 use crate::mm::uaccess;
 use crate::process::process;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::Ordering;
-use gometal_core::cpio;
 use gometal_core::errno::*;
 
-pub const AT_FDCWD: i64 = -100;
-const O_ACCMODE: u32 = 3;
 const O_CREAT: u32 = 0o100;
+const O_EXCL: u32 = 0o200;
 const O_TRUNC: u32 = 0o1000;
 const O_DIRECTORY: u32 = 0o200000;
+const O_NOFOLLOW: u32 = 0o400000;
 const O_CLOEXEC: u32 = 0o2000000;
+const O_TMPFILE: u32 = 0o20000000 | O_DIRECTORY;
 /// Largest chunk copied through the kernel at once.
 const CHUNK: usize = 16 * 1024;
-
-/// The directory a *at call's relative path starts from.
-pub fn base_dir(dirfd: u64) -> Result<Vec<u8>, isize> {
-    if dirfd as i64 == AT_FDCWD {
-        return Ok(path::cwd());
-    }
-    match &fd::file(dirfd)?.kind {
-        FileKind::Directory { path, .. } => Ok(path.clone()),
-        _ => Err(ENOTDIR),
-    }
-}
-
-fn device_at(path: &[u8]) -> Option<Device> {
-    match path {
-        b"/dev/null" => Some(Device::Null),
-        b"/dev/zero" => Some(Device::Zero),
-        b"/dev/random" | b"/dev/urandom" => Some(Device::Random),
-        _ => None,
-    }
-}
+const UMASK: u32 = 0o022;
 
 pub fn openat(a: &Args) -> SysResult {
-    let name = uaccess::read_cstr(a[1], 4096)?;
-    let flags = a[2] as u32;
-    let abs = path::absolute(&base_dir(a[0])?, &name);
-    let kind = if let Some(dev) = device_at(&abs) {
-        FileKind::Device(dev)
-    } else if abs == b"/dev/console" || abs == b"/dev/tty" {
-        FileKind::Console
-    } else {
-        let (abs, node) = path::resolve(b"/", &abs, true)?;
-        if flags & (O_CREAT | O_TRUNC) != 0 || flags & O_ACCMODE != 0 {
-            return Err(if node.is_dir() { EISDIR } else { EROFS });
-        }
-        if node.is_dir() {
-            FileKind::Directory { path: abs, node }
-        } else if flags & O_DIRECTORY != 0 {
-            return Err(ENOTDIR);
-        } else {
-            FileKind::Regular(node)
+    let (flags, mode) = (a[2] as u32, a[3] as u32);
+    if flags & O_TMPFILE == O_TMPFILE {
+        return Err(EOPNOTSUPP);
+    }
+    let abs = path::user_path(a[0], a[1])?;
+    let follow = flags & O_NOFOLLOW == 0;
+    let found = match tree::resolve(&abs, follow) {
+        Ok(_) if flags & (O_CREAT | O_EXCL) == O_CREAT | O_EXCL => return Err(EEXIST),
+        Ok(f) => f,
+        Err(ENOENT) if flags & O_CREAT != 0 => create_file(&abs, mode)?,
+        Err(e) => return Err(e),
+    };
+    let node = found.node;
+    let access = flags & O_ACCMODE;
+    let kind = match &node.kind {
+        Kind::Symlink(_) => return Err(ELOOP), // O_NOFOLLOW on a symlink
+        Kind::Dir(_) if access != O_RDONLY || flags & O_CREAT != 0 => return Err(EISDIR),
+        Kind::Dir(_) => FileKind::Directory { path: found.path, node: node.clone() },
+        _ if flags & O_DIRECTORY != 0 => return Err(ENOTDIR),
+        Kind::Device(d) => FileKind::Device(*d),
+        Kind::File(data) => {
+            if flags & O_TRUNC != 0 && access != O_RDONLY {
+                data.lock().truncate(0)?;
+                node.touch();
+            }
+            FileKind::File(node.clone())
         }
     };
-    let file = OpenFile::new(kind, flags & (O_ACCMODE | O_NONBLOCK | fd::O_APPEND));
+    let file = OpenFile::new(kind, flags & (O_ACCMODE | O_NONBLOCK | O_APPEND));
     let fd = process().files.lock().install(file, flags & O_CLOEXEC != 0, 0)?;
     Ok(fd as isize)
 }
 
+fn create_file(abs: &[u8], mode: u32) -> Result<tree::Found, isize> {
+    let (dir, name) = tree::parent_of(abs)?;
+    let node = Inode::new_file(mode & !UMASK, &[], crate::sched::clock::realtime_ns());
+    tree::link(&dir.node, &name, node.clone())?;
+    Ok(tree::Found { path: abs.to_vec(), node })
+}
+
 pub fn close(a: &Args) -> SysResult {
-    process().files.lock().close(a[0] as usize)?;
+    let file = process().files.lock().close(a[0] as usize)?;
+    drop(file); // after the table lock: closing a pipe end wakes waiters
     Ok(0)
 }
 
-/// Reads from `file` at its offset (or `at`, for pread) into user `buf`.
+/// Reads from `file` at its offset (or at `at`, for pread) into user `buf`.
 fn read_file(file: &Arc<OpenFile>, buf: u64, len: usize, at: Option<u64>) -> SysResult {
-    match &file.kind {
-        FileKind::Console => read_console(file, buf, len),
-        FileKind::Device(Device::Null) => Ok(0),
-        FileKind::Device(dev) => {
-            let n = len.min(CHUNK);
-            let mut bytes = alloc::vec![0u8; n];
-            if *dev == Device::Random {
-                crate::random::fill(&mut bytes);
-            }
-            uaccess::write_bytes(buf, &bytes)?;
-            Ok(n as isize)
+    if !file.readable() {
+        return Err(EBADF);
+    }
+    let mut bytes = alloc::vec![0u8; len.min(CHUNK)];
+    let n = match &file.kind {
+        FileKind::Device(Device::Console) => read_console(file, &mut bytes)?,
+        FileKind::Device(Device::Null) => 0,
+        FileKind::Device(Device::Zero) => bytes.len(),
+        FileKind::Device(Device::Random) => {
+            crate::random::fill(&mut bytes);
+            bytes.len()
         }
-        FileKind::Regular(node) => {
+        FileKind::File(node) => {
+            let Kind::File(data) = &node.kind else { return Err(EINVAL) };
             let mut offset = file.offset.lock();
-            let pos = at.unwrap_or(*offset) as usize;
-            let data = node.data.get(pos.min(node.data.len())..).unwrap_or(&[]);
-            let n = data.len().min(len);
-            uaccess::write_bytes(buf, &data[..n])?;
+            let pos = at.unwrap_or(*offset);
+            let n = data.lock().read(pos, &mut bytes);
             if at.is_none() {
                 *offset += n as u64;
             }
-            Ok(n as isize)
+            n
         }
-        FileKind::Directory { .. } => Err(EISDIR),
+        FileKind::PipeRead(p) => p.read(&mut bytes, file.nonblocking())?,
         FileKind::EventFd(e) => {
             if len < 8 {
                 return Err(EINVAL);
             }
-            let v = e.read(file.nonblocking())?;
-            uaccess::write_u64(buf, v)?;
-            Ok(8)
+            bytes[..8].copy_from_slice(&e.read(file.nonblocking())?.to_le_bytes());
+            8
         }
-        FileKind::Epoll(_) => Err(EINVAL),
-    }
-}
-
-fn read_console(file: &OpenFile, buf: u64, len: usize) -> SysResult {
-    let mut bytes = alloc::vec![0u8; len.min(CHUNK)];
-    let n = if file.nonblocking() {
-        console::take_input(&mut bytes).ok_or(EAGAIN)?
-    } else {
-        console::INPUT_WAITERS
-            .wait_until(None, || console::take_input(&mut bytes))
-            .map_err(|_| EINTR)?
+        FileKind::Directory { .. } => return Err(EISDIR),
+        FileKind::PipeWrite(_) | FileKind::Epoll(_) => return Err(EBADF),
     };
     uaccess::write_bytes(buf, &bytes[..n])?;
     Ok(n as isize)
 }
 
-fn write_file(file: &Arc<OpenFile>, buf: u64, len: usize) -> SysResult {
-    match &file.kind {
-        FileKind::Console => {
-            let mut done = 0;
-            while done < len {
-                let n = (len - done).min(CHUNK);
-                let bytes = uaccess::read_bytes(buf + done as u64, n)?;
-                console::write_bytes(&bytes);
-                done += n;
-            }
-            Ok(len as isize)
+fn read_console(file: &OpenFile, bytes: &mut [u8]) -> Result<usize, isize> {
+    if file.nonblocking() {
+        return console::take_input(bytes).ok_or(EAGAIN);
+    }
+    console::INPUT_WAITERS.wait_until(None, || console::take_input(bytes)).map_err(|_| EINTR)
+}
+
+/// Writes user `buf` to `file` at its offset (or `at`, for pwrite).
+fn write_file(file: &Arc<OpenFile>, buf: u64, len: usize, at: Option<u64>) -> SysResult {
+    if !file.writable() {
+        return Err(EBADF);
+    }
+    let mut done = 0;
+    while done < len {
+        let n = (len - done).min(CHUNK);
+        let bytes = uaccess::read_bytes(buf + done as u64, n)?;
+        let wrote = match write_chunk(file, &bytes, at.map(|a| a + done as u64)) {
+            Ok(w) => w,
+            Err(e) if done == 0 => return Err(e),
+            Err(_) => break,
+        };
+        done += wrote;
+        if wrote < n {
+            break;
         }
-        FileKind::Device(_) => Ok(len as isize),
+    }
+    Ok(done as isize)
+}
+
+fn write_chunk(file: &OpenFile, bytes: &[u8], at: Option<u64>) -> Result<usize, isize> {
+    match &file.kind {
+        FileKind::Device(Device::Console) => {
+            console::write_bytes(bytes);
+            Ok(bytes.len())
+        }
+        FileKind::Device(_) => Ok(bytes.len()),
+        FileKind::File(node) => {
+            let Kind::File(data) = &node.kind else { return Err(EINVAL) };
+            let mut offset = file.offset.lock();
+            let mut d = data.lock();
+            let pos = match at {
+                Some(p) => p,
+                None if file.appending() => d.size,
+                None => *offset,
+            };
+            let n = d.write(pos, bytes)?;
+            drop(d);
+            if at.is_none() {
+                *offset = pos + n as u64;
+            }
+            node.touch();
+            Ok(n)
+        }
+        FileKind::PipeWrite(p) => p.write(bytes, file.nonblocking()).inspect_err(|&e| {
+            if e == EPIPE {
+                let t = crate::sched::current();
+                let info = gometal_core::sigframe::SigInfo { signo: 13, code: 0, ..Default::default() };
+                crate::signal::send_to_thread(&t, gometal_core::signal::SIGPIPE, info);
+            }
+        }),
         FileKind::EventFd(e) => {
-            if len < 8 {
+            if bytes.len() < 8 {
                 return Err(EINVAL);
             }
-            e.write(uaccess::read_u64(buf)?, file.nonblocking())?;
+            e.write(u64::from_le_bytes(bytes[..8].try_into().unwrap()), file.nonblocking())?;
             Ok(8)
         }
-        FileKind::Regular(_) | FileKind::Directory { .. } | FileKind::Epoll(_) => Err(EBADF),
+        FileKind::Directory { .. } => Err(EISDIR),
+        FileKind::PipeRead(_) | FileKind::Epoll(_) => Err(EBADF),
     }
 }
 
@@ -155,11 +190,23 @@ pub fn read(a: &Args) -> SysResult {
 }
 
 pub fn pread64(a: &Args) -> SysResult {
-    read_file(&fd::file(a[0])?, a[1], a[2] as usize, Some(a[3]))
+    let file = fd::file(a[0])?;
+    if !matches!(file.kind, FileKind::File(_)) {
+        return Err(ESPIPE);
+    }
+    read_file(&file, a[1], a[2] as usize, Some(a[3]))
 }
 
 pub fn write(a: &Args) -> SysResult {
-    write_file(&fd::file(a[0])?, a[1], a[2] as usize)
+    write_file(&fd::file(a[0])?, a[1], a[2] as usize, None)
+}
+
+pub fn pwrite64(a: &Args) -> SysResult {
+    let file = fd::file(a[0])?;
+    if !matches!(file.kind, FileKind::File(_)) {
+        return Err(ESPIPE);
+    }
+    write_file(&file, a[1], a[2] as usize, Some(a[3]))
 }
 
 /// The (base, len) pairs of an iovec array.
@@ -172,8 +219,7 @@ fn iovecs(ptr: u64, count: u64) -> Result<Vec<(u64, usize)>, isize> {
         .chunks(16)
         .map(|c| {
             let base = u64::from_le_bytes(c[..8].try_into().unwrap());
-            let len = u64::from_le_bytes(c[8..].try_into().unwrap());
-            (base, len as usize)
+            (base, u64::from_le_bytes(c[8..].try_into().unwrap()) as usize)
         })
         .collect())
 }
@@ -195,7 +241,11 @@ pub fn writev(a: &Args) -> SysResult {
     let file = fd::file(a[0])?;
     let mut total = 0;
     for (base, len) in iovecs(a[1], a[2])? {
-        total += write_file(&file, base, len)?;
+        let n = write_file(&file, base, len, None)?;
+        total += n;
+        if (n as usize) < len {
+            break;
+        }
     }
     Ok(total)
 }
@@ -203,9 +253,9 @@ pub fn writev(a: &Args) -> SysResult {
 pub fn lseek(a: &Args) -> SysResult {
     let file = fd::file(a[0])?;
     let size = match &file.kind {
-        FileKind::Regular(node) => node.data.len() as i64,
+        FileKind::File(node) => node.size() as i64,
         FileKind::Directory { .. } => 0,
-        FileKind::Device(_) => return Ok(0),
+        FileKind::Device(d) if *d != Device::Console => return Ok(0),
         _ => return Err(ESPIPE),
     };
     let mut offset = file.offset.lock();
@@ -226,6 +276,7 @@ const F_SETFD: u64 = 2;
 const F_GETFL: u64 = 3;
 const F_SETFL: u64 = 4;
 const F_DUPFD_CLOEXEC: u64 = 1030;
+const F_GETPIPE_SZ: u64 = 1032;
 const FD_CLOEXEC: u64 = 1;
 
 pub fn fcntl(a: &Args) -> SysResult {
@@ -239,15 +290,20 @@ pub fn fcntl(a: &Args) -> SysResult {
         F_GETFL => Ok(file.status.load(Ordering::Relaxed) as isize),
         F_SETFL => {
             let keep = file.status.load(Ordering::Relaxed) & O_ACCMODE;
-            let settable = (a[2] as u32) & (O_NONBLOCK | fd::O_APPEND);
+            let settable = (a[2] as u32) & (O_NONBLOCK | O_APPEND);
             file.status.store(keep | settable, Ordering::Relaxed);
             Ok(0)
+        }
+        F_GETPIPE_SZ if matches!(file.kind, FileKind::PipeRead(_) | FileKind::PipeWrite(_)) => {
+            Ok(crate::fs::pipe::CAPACITY as isize)
         }
         _ => Err(EINVAL),
     }
 }
 
 const FIONBIO: u64 = 0x5421;
+const FIOCLEX: u64 = 0x5451;
+const FIONCLEX: u64 = 0x5450;
 
 pub fn ioctl(a: &Args) -> SysResult {
     let file = fd::file(a[0])?;
@@ -259,6 +315,7 @@ pub fn ioctl(a: &Args) -> SysResult {
             file.status.store(new, Ordering::Relaxed);
             Ok(0)
         }
+        FIOCLEX | FIONCLEX => process().files.lock().set_cloexec(a[0] as usize, a[1] == FIOCLEX).map(|_| 0),
         // The console is a plain serial line, not a terminal with termios.
         _ => Err(ENOTTY),
     }
@@ -274,100 +331,83 @@ pub fn dup3(a: &Args) -> SysResult {
     if a[0] == a[1] {
         return Err(EINVAL);
     }
+    if a[2] as u32 & !O_CLOEXEC != 0 {
+        return Err(EINVAL);
+    }
     let mut files = process().files.lock();
     let file = files.get(a[0] as usize)?;
-    files.install_at(a[1] as usize, file, a[2] as u32 & O_CLOEXEC != 0)?;
+    let old = files.install_at(a[1] as usize, file, a[2] as u32 & O_CLOEXEC != 0)?;
+    drop(files);
+    drop(old);
     Ok(a[1] as isize)
 }
 
-pub fn getcwd(a: &Args) -> SysResult {
-    let mut cwd = path::cwd();
-    cwd.push(0);
-    if cwd.len() > a[1] as usize {
-        return Err(ERANGE);
-    }
-    uaccess::write_bytes(a[0], &cwd)?;
-    Ok(cwd.len() as isize)
-}
-
-pub fn chdir(a: &Args) -> SysResult {
-    let name = uaccess::read_cstr(a[0], 4096)?;
-    let (abs, node) = path::resolve(&path::cwd(), &name, true)?;
-    if !node.is_dir() {
-        return Err(ENOTDIR);
-    }
-    *process().cwd.lock() = abs;
-    Ok(0)
-}
-
-pub fn faccessat(a: &Args) -> SysResult {
-    let name = uaccess::read_cstr(a[1], 4096)?;
-    let abs = path::absolute(&base_dir(a[0])?, &name);
-    if device_at(&abs).is_some() {
-        return Ok(0);
-    }
-    path::resolve(b"/", &abs, true)?;
-    const W_OK: u64 = 2;
-    if a[2] & W_OK != 0 {
-        return Err(EROFS);
-    }
-    Ok(0)
-}
-
-pub fn readlinkat(a: &Args) -> SysResult {
-    let name = uaccess::read_cstr(a[1], 4096)?;
-    let (_, node) = path::resolve(&base_dir(a[0])?, &name, false)?;
-    if !node.is_symlink() {
+pub fn pipe2(a: &Args) -> SysResult {
+    let flags = a[1] as u32;
+    if flags & !(O_CLOEXEC | O_NONBLOCK) != 0 {
         return Err(EINVAL);
     }
-    let n = node.data.len().min(a[3] as usize);
-    uaccess::write_bytes(a[2], &node.data[..n])?;
-    Ok(n as isize)
+    let pipe = Arc::new(Pipe::new());
+    let nonblock = flags & O_NONBLOCK;
+    let r = OpenFile::new(FileKind::PipeRead(pipe.clone()), O_RDONLY | nonblock);
+    let w = OpenFile::new(FileKind::PipeWrite(pipe), fd::O_WRONLY | nonblock);
+    let cloexec = flags & O_CLOEXEC != 0;
+    let (rfd, wfd) = {
+        let mut files = process().files.lock();
+        let rfd = files.install(r, cloexec, 0)?;
+        match files.install(w, cloexec, 0) {
+            Ok(wfd) => (rfd, wfd),
+            Err(e) => {
+                let _ = files.close(rfd);
+                return Err(e);
+            }
+        }
+    };
+    let mut out = [0u8; 8];
+    out[..4].copy_from_slice(&(rfd as i32).to_le_bytes());
+    out[4..].copy_from_slice(&(wfd as i32).to_le_bytes());
+    if let Err(e) = uaccess::write_bytes(a[0], &out) {
+        let mut files = process().files.lock();
+        let _ = files.close(rfd);
+        let _ = files.close(wfd);
+        return Err(e);
+    }
+    Ok(0)
 }
 
-pub fn fsync(a: &Args) -> SysResult {
-    match fd::file(a[0])?.kind {
-        FileKind::Regular(_) | FileKind::Directory { .. } => Ok(0),
+fn truncate_node(node: &Inode, len: i64) -> SysResult {
+    if len < 0 {
+        return Err(EINVAL);
+    }
+    match &node.kind {
+        Kind::File(data) => {
+            data.lock().truncate(len as u64)?;
+            node.touch();
+            Ok(0)
+        }
+        Kind::Dir(_) => Err(EISDIR),
         _ => Err(EINVAL),
     }
 }
 
-fn dirent_type(node: &Node) -> u8 {
-    match node.mode & cpio::S_IFMT {
-        cpio::S_IFDIR => 4,
-        cpio::S_IFLNK => 10,
-        _ => 8,
+pub fn ftruncate(a: &Args) -> SysResult {
+    let file = fd::file(a[0])?;
+    match &file.kind {
+        FileKind::File(node) if file.writable() => truncate_node(node, a[1] as i64),
+        FileKind::File(_) | FileKind::Directory { .. } => Err(EINVAL),
+        _ => Err(EINVAL),
     }
 }
 
-/// getdents64: entries ".", ".." and the directory's children; the file
-/// offset counts entries already returned.
-pub fn getdents64(a: &Args) -> SysResult {
-    let file = fd::file(a[0])?;
-    let FileKind::Directory { path: dir, node } = &file.kind else { return Err(ENOTDIR) };
-    let parent = initramfs::lookup(&initramfs::parent_of(dir)).unwrap_or(node);
-    let mut entries: Vec<(&[u8], &Node)> = alloc::vec![(b".".as_slice(), *node), (b"..".as_slice(), parent)];
-    entries.extend(initramfs::children(dir));
-    let mut offset = file.offset.lock();
-    let mut out = Vec::new();
-    let mut index = *offset as usize;
-    while let Some((name, n)) = entries.get(index) {
-        let reclen = (19 + name.len() + 1).div_ceil(8) * 8;
-        if out.len() + reclen > a[2] as usize {
-            break;
-        }
-        out.extend_from_slice(&n.ino.to_le_bytes());
-        out.extend_from_slice(&((index + 1) as i64).to_le_bytes());
-        out.extend_from_slice(&(reclen as u16).to_le_bytes());
-        out.push(dirent_type(n));
-        out.extend_from_slice(name);
-        out.resize(out.len() + reclen - 19 - name.len(), 0);
-        index += 1;
+pub fn truncate(a: &Args) -> SysResult {
+    let found = path::lookup(path::AT_FDCWD as u64, a[0], true)?;
+    truncate_node(&found.node, a[1] as i64)
+}
+
+/// Nothing to flush: files live in memory.
+pub fn fsync(a: &Args) -> SysResult {
+    match fd::file(a[0])?.kind {
+        FileKind::File(_) | FileKind::Directory { .. } => Ok(0),
+        _ => Err(EINVAL),
     }
-    if out.is_empty() && index < entries.len() {
-        return Err(EINVAL); // buffer too small for one entry
-    }
-    uaccess::write_bytes(a[1], &out)?;
-    *offset = index as u64;
-    Ok(out.len() as isize)
 }

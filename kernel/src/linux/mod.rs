@@ -3,6 +3,7 @@
 //! result (or -errno) back in a0. Handlers live with their family, one file
 //! each; each returns `Result<isize, errno>`.
 
+mod dirs;
 mod fs;
 mod futex;
 mod memory;
@@ -65,11 +66,26 @@ fn dispatch(number: usize, a: &Args) -> SysResult {
         nr::IOCTL => fs::ioctl(a),
         nr::DUP => fs::dup(a),
         nr::DUP3 => fs::dup3(a),
-        nr::GETCWD => fs::getcwd(a),
-        nr::CHDIR => fs::chdir(a),
-        nr::GETDENTS64 => fs::getdents64(a),
-        nr::FACCESSAT | nr::FACCESSAT2 => fs::faccessat(a),
-        nr::READLINKAT => fs::readlinkat(a),
+        nr::PIPE2 => fs::pipe2(a),
+        nr::PWRITE64 => fs::pwrite64(a),
+        nr::FTRUNCATE => fs::ftruncate(a),
+        nr::TRUNCATE => fs::truncate(a),
+        nr::GETCWD => dirs::getcwd(a),
+        nr::CHDIR => dirs::chdir(a),
+        nr::FCHDIR => dirs::fchdir(a),
+        nr::GETDENTS64 => dirs::getdents64(a),
+        nr::MKDIRAT => dirs::mkdirat(a),
+        nr::UNLINKAT => dirs::unlinkat(a),
+        nr::RENAMEAT2 => dirs::renameat2(a),
+        nr::LINKAT => dirs::linkat(a),
+        nr::SYMLINKAT => dirs::symlinkat(a),
+        nr::FACCESSAT | nr::FACCESSAT2 => dirs::faccessat(a),
+        nr::READLINKAT => dirs::readlinkat(a),
+        nr::FCHMOD => dirs::fchmod(a),
+        nr::FCHMODAT => dirs::fchmodat(a),
+        nr::FCHOWN => dirs::fchown(a),
+        nr::FCHOWNAT => dirs::fchownat(a),
+        nr::UTIMENSAT => dirs::utimensat(a),
         nr::FSTAT => stat::fstat(a),
         nr::NEWFSTATAT => stat::newfstatat(a),
         nr::STATX => stat::statx(a),

@@ -109,6 +109,12 @@ impl Hart {
         }
     }
 
+    /// Moves from `from` to `to` atomically; false if the state was not `from`
+    /// (a late hart and a boot hart giving up on it cannot both win).
+    pub fn transition(&self, from: HartState, to: HartState) -> bool {
+        self.state.compare_exchange(from as u8, to as u8, Ordering::AcqRel, Ordering::Acquire).is_ok()
+    }
+
     pub fn set_state(&self, s: HartState) {
         self.state.store(s as u8, Ordering::Release);
     }

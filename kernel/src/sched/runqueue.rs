@@ -8,7 +8,6 @@ use super::thread::Thread;
 use crate::param::MAX_HARTS;
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
-use alloc::vec::Vec;
 use core::sync::atomic::{AtomicUsize, Ordering};
 use gometal_core::placement::{HartLoad, Placer, Policy};
 use spin::{Mutex, Once};
@@ -55,23 +54,27 @@ pub fn runs_threads(hart: &Hart) -> bool {
     hart.state() == HartState::Online
 }
 
-fn loads() -> Vec<HartLoad> {
+/// Fills `out` with every hart's load; returns how many harts exist.
+fn loads(out: &mut [HartLoad; MAX_HARTS]) -> usize {
     let n = hart::all().iter().rposition(|h| h.state() != HartState::Offline).map_or(1, |i| i + 1);
-    hart::all()[..n]
-        .iter()
-        .enumerate()
-        .map(|(i, h)| HartLoad {
+    for (i, h) in hart::all()[..n].iter().enumerate() {
+        out[i] = HartLoad {
             online: runs_threads(h),
             load: QUEUES[i].len.load(Ordering::Relaxed) + h.is_running() as usize,
-        })
-        .collect()
+        };
+    }
+    n
 }
 
 /// Queues a new or woken thread on the hart the policy picks.
 pub fn enqueue(t: Arc<Thread>) {
     let last = t.ran_before().then(|| t.last_hart.load(Ordering::Relaxed));
     let target = match PLACER.get() {
-        Some(p) => p.lock().place(&loads(), last),
+        Some(p) => {
+            let mut view = [HartLoad::default(); MAX_HARTS];
+            let n = loads(&mut view);
+            p.lock().place(&view[..n], last)
+        }
         None => 0,
     };
     push_on(target, t);

@@ -1,0 +1,231 @@
+//! Inodes of the in-memory file system: files, directories, symlinks and
+//! device nodes. File contents live in page frames (not the kernel heap), so
+//! a program filling /tmp runs out of space with ENOSPC, never panics the
+//! kernel. Files unpacked from the initramfs start out borrowing the archive
+//! bytes and copy a page into a frame only when it is written.
+
+use crate::mm::frames;
+use crate::sched::clock;
+use alloc::collections::BTreeMap;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicU64, Ordering};
+use gometal_core::cpio::{S_IFDIR, S_IFLNK, S_IFMT, S_IFREG};
+use gometal_core::errno::{EFBIG, ENOSPC};
+use spin::Mutex;
+
+pub const S_IFCHR: u32 = 0o020000;
+const PAGE: u64 = crate::memlayout::PAGE_SIZE as u64;
+/// Largest file (keeps offsets far from overflow).
+pub const MAX_FILE_SIZE: u64 = 1 << 40;
+
+/// Device files the kernel provides itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Device {
+    Null,
+    Zero,
+    /// /dev/random and /dev/urandom.
+    Random,
+    /// /dev/console and /dev/tty: the serial console.
+    Console,
+}
+
+impl Device {
+    /// (major, minor) as on Linux.
+    pub fn rdev(self) -> (u32, u32) {
+        match self {
+            Device::Null => (1, 3),
+            Device::Zero => (1, 5),
+            Device::Random => (1, 9),
+            Device::Console => (5, 1),
+        }
+    }
+}
+
+pub struct Meta {
+    pub mode: u32,
+    pub nlink: u32,
+    pub uid: u32,
+    pub gid: u32,
+    pub atime_ns: u64,
+    pub mtime_ns: u64,
+    pub ctime_ns: u64,
+}
+
+pub enum Kind {
+    File(Mutex<FileData>),
+    Dir(Mutex<BTreeMap<Vec<u8>, Arc<Inode>>>),
+    Symlink(Vec<u8>),
+    Device(Device),
+}
+
+pub struct Inode {
+    pub ino: u64,
+    pub kind: Kind,
+    pub meta: Mutex<Meta>,
+}
+
+static NEXT_INO: AtomicU64 = AtomicU64::new(1);
+
+impl Inode {
+    fn new(kind: Kind, mode: u32, mtime_ns: u64) -> Arc<Inode> {
+        let meta = Meta { mode, nlink: 1, uid: 0, gid: 0, atime_ns: mtime_ns, mtime_ns, ctime_ns: mtime_ns };
+        Arc::new(Inode { ino: NEXT_INO.fetch_add(1, Ordering::Relaxed), kind, meta: Mutex::new(meta) })
+    }
+
+    pub fn new_file(perm: u32, initial: &'static [u8], mtime_ns: u64) -> Arc<Inode> {
+        let data = FileData { size: initial.len() as u64, base: initial, pages: BTreeMap::new() };
+        Inode::new(Kind::File(Mutex::new(data)), S_IFREG | (perm & 0o7777), mtime_ns)
+    }
+
+    pub fn new_dir(perm: u32, mtime_ns: u64) -> Arc<Inode> {
+        let d = Inode::new(Kind::Dir(Mutex::new(BTreeMap::new())), S_IFDIR | (perm & 0o7777), mtime_ns);
+        d.meta.lock().nlink = 2;
+        d
+    }
+
+    pub fn new_symlink(target: Vec<u8>, mtime_ns: u64) -> Arc<Inode> {
+        Inode::new(Kind::Symlink(target), S_IFLNK | 0o777, mtime_ns)
+    }
+
+    pub fn new_device(dev: Device) -> Arc<Inode> {
+        Inode::new(Kind::Device(dev), S_IFCHR | 0o666, 0)
+    }
+
+    pub fn is_dir(&self) -> bool {
+        matches!(self.kind, Kind::Dir(_))
+    }
+
+    pub fn file_type(&self) -> u32 {
+        self.meta.lock().mode & S_IFMT
+    }
+
+    pub fn size(&self) -> u64 {
+        match &self.kind {
+            Kind::File(f) => f.lock().size,
+            Kind::Symlink(t) => t.len() as u64,
+            _ => 0,
+        }
+    }
+
+    /// Records a change of contents (mtime and ctime).
+    pub fn touch(&self) {
+        let now = clock::realtime_ns();
+        let mut m = self.meta.lock();
+        m.mtime_ns = now;
+        m.ctime_ns = now;
+    }
+}
+
+/// A file's bytes: pages written since boot live in frames; the rest come
+/// from the initramfs (`base`) or read as zero.
+pub struct FileData {
+    pub size: u64,
+    base: &'static [u8],
+    pages: BTreeMap<u64, u64>,
+}
+
+impl FileData {
+    /// Copies file bytes at `offset` into `buf`; returns how many (0 at end).
+    pub fn read(&self, offset: u64, buf: &mut [u8]) -> usize {
+        if offset >= self.size {
+            return 0;
+        }
+        let n = (buf.len() as u64).min(self.size - offset) as usize;
+        let mut done = 0;
+        while done < n {
+            let pos = offset + done as u64;
+            let (index, within) = (pos / PAGE, (pos % PAGE) as usize);
+            let chunk = (PAGE as usize - within).min(n - done);
+            let out = &mut buf[done..done + chunk];
+            match self.pages.get(&index) {
+                Some(&pa) => out.copy_from_slice(&frames::frame_bytes(pa)[within..within + chunk]),
+                None => {
+                    out.fill(0);
+                    let p = pos as usize;
+                    if p < self.base.len() {
+                        let m = chunk.min(self.base.len() - p);
+                        out[..m].copy_from_slice(&self.base[p..p + m]);
+                    }
+                }
+            }
+            done += chunk;
+        }
+        n
+    }
+
+    /// The frame holding page `index`, made private (copied from the
+    /// initramfs, or zeroed) on first write.
+    fn page_mut(&mut self, index: u64) -> Result<u64, isize> {
+        if let Some(&pa) = self.pages.get(&index) {
+            return Ok(pa);
+        }
+        let pa = frames::alloc_zeroed().ok_or(ENOSPC)?;
+        let start = (index * PAGE) as usize;
+        if start < self.base.len() {
+            let end = (start + PAGE as usize).min(self.base.len());
+            frames::frame_bytes(pa)[..end - start].copy_from_slice(&self.base[start..end]);
+        }
+        self.pages.insert(index, pa);
+        Ok(pa)
+    }
+
+    /// Writes `data` at `offset`, growing the file; returns bytes written
+    /// (short only when space ran out part way).
+    pub fn write(&mut self, offset: u64, data: &[u8]) -> Result<usize, isize> {
+        let end = offset.checked_add(data.len() as u64).filter(|&e| e <= MAX_FILE_SIZE).ok_or(EFBIG)?;
+        let mut done = 0;
+        while done < data.len() {
+            let pos = offset + done as u64;
+            let (index, within) = (pos / PAGE, (pos % PAGE) as usize);
+            let chunk = (PAGE as usize - within).min(data.len() - done);
+            let pa = match self.page_mut(index) {
+                Ok(pa) => pa,
+                Err(e) if done == 0 => return Err(e),
+                Err(_) => break,
+            };
+            frames::frame_bytes(pa)[within..within + chunk].copy_from_slice(&data[done..done + chunk]);
+            done += chunk;
+            self.size = self.size.max(pos + chunk as u64);
+        }
+        debug_assert!(self.size >= end.min(offset + done as u64));
+        Ok(done)
+    }
+
+    /// Sets the size; bytes past a shrink read as zero if the file grows again.
+    pub fn truncate(&mut self, len: u64) -> Result<(), isize> {
+        if len > MAX_FILE_SIZE {
+            return Err(EFBIG);
+        }
+        if len < self.size {
+            let first_gone = len.div_ceil(PAGE);
+            let gone: Vec<u64> = self.pages.range(first_gone..).map(|(&i, _)| i).collect();
+            for i in gone {
+                if let Some(pa) = self.pages.remove(&i) {
+                    frames::free(pa);
+                }
+            }
+            if len % PAGE != 0 {
+                if let Some(&pa) = self.pages.get(&(len / PAGE)) {
+                    frames::frame_bytes(pa)[(len % PAGE) as usize..].fill(0);
+                }
+            }
+            self.base = &self.base[..self.base.len().min(len as usize)];
+        }
+        self.size = len;
+        Ok(())
+    }
+
+    /// 512-byte blocks in use, for stat.
+    pub fn blocks(&self) -> u64 {
+        (self.pages.len() as u64 * PAGE + self.base.len() as u64).div_ceil(512)
+    }
+}
+
+impl Drop for FileData {
+    fn drop(&mut self) {
+        for (_, pa) in core::mem::take(&mut self.pages) {
+            frames::free(pa);
+        }
+    }
+}

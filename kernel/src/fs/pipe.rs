@@ -1,0 +1,110 @@
+//! Pipes (pipe2): a bounded byte buffer between a read end and a write end.
+//! Readers block until data arrives or every write end is closed (end of
+//! file); writers block while the buffer is full and get EPIPE (and SIGPIPE)
+//! once every read end is closed.
+
+use crate::sched::wait::WaitQueue;
+use alloc::collections::VecDeque;
+use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use gometal_core::errno::{EAGAIN, EINTR, EPIPE};
+use spin::Mutex;
+
+/// Linux's default pipe capacity.
+pub const CAPACITY: usize = 64 * 1024;
+
+pub struct Pipe {
+    buffer: Mutex<VecDeque<u8>>,
+    readers: AtomicUsize,
+    writers: AtomicUsize,
+    waiters: WaitQueue,
+    /// Bumped at every change, for edge-triggered epoll.
+    pub generation: AtomicU64,
+}
+
+impl Pipe {
+    pub fn new() -> Self {
+        Pipe {
+            buffer: Mutex::new(VecDeque::new()),
+            readers: AtomicUsize::new(1),
+            writers: AtomicUsize::new(1),
+            waiters: WaitQueue::new(),
+            generation: AtomicU64::new(0),
+        }
+    }
+
+    fn changed(&self) {
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        self.waiters.wake_all();
+        super::epoll::notify();
+    }
+
+    /// Reads up to `buf.len()` bytes; 0 means end of file.
+    pub fn read(&self, buf: &mut [u8], nonblock: bool) -> Result<usize, isize> {
+        let mut take = || {
+            let mut b = self.buffer.lock();
+            if b.is_empty() {
+                return (self.writers.load(Ordering::Acquire) == 0).then_some(0);
+            }
+            let n = buf.len().min(b.len());
+            for (dst, src) in buf.iter_mut().zip(b.drain(..n)) {
+                *dst = src;
+            }
+            Some(n)
+        };
+        let n = if nonblock {
+            take().ok_or(EAGAIN)?
+        } else {
+            self.waiters.wait_until(None, take).map_err(|_| EINTR)?
+        };
+        if n > 0 {
+            self.changed();
+        }
+        Ok(n)
+    }
+
+    /// Writes some of `data` (all of it if it fits); EPIPE with no readers.
+    pub fn write(&self, data: &[u8], nonblock: bool) -> Result<usize, isize> {
+        let put = || {
+            if self.readers.load(Ordering::Acquire) == 0 {
+                return Some(Err(EPIPE));
+            }
+            let mut b = self.buffer.lock();
+            let room = CAPACITY - b.len();
+            if room == 0 {
+                return None;
+            }
+            let n = room.min(data.len());
+            b.extend(&data[..n]);
+            Some(Ok(n))
+        };
+        let n = if nonblock {
+            put().unwrap_or(Err(EAGAIN))?
+        } else {
+            self.waiters.wait_until(None, put).map_err(|_| EINTR)??
+        };
+        self.changed();
+        Ok(n)
+    }
+
+    pub fn readable(&self) -> bool {
+        !self.buffer.lock().is_empty() || self.writers.load(Ordering::Acquire) == 0
+    }
+
+    pub fn writable(&self) -> bool {
+        self.buffer.lock().len() < CAPACITY || self.readers.load(Ordering::Acquire) == 0
+    }
+
+    pub fn hung_up_for_reader(&self) -> bool {
+        self.writers.load(Ordering::Acquire) == 0
+    }
+
+    pub fn broken_for_writer(&self) -> bool {
+        self.readers.load(Ordering::Acquire) == 0
+    }
+
+    pub fn close_end(&self, write_end: bool) {
+        let count = if write_end { &self.writers } else { &self.readers };
+        count.fetch_sub(1, Ordering::AcqRel);
+        self.changed();
+    }
+}

@@ -1,0 +1,121 @@
+// Command scaling measures how a CPU-bound Go program speeds up with more
+// harts on gometal: it boots bench/cpubound at each core count in turn,
+// alternating (so machine noise hits every count alike), for several rounds,
+// and reports the median time per core count, the speedup over the first
+// count and the per-hart busy fractions the kernel prints with `stats`.
+//
+//	go run ./tools/scaling [-cores 1,2] [-rounds 5] [-n 200000000] [-g 4]
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+var (
+	msRe   = regexp.MustCompile(`: ([0-9.]+) ms$`)
+	busyRe = regexp.MustCompile(`^\s+\d+\s+online\s+\d+\s+\d+\s+(\d+)%`)
+)
+
+type sample struct {
+	ms   float64
+	busy []int
+}
+
+func main() {
+	coresFlag := flag.String("cores", "1,2", "comma-separated core counts")
+	rounds := flag.Int("rounds", 5, "boots per core count")
+	n := flag.String("n", "200000000", "iterations per goroutine")
+	g := flag.String("g", "4", "goroutines")
+	sched := flag.String("sched", "", "placement policy (default: the kernel's)")
+	flag.Parse()
+	var cores []int
+	for _, s := range strings.Split(*coresFlag, ",") {
+		c, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || c < 1 {
+			fatal("bad -cores %q", *coresFlag)
+		}
+		cores = append(cores, c)
+	}
+	dir, err := os.MkdirTemp("", "scaling-")
+	if err != nil {
+		fatal("%v", err)
+	}
+	defer os.RemoveAll(dir)
+	cli, prog := filepath.Join(dir, "gometal"), filepath.Join(dir, "cpubound")
+	run("go", nil, "build", "-o", cli, "./cmd/gometal")
+	run("go", []string{"GOOS=linux", "GOARCH=riscv64", "CGO_ENABLED=0"}, "build", "-o", prog, "./bench/cpubound")
+
+	results := map[int][]sample{}
+	for r := 1; r <= *rounds; r++ {
+		for _, c := range cores {
+			args := []string{"run", "-cores", strconv.Itoa(c), "-timeout", "300s", "-kernel-args", "stats"}
+			if *sched != "" {
+				args = append(args, "-sched", *sched)
+			}
+			args = append(args, prog, "-n", *n, "-g", *g)
+			s := boot(cli, args)
+			results[c] = append(results[c], s)
+			fmt.Fprintf(os.Stderr, "round %d/%d: %d harts: %.0f ms, busy %v%%\n", r, *rounds, c, s.ms, s.busy)
+		}
+	}
+	base := median(results[cores[0]])
+	fmt.Printf("cpubound (%s goroutines x %s iterations), median of %d alternating boots per count\n", *g, *n, *rounds)
+	fmt.Printf("%6s %10s %9s  %s\n", "harts", "median_ms", "speedup", "per-hart busy % (median boot)")
+	for _, c := range cores {
+		m := median(results[c])
+		fmt.Printf("%6d %10.0f %8.2fx  %v\n", c, m, base/m, medianBoot(results[c]).busy)
+	}
+}
+
+func boot(cli string, args []string) sample {
+	out, err := exec.Command(cli, args...).CombinedOutput()
+	if err != nil {
+		fatal("gometal %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	var s sample
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	for sc.Scan() {
+		line := sc.Text()
+		if m := msRe.FindStringSubmatch(line); m != nil && strings.HasPrefix(line, "cpubound:") {
+			s.ms, _ = strconv.ParseFloat(m[1], 64)
+		}
+		if m := busyRe.FindStringSubmatch(line); m != nil {
+			b, _ := strconv.Atoi(m[1])
+			s.busy = append(s.busy, b)
+		}
+	}
+	if s.ms == 0 {
+		fatal("no result line in:\n%s", out)
+	}
+	return s
+}
+
+func median(ss []sample) float64 { return medianBoot(ss).ms }
+
+func medianBoot(ss []sample) sample {
+	c := append([]sample(nil), ss...)
+	sort.Slice(c, func(i, j int) bool { return c[i].ms < c[j].ms })
+	return c[len(c)/2]
+}
+
+func run(name string, env []string, args ...string) {
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		fatal("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+}
+
+func fatal(format string, a ...any) {
+	fmt.Fprintf(os.Stderr, "scaling: "+format+"\n", a...)
+	os.Exit(1)
+}
