@@ -159,6 +159,12 @@ fn start_program(m: &machine::Machine, args: &BootArgs) {
         let ms = clock::ns_to_ms_since_boot(KERNEL_ENTRY_TICKS.load(Ordering::Relaxed));
         crate::println!("gometal: starting {init_path} ({} KiB), kernel entered at {ms} ms", image.len() / 1024);
     }
+    if let Some(cwd) = &args.cwd {
+        match tree::resolve(cwd, true) {
+            Ok(f) if f.node.is_dir() => *p.0.cwd.lock() = f.path,
+            _ => fail(STATUS_NOT_FOUND, format_args!("cwd={}: no such directory in the initramfs", alloc::string::String::from_utf8_lossy(cwd))),
+        }
+    }
     let main = Arc::new(p.1);
     p.0.add_thread(main.clone()).expect("first thread");
     runqueue::enqueue(main);

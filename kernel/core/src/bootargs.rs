@@ -18,6 +18,8 @@ pub struct BootArgs {
     pub verbose: bool,
     pub quiet: bool,
     pub stats: bool,
+    /// The program's working directory (absolute; default "/").
+    pub cwd: Option<Vec<u8>>,
     /// Log every system call (strace-like) to the console.
     pub trace: bool,
     /// argv[1..] of the program (everything after the first `--`).
@@ -63,6 +65,8 @@ fn kernel_option(out: &mut BootArgs, token: Vec<u8>) {
                 _ => out.unknown.push(token),
             },
             Some((b"rdinit", v)) if !v.is_empty() => out.init = v.to_vec(),
+            Some((b"cwd", v)) if v.starts_with(b"/") => out.cwd = Some(v.to_vec()),
+            Some((b"cwd", _)) => out.unknown.push(token),
             Some((b"rdinit", _)) => out.unknown.push(token),
             Some(_) => out.env.push(token),
             None => out.unknown.push(token),
@@ -177,6 +181,13 @@ pub fn quote(token: &[u8]) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn cwd_option() {
+        let a = parse(b"cwd=/src/pkg -- x");
+        assert_eq!(a.cwd.as_deref(), Some(&b"/src/pkg"[..]));
+        assert_eq!(parse(b"cwd=rel").unknown, vec![b"cwd=rel".to_vec()]);
+    }
+
     use super::*;
 
     fn join(parts: &[&[u8]]) -> Vec<u8> {
