@@ -95,6 +95,7 @@ syscalls! {
     RT_SIGACTION "rt_sigaction" = 134,
     RT_SIGPROCMASK "rt_sigprocmask" = 135,
     RT_SIGRETURN "rt_sigreturn" = 139,
+    REBOOT "reboot" = 142,
     UNAME "uname" = 160,
     GETRLIMIT "getrlimit" = 163,
     SETRLIMIT "setrlimit" = 164,

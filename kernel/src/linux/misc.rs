@@ -80,3 +80,22 @@ pub fn sysinfo(a: &Args) -> SysResult {
     uaccess::write_bytes(a[0], &b)?;
     Ok(0)
 }
+
+const LINUX_REBOOT_MAGIC1: u64 = 0xfee1dead;
+const LINUX_REBOOT_MAGIC2: u64 = 672274793;
+const LINUX_REBOOT_CMD_RESTART: u64 = 0x01234567;
+const LINUX_REBOOT_CMD_HALT: u64 = 0xCDEF0123;
+const LINUX_REBOOT_CMD_POWER_OFF: u64 = 0x4321FEDC;
+
+/// reboot(2): power off (or halt) ends the machine with status 0, as an init
+/// that powers off Linux does; restart is refused (QEMU runs -no-reboot).
+pub fn reboot(a: &Args) -> SysResult {
+    if a[0] != LINUX_REBOOT_MAGIC1 || a[1] != LINUX_REBOOT_MAGIC2 {
+        return Err(EINVAL);
+    }
+    match a[2] {
+        LINUX_REBOOT_CMD_POWER_OFF | LINUX_REBOOT_CMD_HALT => crate::process::exit(0),
+        LINUX_REBOOT_CMD_RESTART => Err(gometal_core::errno::EPERM),
+        _ => Err(EINVAL),
+    }
+}
