@@ -22,6 +22,9 @@ static INPUT: Mutex<Input> = Mutex::new(Input { bytes: VecDeque::new(), eof: fal
 pub static INPUT_WAITERS: WaitQueue = WaitQueue::new();
 
 const EOT: u8 = 0x04;
+/// Input kept for a program that does not read it; beyond this the UART's
+/// receive interrupt is turned off, so QEMU holds further input back.
+const INPUT_LIMIT: usize = 64 * 1024;
 
 pub fn write_bytes(bytes: &[u8]) {
     let _guard = OUTPUT.lock();
@@ -73,13 +76,17 @@ pub fn receive() {
     let mut got = false;
     {
         let mut input = INPUT.lock();
-        while let Some(b) = uart::get_byte() {
+        while input.bytes.len() < INPUT_LIMIT {
+            let Some(b) = uart::get_byte() else { break };
             if b == EOT {
                 input.eof = true;
             } else {
                 input.bytes.push_back(b);
             }
             got = true;
+        }
+        if input.bytes.len() >= INPUT_LIMIT {
+            uart::set_receive_interrupt(false);
         }
     }
     if got {
@@ -108,6 +115,9 @@ pub fn take_input(buf: &mut [u8]) -> Option<usize> {
     let n = buf.len().min(input.bytes.len());
     for (i, b) in input.bytes.drain(..n).enumerate() {
         buf[i] = b;
+    }
+    if input.bytes.len() < INPUT_LIMIT / 2 {
+        uart::set_receive_interrupt(true);
     }
     Some(n)
 }

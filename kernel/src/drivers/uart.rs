@@ -34,6 +34,14 @@ pub fn put_byte(b: u8) {
     }
 }
 
+/// Turns the received-data interrupt on or off (flow control for a program
+/// that does not read its input).
+pub fn set_receive_interrupt(on: bool) {
+    if let Some(u) = UART.get() {
+        u.write8(IER, on as u8);
+    }
+}
+
 /// A received byte, if one is waiting.
 pub fn get_byte() -> Option<u8> {
     let u = UART.get()?;

@@ -100,10 +100,8 @@ impl Epoll {
         }
     }
 
-    /// Ready (events, data) pairs, at most `max`. The files looked at are
-    /// pushed to `keep`: the caller drops them after releasing its wait
-    /// lock, since dropping a file's last reference may notify waiters.
-    pub fn collect(&self, max: usize, keep: &mut Vec<Arc<OpenFile>>) -> Vec<(u32, u64)> {
+    /// Ready (events, data) pairs, at most `max`.
+    pub fn collect(&self, max: usize) -> Vec<(u32, u64)> {
         let mut out = Vec::new();
         let mut map = self.interest.lock();
         map.retain(|_, it| it.file.strong_count() > 0);
@@ -116,7 +114,6 @@ impl Epoll {
                 continue;
             }
             let (state, generation) = readiness(&file);
-            keep.push(file);
             let ready = state & (it.events | EPOLLERR | EPOLLHUP);
             if ready == 0 {
                 continue;

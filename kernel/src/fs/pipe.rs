@@ -22,14 +22,17 @@ pub struct Pipe {
 }
 
 impl Pipe {
-    pub fn new() -> Self {
-        Pipe {
-            buffer: Mutex::new(VecDeque::new()),
+    /// A pipe, or None when the kernel heap cannot hold its buffer.
+    pub fn new() -> Option<Self> {
+        let mut buffer = VecDeque::new();
+        buffer.try_reserve_exact(CAPACITY).ok()?;
+        Some(Pipe {
+            buffer: Mutex::new(buffer),
             readers: AtomicUsize::new(1),
             writers: AtomicUsize::new(1),
             waiters: WaitQueue::new(),
             generation: AtomicU64::new(0),
-        }
+        })
     }
 
     fn changed(&self) {

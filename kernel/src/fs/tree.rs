@@ -161,8 +161,17 @@ pub fn parent_of(abs: &[u8]) -> Result<(Found, Vec<u8>), isize> {
 /// What Linux answers for operations on "/" itself.
 const EBUSY_ROOT: isize = 16; // EBUSY
 
-/// Adds `node` as `name` in `dir`; EEXIST if taken.
+/// Adds `node` as `name` in `dir`; EEXIST if taken, ENOSPC when the kernel
+/// heap (which holds names and inodes) is nearly full.
 pub fn link(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), isize> {
+    if !crate::mm::heap::has_room() {
+        return Err(ENOSPC);
+    }
+    attach(dir, name, node)
+}
+
+/// `link` without the space check (rename moves an existing name).
+fn attach(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), isize> {
     let Kind::Dir(entries) = &dir.kind else { return Err(ENOTDIR) };
     let mut e = entries.lock();
     if e.contains_key(name) {
@@ -244,7 +253,7 @@ pub fn rename(
         from_dir.node.meta.lock().nlink -= 1;
     }
     from_dir.node.touch();
-    link(&to_dir.node, to_name, node)
+    attach(&to_dir.node, to_name, node)
 }
 
 /// Entries of a directory, in name order.

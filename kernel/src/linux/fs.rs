@@ -347,7 +347,7 @@ pub fn pipe2(a: &Args) -> SysResult {
     if flags & !(O_CLOEXEC | O_NONBLOCK) != 0 {
         return Err(EINVAL);
     }
-    let pipe = Arc::new(Pipe::new());
+    let pipe = Arc::new(Pipe::new().ok_or(ENFILE)?);
     let nonblock = flags & O_NONBLOCK;
     let r = OpenFile::new(FileKind::PipeRead(pipe.clone()), O_RDONLY | nonblock);
     let w = OpenFile::new(FileKind::PipeWrite(pipe), fd::O_WRONLY | nonblock);

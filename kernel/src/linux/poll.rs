@@ -61,12 +61,10 @@ pub fn epoll_pwait(a: &Args) -> SysResult {
         t if t < 0 => None,
         t => Some(clock::monotonic_ns() + t as u64 * 1_000_000),
     };
-    let mut looked_at = Vec::new();
     let ready = POLL_WAITERS.wait_until(deadline, || {
-        let r = ep.collect(max as usize, &mut looked_at);
+        let r = ep.collect(max as usize);
         (!r.is_empty()).then_some(r)
     });
-    drop(looked_at); // outside the wait lock (see Epoll::collect)
     let ready: Vec<(u32, u64)> = match ready {
         Ok(r) => r,
         Err(WaitError::TimedOut) => return Ok(0),

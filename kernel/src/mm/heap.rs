@@ -32,6 +32,16 @@ pub fn add(pa: u64, size: usize) {
     unsafe { HEAP.lock().add_to_heap(va, va + size) }
 }
 
+/// Whether the heap has room for more kernel objects a program asks for
+/// (files, directories): leaves a reserve so the kernel itself never runs
+/// out, which would be a panic.
+pub fn has_room() -> bool {
+    let h = HEAP.lock();
+    h.stats_total_bytes().saturating_sub(h.stats_alloc_actual()) > RESERVE
+}
+
+const RESERVE: usize = 2 << 20;
+
 /// Bytes of heap in use, for statistics.
 pub fn used() -> usize {
     HEAP.lock().stats_alloc_actual()
