@@ -9,7 +9,7 @@ use crate::sched::clock;
 use alloc::collections::BTreeMap;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use gometal_core::cpio::{S_IFDIR, S_IFLNK, S_IFMT, S_IFREG};
 use gometal_core::errno::{EFBIG, ENOSPC};
 use spin::Mutex;
@@ -66,6 +66,14 @@ pub struct Inode {
 }
 
 static NEXT_INO: AtomicU64 = AtomicU64::new(1);
+/// Page frames holding file contents. Like Linux's tmpfs, files may use at
+/// most half of memory, so filling /tmp ends in ENOSPC while the program
+/// itself still has room to run.
+static FILE_PAGES: AtomicUsize = AtomicUsize::new(0);
+
+fn file_page_limit() -> usize {
+    frames::stats().total / 2
+}
 
 impl Inode {
     fn new(kind: Kind, mode: u32, mtime_ns: u64) -> Arc<Inode> {
@@ -160,7 +168,14 @@ impl FileData {
         if let Some(&pa) = self.pages.get(&index) {
             return Ok(pa);
         }
-        let pa = frames::alloc_zeroed().ok_or(ENOSPC)?;
+        if FILE_PAGES.fetch_add(1, Ordering::AcqRel) >= file_page_limit() {
+            FILE_PAGES.fetch_sub(1, Ordering::AcqRel);
+            return Err(ENOSPC);
+        }
+        let Some(pa) = frames::alloc_zeroed() else {
+            FILE_PAGES.fetch_sub(1, Ordering::AcqRel);
+            return Err(ENOSPC);
+        };
         let start = (index * PAGE) as usize;
         if start < self.base.len() {
             let end = (start + PAGE as usize).min(self.base.len());
@@ -203,6 +218,7 @@ impl FileData {
             for i in gone {
                 if let Some(pa) = self.pages.remove(&i) {
                     frames::free(pa);
+                    FILE_PAGES.fetch_sub(1, Ordering::AcqRel);
                 }
             }
             if len % PAGE != 0 {
@@ -226,6 +242,7 @@ impl Drop for FileData {
     fn drop(&mut self) {
         for (_, pa) in core::mem::take(&mut self.pages) {
             frames::free(pa);
+            FILE_PAGES.fetch_sub(1, Ordering::AcqRel);
         }
     }
 }
