@@ -10,7 +10,7 @@ KERNEL := $(KERNEL_DIR)/target/$(TARGET)/release/gometal-kernel
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 GOMETAL := go run ./cmd/gometal
 
-.PHONY: run test deps kernel unit boot-tests clean
+.PHONY: run test deps kernel unit boot-tests stress clean
 
 run: deps kernel
 	$(GOMETAL) run ./examples/hello
@@ -39,6 +39,11 @@ unit:
 
 boot-tests:
 	GOMETAL_KERNEL=$(abspath $(KERNEL)) go test -count=1 -timeout 20m ./tests/
+
+# Not part of `make test`: boot the SMP stress programs 200 times at 4 harts
+# under every placement policy (go run ./tools/stress -h for the flags).
+stress: deps kernel
+	GOMETAL_KERNEL=$(abspath $(KERNEL)) go run ./tools/stress
 
 clean:
 	cd $(KERNEL_DIR) && cargo clean

@@ -1,10 +1,12 @@
 // Package tests holds gometal's integration tests: real Go programs, built
 // with the stock toolchain for linux/riscv64, booted on the gometal kernel in
-// qemu-system-riscv64 through the gometal CLI, at 1 and 4 harts.
+// qemu-system-riscv64 through the gometal CLI, at 1 and 4 harts; the SMP
+// cases at 1, 2 and 4 harts under every placement policy (-sched).
 //
 //	go test ./tests/                  # everything (a few minutes)
 //	go test ./tests/ -run 'TestBoot/timers'
 //	go test ./tests/ -run TestBadInput
+//	go test ./tests/ -run 'TestBoot/arith/smp4/random'
 //
 // Environment:
 //
@@ -13,6 +15,7 @@
 //	GOMETAL_TEST_VERBOSE=1    log the console of passing boots too
 //	GOMETAL_TEST_CLI=PATH     use this gometal binary instead of building ./cmd/gometal
 //	GOMETAL_KERNEL=PATH       boot this kernel instead of building kernel/ with cargo
+//	GOMETAL_TEST_POLICIES=a,b run the SMP cases under these policies only
 package tests
 
 import (
@@ -60,6 +63,14 @@ var (
 	summaryMu sync.Mutex
 	summary   []bootResult
 )
+
+// schedPolicies are the kernel's placement policies (gometal run -sched);
+// TestSchedPolicies keeps this list and the CLI's in step.
+var schedPolicies = []string{"round-robin", "random", "least-loaded", "affinity"}
+
+// smpCores are the hart counts the SMP cases run at, under every policy.
+// (The other cases run at smp1 and smp4 with the kernel's default policy.)
+var smpCores = []int{1, 2, 4}
 
 type bootResult struct {
 	name   string
@@ -185,7 +196,7 @@ func printSummary() {
 			pass++
 		}
 		total += r.dur
-		fmt.Printf("  %s %-24s exit %-4d %6.1fs\n", verdict, r.name, r.status, r.dur.Seconds())
+		fmt.Printf("  %s %-32s exit %-4d %6.1fs\n", verdict, r.name, r.status, r.dur.Seconds())
 	}
 	fmt.Printf("  %d/%d boots passed, %.1fs of boot time (%.1fs per boot)\n",
 		pass, len(summary), total.Seconds(), total.Seconds()/float64(len(summary)))
@@ -206,7 +217,60 @@ type bootCase struct {
 	once    []string // substrings that must appear exactly once
 	noPass  bool     // no "PASS <name>" line expected
 	cores   []int    // default {1, 4}
+	smp     bool     // also at smpCores under every policy (and not at cores)
 	skipEnv string   // skip when this environment variable is set non-empty
+}
+
+// bootRun is one boot of a case: a hart count and a policy ("" for the
+// kernel's default).
+type bootRun struct {
+	cores int
+	sched string
+}
+
+func (r bootRun) name() string {
+	if r.sched == "" {
+		return fmt.Sprintf("smp%d", r.cores)
+	}
+	return fmt.Sprintf("smp%d/%s", r.cores, r.sched)
+}
+
+// runs lists the boots of a case: every smpCores × policy for an SMP case,
+// else cores (default 1 and 4) with the default policy.
+func (c bootCase) runs() []bootRun {
+	if c.smp {
+		var rs []bootRun
+		for _, n := range smpCores {
+			for _, p := range policies() {
+				rs = append(rs, bootRun{cores: n, sched: p})
+			}
+		}
+		return rs
+	}
+	cores := c.cores
+	if cores == nil {
+		cores = []int{1, 4}
+	}
+	var rs []bootRun
+	for _, n := range cores {
+		rs = append(rs, bootRun{cores: n})
+	}
+	return rs
+}
+
+// policies is schedPolicies, or the subset GOMETAL_TEST_POLICIES names.
+func policies() []string {
+	s := os.Getenv("GOMETAL_TEST_POLICIES")
+	if s == "" {
+		return schedPolicies
+	}
+	var ps []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			ps = append(ps, p)
+		}
+	}
+	return ps
 }
 
 func fixed(args ...string) func(int) []string { return func(int) []string { return args } }
@@ -214,14 +278,14 @@ func fixed(args ...string) func(int) []string { return func(int) []string { retu
 func cases() []bootCase {
 	cs := []bootCase{
 		{name: "hello", prog: "hello", want: []string{"hello, gometal"}},
-		{name: "concurrency", prog: "concurrency", want: []string{"mutex counter ok: 16000"}},
+		{name: "concurrency", prog: "concurrency", smp: true, want: []string{"mutex counter ok: 16000"}},
 		{name: "timers", prog: "timers", want: []string{"monotonic: 1000 readings"}},
 		{name: "argsenv", prog: "argsenv",
 			args: fixed("alpha", "two words", `q"uote`, "", "ünï"),
 			env:  []string{"GOMETAL_TEST=yes please", "EMPTY="}},
-		{name: "numcpu", prog: "numcpu",
+		{name: "numcpu", prog: "numcpu", smp: true,
 			args: func(cores int) []string { return []string{strconv.Itoa(cores)} }},
-		{name: "preempt", prog: "preempt", want: []string{"GC 5 done", "spinners stopped"}},
+		{name: "preempt", prog: "preempt", smp: true, want: []string{"GC 5 done", "spinners stopped"}},
 		{name: "nilderef", prog: "nilderef", want: []string{"nil pointer dereference"}},
 		{name: "panic", prog: "panic", status: 2, noPass: true,
 			want: []string{"about to panic", "panic: gometal test panic", "goroutine 1"}},
@@ -233,6 +297,13 @@ func cases() []bootCase {
 			want: []string{`got 12 bytes: "hello stdin\n"`}},
 		{name: "hostile", prog: "hostile",
 			once: []string{"unsupported syscall 450", "tried to start a process"}},
+		// The SMP stress programs: threads on every hart at once.
+		{name: "arith", prog: "arith", smp: true, want: []string{"arith: 16 goroutines"}},
+		{name: "gcheavy", prog: "gcheavy", smp: true, mem: "256M", want: []string{"checked by 8 consumers"}},
+		{name: "blockwake", prog: "blockwake", smp: true,
+			want: []string{"ring: 64 goroutines", "cond: 8 producers", "sleepers: 200 goroutines", "blockwake: all phases"}},
+		{name: "lockthread", prog: "lockthread", smp: true,
+			want: []string{"tid 1 = pid", "returned locked (threads exited)", "work after thread exits ok"}},
 		{name: "example-hello", prog: "hello", example: true, noPass: true,
 			want: []string{"Hello from Go on gometal!", "GOMAXPROCS=", "pipeline:", "ok=true", "slept 100ms", "Bye!"}},
 	}
@@ -257,12 +328,8 @@ func TestBoot(t *testing.T) {
 	}
 	t.Logf("kernel: %s", kernel)
 	for _, c := range cases() {
-		cores := c.cores
-		if cores == nil {
-			cores = []int{1, 4}
-		}
-		for _, n := range cores {
-			t.Run(fmt.Sprintf("%s/smp%d", c.name, n), func(t *testing.T) {
+		for _, r := range c.runs() {
+			t.Run(c.name+"/"+r.name(), func(t *testing.T) {
 				if c.skipEnv != "" && os.Getenv(c.skipEnv) != "" {
 					t.Skipf("skipped: %s is set", c.skipEnv)
 				}
@@ -274,13 +341,14 @@ func TestBoot(t *testing.T) {
 				if n := hangs.Load(); n >= maxHangs {
 					t.Fatalf("not booted: %d earlier boots hung until the timeout; fix those first", n)
 				}
-				runBoot(t, c, n)
+				runBoot(t, c, r)
 			})
 		}
 	}
 }
 
-func runBoot(t *testing.T, c bootCase, cores int) {
+func runBoot(t *testing.T, c bootCase, r bootRun) {
+	cores := r.cores
 	bin := filepath.Join(progDir, c.prog)
 	if c.example {
 		bin = filepath.Join(exampleDir, c.prog)
@@ -288,6 +356,10 @@ func runBoot(t *testing.T, c bootCase, cores int) {
 	args := []string{"run", "-cores", strconv.Itoa(cores), "-timeout", fmt.Sprintf("%ds", int(guestTimeout.Seconds()))}
 	if c.mem != "" {
 		args = append(args, "-mem", c.mem)
+	}
+	if r.sched != "" {
+		// stats: the kernel names the policy it used and lists every hart.
+		args = append(args, "-sched", r.sched, "-kernel-args", "stats")
 	}
 	for _, e := range c.env {
 		args = append(args, "-env", e)
@@ -351,13 +423,16 @@ func runBoot(t *testing.T, c bootCase, cores int) {
 	if !c.noPass && !hasLine(out, "PASS "+c.name) {
 		problems = append(problems, fmt.Sprintf("no line that is exactly %q", "PASS "+c.name))
 	}
+	if r.sched != "" && ctx.Err() == nil && status == c.status {
+		problems = append(problems, checkStats(out, r)...)
+	}
 	if i := strings.Index(out, "FAIL "+c.name); i >= 0 {
 		line, _, _ := strings.Cut(out[i:], "\n")
 		problems = append(problems, "program reported: "+strings.TrimSpace(line))
 	}
 
 	summaryMu.Lock()
-	summary = append(summary, bootResult{name: fmt.Sprintf("%s/smp%d", c.name, cores), status: status, dur: dur, ok: len(problems) == 0})
+	summary = append(summary, bootResult{name: c.name + "/" + r.name(), status: status, dur: dur, ok: len(problems) == 0})
 	summaryMu.Unlock()
 
 	if len(problems) > 0 {
@@ -369,6 +444,59 @@ func runBoot(t *testing.T, c bootCase, cores int) {
 	t.Logf("exit %d in %.1fs", status, dur.Seconds())
 	if os.Getenv("GOMETAL_TEST_VERBOSE") != "" {
 		t.Logf("console:\n%s", tail(out, tailLines))
+	}
+}
+
+// checkStats checks the kernel's per-hart statistics (-kernel-args stats)
+// after a boot under policy r.sched: the header names that policy, and the
+// table has one row per hart, each online.
+func checkStats(out string, r bootRun) []string {
+	header := fmt.Sprintf("gometal: per-hart statistics (placement policy %s):", r.sched)
+	i := strings.Index(out, header)
+	if i < 0 {
+		if strings.Contains(out, "gometal: per-hart statistics") {
+			line, _, _ := strings.Cut(out[strings.Index(out, "gometal: per-hart statistics"):], "\n")
+			return []string{fmt.Sprintf("stats name the wrong policy: %q, want %q", strings.TrimSpace(line), header)}
+		}
+		return []string{fmt.Sprintf("output lacks the stats header %q", header)}
+	}
+	var problems []string
+	harts := map[int]bool{}
+	lines := strings.Split(out[i:], "\n")
+	for _, l := range lines[1:] {
+		f := strings.Fields(l)
+		if len(f) == 0 || f[0] == "hart" {
+			continue
+		}
+		h, err := strconv.Atoi(f[0])
+		if err != nil {
+			break // the end of the table
+		}
+		if harts[h] {
+			problems = append(problems, fmt.Sprintf("stats list hart %d twice", h))
+		}
+		harts[h] = true
+		if len(f) < 2 || f[1] != "online" {
+			problems = append(problems, fmt.Sprintf("stats: hart %d is not online: %q", h, strings.TrimSpace(l)))
+		}
+	}
+	if len(harts) != r.cores {
+		problems = append(problems, fmt.Sprintf("stats list %d harts, want %d", len(harts), r.cores))
+	}
+	return problems
+}
+
+// TestSchedPolicies keeps schedPolicies in step with the CLI's -sched, whose
+// error for an unknown policy lists the ones it accepts.
+func TestSchedPolicies(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, gometal, "run", "-sched", "no-such-policy", filepath.Join(progDir, "hello"))
+	cmd.Dir = modRoot
+	out, _ := cmd.CombinedOutput()
+	want := "want one of " + strings.Join(schedPolicies, ", ")
+	if !strings.Contains(string(out), want) {
+		t.Errorf("gometal run -sched no-such-policy: output lacks %q (update schedPolicies in boot_test.go):\n%s", want, out)
 	}
 }
 

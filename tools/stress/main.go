@@ -1,0 +1,535 @@
+// Command stress boots gometal's SMP stress programs (tests/progs/gcheavy and
+// tests/progs/arith) over and over at -cores 4, cycling through every thread
+// placement policy, to shake out races in the kernel's SMP scheduler that a
+// single boot of `make test` rarely hits: lost wakeups (hangs), corrupted
+// registers or memory (wrong sums, checksums, crashes), kernel panics.
+//
+//	go run ./tools/stress                       # 200 boots, 2 QEMUs at a time
+//	go run ./tools/stress -runs 40 -parallel 2
+//	go run ./tools/stress -duration 30m         # until the time is up
+//	go run ./tools/stress -progs gcheavy -policies random,affinity
+//
+// It builds the gometal CLI and the programs once. Every boot that fails
+// (non-zero exit, no `PASS <name>` line, fewer harts online than -cores in
+// the kernel's stats, or a hang: the -timeout, exit 124)
+// has its whole console saved under -logs (default stress-logs/), and the
+// path is printed. At the end a table lists, per program and policy, the
+// runs, failures, hangs and median boot time, then the line
+// `stress: N runs, F failures, H hangs`. The exit status is 1 if anything
+// failed. `make stress` runs it with the kernel that `make kernel` built
+// (GOMETAL_KERNEL); without GOMETAL_KERNEL it finds or builds the kernel the
+// way the CLI does.
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"gometal/internal/kernelimage"
+)
+
+var allPolicies = []string{"round-robin", "random", "least-loaded", "affinity"}
+
+type config struct {
+	runs     int
+	duration time.Duration
+	parallel int
+	timeout  time.Duration
+	cores    int
+	mem      string
+	logs     string
+	progs    []string
+	policies []string
+	cli      string
+	kernel   string
+	verbose  bool
+}
+
+// result is one boot.
+type result struct {
+	n        int // 1-based boot number
+	prog     string
+	policy   string
+	status   int // exit status; -1 if killed or not run
+	dur      time.Duration
+	failed   bool
+	hang     bool
+	reason   string
+	log      string // saved console, for failures
+	canceled bool   // interrupted by Ctrl-C: not counted
+}
+
+func main() {
+	var cfg config
+	var progs, policies string
+	flag.IntVar(&cfg.runs, "runs", 200, "total boots (with -duration: at most this many, if given)")
+	flag.DurationVar(&cfg.duration, "duration", 0, "keep booting until this much time has passed (e.g. 30m)")
+	flag.IntVar(&cfg.parallel, "parallel", 2, "QEMUs at once")
+	flag.DurationVar(&cfg.timeout, "timeout", 60*time.Second, "per-boot timeout (gometal -timeout); running into it is a hang")
+	flag.IntVar(&cfg.cores, "cores", 4, "harts per boot")
+	flag.StringVar(&cfg.mem, "mem", "256M", "memory per boot")
+	flag.StringVar(&cfg.logs, "logs", "stress-logs", "directory for the consoles of failed boots")
+	flag.StringVar(&progs, "progs", "gcheavy,arith", "programs under tests/progs to boot, in turn")
+	flag.StringVar(&policies, "policies", strings.Join(allPolicies, ","), "placement policies to cycle through")
+	flag.StringVar(&cfg.cli, "cli", "", "use this gometal binary instead of building ./cmd/gometal")
+	flag.StringVar(&cfg.kernel, "kernel", "", "boot this kernel ELF (default $GOMETAL_KERNEL, else the checkout's, built with cargo if need be)")
+	flag.BoolVar(&cfg.verbose, "v", false, "print each boot's command")
+	flag.Usage = func() {
+		fmt.Fprintf(os.Stderr, "usage: go run ./tools/stress [flags]\n\nBoots gometal's SMP stress programs repeatedly at -cores 4 under every placement policy.\n\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() != 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	runsSet := false
+	flag.Visit(func(f *flag.Flag) { runsSet = runsSet || f.Name == "runs" })
+	if cfg.duration > 0 && !runsSet {
+		cfg.runs = 0 // no cap
+	}
+	cfg.progs = splitList(progs)
+	cfg.policies = splitList(policies)
+	switch {
+	case len(cfg.progs) == 0 || len(cfg.policies) == 0:
+		die(2, "-progs and -policies must name at least one each")
+	case cfg.runs < 0 || (cfg.runs == 0 && cfg.duration <= 0):
+		die(2, "-runs must be positive (or give -duration)")
+	case cfg.parallel < 1:
+		die(2, "-parallel must be at least 1")
+	case cfg.timeout <= 0:
+		die(2, "-timeout must be positive")
+	}
+	for _, p := range cfg.policies {
+		if !slices.Contains(allPolicies, p) {
+			die(2, "unknown policy %q (want one of %s)", p, strings.Join(allPolicies, ", "))
+		}
+	}
+	os.Exit(run(cfg))
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func die(code int, format string, a ...any) {
+	fmt.Fprintf(os.Stderr, "stress: "+format+"\n", a...)
+	os.Exit(code)
+}
+
+func run(cfg config) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	root, err := moduleRoot()
+	if err != nil {
+		die(1, "%v", err)
+	}
+	if _, err := exec.LookPath("qemu-system-riscv64"); err != nil {
+		die(1, "qemu-system-riscv64 not found on PATH: install it (`make deps`)")
+	}
+	work, err := os.MkdirTemp("", "gometal-stress-")
+	if err != nil {
+		die(1, "%v", err)
+	}
+	defer os.RemoveAll(work)
+
+	t0 := time.Now()
+	cli, bins, kernel, err := build(ctx, cfg, root, work)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "stress: %v\n", err)
+		return 1
+	}
+	logDir := cfg.logs
+	if !filepath.IsAbs(logDir) {
+		logDir = filepath.Join(root, logDir)
+	}
+	limit := fmt.Sprintf("%d runs", cfg.runs)
+	if cfg.duration > 0 {
+		limit = "for " + cfg.duration.String()
+		if cfg.runs > 0 {
+			limit += fmt.Sprintf(" (at most %d runs)", cfg.runs)
+		}
+	}
+	fmt.Printf("stress: built in %.1fs; kernel %s\n", time.Since(t0).Seconds(), kernel)
+	fmt.Printf("stress: %s of %s × %s at -cores %d, %d at a time, timeout %v; failed consoles go to %s\n",
+		limit, strings.Join(cfg.progs, ","), strings.Join(cfg.policies, ","), cfg.cores, cfg.parallel, cfg.timeout, rel(root, logDir))
+
+	var (
+		next     atomic.Int64 // boots handed out
+		deadline time.Time
+		mu       sync.Mutex
+		results  []result
+		done     int
+		failures int
+		hangs    int
+		wg       sync.WaitGroup
+	)
+	if cfg.duration > 0 {
+		deadline = time.Now().Add(cfg.duration)
+	}
+	start := time.Now()
+	for w := 0; w < cfg.parallel; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				if !deadline.IsZero() && time.Now().After(deadline) {
+					return
+				}
+				i := int(next.Add(1)) - 1
+				if cfg.runs > 0 && i >= cfg.runs {
+					return
+				}
+				// Cycle programs fastest, then policies: every program meets
+				// every policy within len(progs)*len(policies) boots.
+				prog := cfg.progs[i%len(cfg.progs)]
+				policy := cfg.policies[(i/len(cfg.progs))%len(cfg.policies)]
+				r := boot(ctx, cfg, root, cli, kernel, bins[prog], prog, policy, i+1, logDir)
+				if r.canceled {
+					return
+				}
+				mu.Lock()
+				results = append(results, r)
+				done++
+				if r.failed {
+					failures++
+				}
+				if r.hang {
+					hangs++
+				}
+				total := fmt.Sprint(cfg.runs)
+				if cfg.runs == 0 {
+					total = "?"
+				}
+				verdict := "ok"
+				if r.failed {
+					verdict = "FAIL: " + r.reason
+					if r.log != "" {
+						verdict += " -> " + rel(root, r.log)
+					}
+				}
+				fmt.Printf("[%4d/%s] #%-4d %-8s %-12s %5.1fs  %s   (%d failed, %d hung, %s elapsed)\n",
+					done, total, r.n, prog, policy, r.dur.Seconds(), verdict, failures, hangs,
+					time.Since(start).Round(time.Second))
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		fmt.Println("stress: interrupted; summary of the boots that finished:")
+	}
+	return summarize(cfg, results, time.Since(start))
+}
+
+func rel(root, p string) string {
+	if r, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return p
+}
+
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %v", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return "", errors.New("run this inside the gometal module (go env GOMOD is empty)")
+	}
+	return filepath.Dir(gomod), nil
+}
+
+// build builds the CLI and the programs (in parallel) and finds the kernel.
+func build(ctx context.Context, cfg config, root, work string) (cli string, bins map[string]string, kernel string, err error) {
+	cli = filepath.Join(work, "gometal")
+	progDir := filepath.Join(work, "progs") + string(filepath.Separator)
+	bins = map[string]string{}
+	type job struct {
+		what string
+		env  []string
+		args []string
+	}
+	var jobs []job
+	if cfg.cli != "" {
+		if cli, err = filepath.Abs(cfg.cli); err != nil {
+			return "", nil, "", err
+		}
+	} else {
+		jobs = append(jobs, job{"the gometal CLI", nil, []string{"build", "-o", cli, "./cmd/gometal"}})
+	}
+	pkgs := []string{"build", "-o", progDir}
+	for _, p := range cfg.progs {
+		if _, err := os.Stat(filepath.Join(root, "tests", "progs", p, "main.go")); err != nil {
+			return "", nil, "", fmt.Errorf("no program tests/progs/%s", p)
+		}
+		pkgs = append(pkgs, "./tests/progs/"+p)
+		bins[p] = filepath.Join(progDir, p)
+	}
+	jobs = append(jobs, job{"the stress programs", []string{"GOOS=linux", "GOARCH=riscv64", "CGO_ENABLED=0"}, pkgs})
+
+	errs := make([]error, len(jobs)+1)
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.CommandContext(ctx, "go", j.args...)
+			cmd.Dir = root
+			cmd.Env = append(os.Environ(), j.env...)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				errs[i] = fmt.Errorf("building %s (go %s): %v\n%s", j.what, strings.Join(j.args, " "), err, out)
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		// -kernel, else GOMETAL_KERNEL, else the checkout's kernel (built
+		// with cargo if need be), as the CLI finds it from the module root.
+		f := kernelimage.New(nil)
+		f.Getwd = func() (string, error) { return root, nil }
+		k, err := f.Find(cfg.kernel)
+		if err == nil {
+			k, err = filepath.Abs(k)
+		}
+		if err != nil {
+			errs[len(jobs)] = fmt.Errorf("finding the kernel: %v", err)
+		}
+		kernel = k
+	}()
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return "", nil, "", err
+	}
+	return cli, bins, kernel, nil
+}
+
+func boot(ctx context.Context, cfg config, root, cli, kernel, bin, prog, policy string, n int, logDir string) result {
+	r := result{n: n, prog: prog, policy: policy, status: -1}
+	// stats: the kernel's per-hart table shows that every hart came up (a
+	// hart that fails to start is otherwise silent for these programs).
+	args := []string{"run", "-cores", fmt.Sprint(cfg.cores), "-mem", cfg.mem, "-sched", policy,
+		"-kernel-args", "stats", "-timeout", cfg.timeout.String(), bin}
+	if prog == "numcpu" {
+		args = append(args, fmt.Sprint(cfg.cores)) // it checks NumCPU against its argument
+	}
+	if cfg.verbose {
+		fmt.Printf("#%d: %s %s\n", n, cli, strings.Join(args, " "))
+	}
+	// Our own deadline, in case gometal itself does not stop QEMU in time.
+	bctx, cancel := context.WithTimeout(ctx, cfg.timeout+30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(bctx, cli, args...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+kernel)
+	cmd.WaitDelay = 5 * time.Second
+	var out bytes.Buffer // console and the CLI's own messages, interleaved
+	cmd.Stdout, cmd.Stderr = &out, &out
+	t := time.Now()
+	err := cmd.Run()
+	r.dur = time.Since(t)
+	if ctx.Err() != nil {
+		r.canceled = true
+		return r
+	}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		r.status = 0
+	case errors.As(err, &ee) && ee.ExitCode() >= 0:
+		r.status = ee.ExitCode()
+	}
+	console := out.String()
+	switch {
+	case bctx.Err() != nil:
+		r.failed, r.hang = true, true
+		r.reason = fmt.Sprintf("hang: gometal killed after %v", cfg.timeout+30*time.Second)
+	case r.status == 124:
+		r.failed, r.hang = true, true
+		r.reason = fmt.Sprintf("hang: timeout %v (exit 124)", cfg.timeout)
+	case r.status < 0:
+		r.failed = true
+		r.reason = fmt.Sprintf("gometal did not run: %v", err)
+	case r.status != 0:
+		r.failed = true
+		r.reason = fmt.Sprintf("exit %d", r.status)
+		if l := firstLine(console, "FAIL "+prog); l != "" {
+			r.reason += ": " + l
+		} else if l := firstLine(console, "gometal: kernel panic"); l != "" {
+			r.reason += ": " + l
+		}
+	case !hasLine(console, "PASS "+prog):
+		r.failed = true
+		r.reason = fmt.Sprintf("exit 0 but no line %q", "PASS "+prog)
+	default:
+		if p := checkStats(console, policy, cfg.cores); p != "" {
+			r.failed = true
+			r.reason = "exit 0 but " + p
+		}
+	}
+	if r.failed {
+		r.log = saveLog(logDir, r, cli, args, console)
+	}
+	return r
+}
+
+// checkStats checks the per-hart statistics the kernel prints at exit: they
+// name the policy, and list `cores` harts, every one online. It returns what
+// is wrong, or "".
+func checkStats(console, policy string, cores int) string {
+	header := fmt.Sprintf("gometal: per-hart statistics (placement policy %s):", policy)
+	i := strings.Index(console, header)
+	if i < 0 {
+		return fmt.Sprintf("no line %q", header)
+	}
+	online := 0
+	for _, l := range strings.Split(console[i:], "\n")[1:] {
+		f := strings.Fields(l)
+		if len(f) == 0 || f[0] == "hart" {
+			continue
+		}
+		if _, err := strconv.Atoi(f[0]); err != nil {
+			break
+		}
+		if len(f) > 1 && f[1] == "online" {
+			online++
+		}
+	}
+	if online != cores {
+		msg := fmt.Sprintf("%d of %d harts online in the stats", online, cores)
+		if l := firstLine(console, "gometal: hart"); l != "" {
+			msg += " (" + l + ")"
+		}
+		return msg
+	}
+	return ""
+}
+
+func saveLog(dir string, r result, cli string, args []string, console string) string {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fmt.Fprintf(os.Stderr, "stress: cannot save console: %v\n", err)
+		return ""
+	}
+	name := fmt.Sprintf("%s-%s-%s-%04d.log", time.Now().Format("20060102-150405"), r.prog, r.policy, r.n)
+	path := filepath.Join(dir, name)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# gometal stress boot #%d: %s, policy %s\n", r.n, r.prog, r.policy)
+	fmt.Fprintf(&b, "# command: %s %s\n", cli, strings.Join(args, " "))
+	fmt.Fprintf(&b, "# result: %s (exit status %d after %.1fs)\n", r.reason, r.status, r.dur.Seconds())
+	b.WriteString("# console (stdout and stderr) follows\n")
+	b.WriteString(console)
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		fmt.Fprintf(os.Stderr, "stress: cannot save console: %v\n", err)
+		return ""
+	}
+	return path
+}
+
+func firstLine(s, prefix string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimRight(l, "\r "); strings.HasPrefix(l, prefix) {
+			return l
+		}
+	}
+	return ""
+}
+
+func hasLine(s, line string) bool {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimRight(l, "\r ") == line {
+			return true
+		}
+	}
+	return false
+}
+
+func summarize(cfg config, results []result, elapsed time.Duration) int {
+	type key struct{ prog, policy string }
+	type row struct {
+		runs, failures, hangs int
+		durs                  []float64
+	}
+	rows := map[key]*row{}
+	var logs []string
+	failures, hangs := 0, 0
+	for _, r := range results {
+		k := key{r.prog, r.policy}
+		if rows[k] == nil {
+			rows[k] = &row{}
+		}
+		w := rows[k]
+		w.runs++
+		w.durs = append(w.durs, r.dur.Seconds())
+		if r.failed {
+			w.failures++
+			failures++
+			if r.log != "" {
+				logs = append(logs, r.log)
+			}
+		}
+		if r.hang {
+			w.hangs++
+			hangs++
+		}
+	}
+	fmt.Printf("\n%-10s %-13s %5s %9s %6s %9s %7s\n", "program", "policy", "runs", "failures", "hangs", "median_s", "max_s")
+	for _, prog := range cfg.progs {
+		for _, policy := range cfg.policies {
+			w := rows[key{prog, policy}]
+			if w == nil {
+				continue
+			}
+			sort.Float64s(w.durs)
+			fmt.Printf("%-10s %-13s %5d %9d %6d %9.2f %7.2f\n", prog, policy, w.runs, w.failures, w.hangs,
+				median(w.durs), w.durs[len(w.durs)-1])
+		}
+	}
+	if len(logs) > 0 {
+		fmt.Println("\nconsoles of the failed boots:")
+		for _, l := range logs {
+			fmt.Println("  " + l)
+		}
+	}
+	fmt.Printf("\nstress: %d runs, %d failures, %d hangs (%s, host %s/%s, %d CPUs)\n",
+		len(results), failures, hangs, elapsed.Round(time.Second), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	if failures > 0 || len(results) == 0 {
+		return 1
+	}
+	return 0
+}
+
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n == 0 {
+		return 0
+	}
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
