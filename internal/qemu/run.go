@@ -48,6 +48,7 @@ func Run(cfg Config, stdio Stdio, opts RunOptions) (Result, error) {
 	argv := cfg.Args()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdio.Stdin, stdio.Stdout, stdio.Stderr
+	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
 		return Result{}, err
 	}

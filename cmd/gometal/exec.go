@@ -1,0 +1,303 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"gometal/internal/bootargs"
+	"gometal/internal/elfcheck"
+	"gometal/internal/goexec"
+	"gometal/internal/initramfs"
+	"gometal/internal/qemu"
+)
+
+var execCommand = &command{
+	name:    "exec",
+	summary: "run a prebuilt binary in its working directory (for go test -exec)",
+	usage:   execUsage,
+	run:     execMain,
+}
+
+// execFlags holds `gometal exec`'s options.
+type execFlags struct {
+	cores      int
+	mem        string
+	timeout    time.Duration
+	verbose    bool
+	env        listFlag
+	add        listFlag
+	adds       []initramfs.Mapping
+	kernel     string
+	kernelArgs string
+	sched      string
+	qemu       string
+	maxDir     string
+	maxBytes   int64
+	noDir      bool
+	binary     string
+	args       []string
+}
+
+func execUsage(w io.Writer) {
+	fmt.Fprint(w, `usage: gometal exec [flags] <binary> [arguments...]
+
+Exec runs a prebuilt static linux/riscv64 Go binary on gometal the way
+'go test -exec' and 'go run -exec' expect: the go command runs
+
+	gometal exec /tmp/go-build.../pkg.test -test.paniconexit0 -test.timeout=10m0s ...
+
+in the package's source directory. gometal exec packs the binary as /init
+and the current directory tree (with testdata/) at the same absolute path
+in the initramfs, starts the program there (kernel option cwd=DIR), passes
+the arguments through unchanged, relays the output and exits with the
+program's exit status. Files the program writes stay in the guest.
+
+	GOOS=linux GOARCH=riscv64 CGO_ENABLED=0 go test -exec 'gometal exec' ./...
+	GOOS=linux GOARCH=riscv64 CGO_ENABLED=0 go run -exec 'gometal exec' .
+	GOMETAL_EXEC_FLAGS='-cores 2 -kernel-args trace' GOOS=linux GOARCH=riscv64 \
+		CGO_ENABLED=0 go test -exec 'gometal exec' -run TestX .
+
+Flags go before the binary; GOMETAL_EXEC_FLAGS holds more (parsed first,
+so the command line wins). Flags:
+`)
+	fs, _ := newExecFlagSet()
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fmt.Fprint(w, `
+Environment passed to the program: every GO* variable (GODEBUG,
+GOTRACEBACK, GOMAXPROCS, GOGC, GOROOT, ...) except GOMETAL_* and GOTMPDIR;
+HOME, USER, LOGNAME, TZ, LANG, LANGUAGE, TERM, PWD and LC_*; then -env.
+PATH and TMPDIR are host paths and are not passed (os.TempDir is /tmp).
+
+The time zone database of the Go installation ($GOROOT/lib/time/zoneinfo.zip,
+GOROOT from the environment or 'go env GOROOT') is packed at its own path, so
+time.LoadLocation works. Directories named .git, .hg and .svn are not packed.
+
+Timeout: with -timeout 0 (the default) QEMU is stopped 30s after the
+test binary's own -test.timeout, if it has one; exit status 124.
+`)
+}
+
+func newExecFlagSet() (*flag.FlagSet, *execFlags) {
+	f := &execFlags{}
+	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.IntVar(&f.cores, "cores", 4, fmt.Sprintf("number of harts (CPU cores), 1 to %d", maxCores))
+	fs.StringVar(&f.mem, "mem", "512M", "guest memory in QEMU syntax; the packed directory lives in it too")
+	fs.DurationVar(&f.timeout, "timeout", 0, "stop QEMU after this long and exit 124 (0: -test.timeout + 30s if given, else no limit)")
+	fs.BoolVar(&f.verbose, "v", false, "verbose: print the QEMU command line and what was packed")
+	fs.Var(&f.env, "env", "also set `KEY=VALUE` in the program's environment (repeatable); KEY alone copies gometal's own value")
+	fs.Var(&f.add, "add", "also pack a host file or directory at a guest path: `HOST:GUEST` (repeatable)")
+	fs.StringVar(&f.kernel, "kernel", "", "the gometal kernel ELF to boot (default $GOMETAL_KERNEL, else built from the source checkout)")
+	fs.StringVar(&f.kernelArgs, "kernel-args", "", "extra kernel command-line options (trace, stats, verbose)")
+	fs.StringVar(&f.sched, "sched", "", "thread placement policy: "+strings.Join(schedPolicies, ", "))
+	fs.StringVar(&f.qemu, "qemu", "", "the QEMU binary (default $GOMETAL_QEMU, else qemu-system-riscv64 from PATH)")
+	fs.StringVar(&f.maxDir, "max-dir", "100M", "pack at most this much of the working directory; files beyond it are left out with a warning")
+	fs.BoolVar(&f.noDir, "no-dir", false, "do not pack the working directory (the program starts in /)")
+	return fs, f
+}
+
+// parseExecFlags parses GOMETAL_EXEC_FLAGS (from getenv), then args.
+func parseExecFlags(args []string, getenv func(string) string) (*execFlags, error) {
+	fs, f := newExecFlagSet()
+	if extra := getenv(goexec.EnvFlags); strings.TrimSpace(extra) != "" {
+		words, err := goexec.SplitFlags(extra)
+		if err != nil {
+			return nil, usageErrorf("exec", "exec: %s: %v", goexec.EnvFlags, err)
+		}
+		if err := fs.Parse(words); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageErrorf("exec", "exec: %s: %v", goexec.EnvFlags, err)
+		}
+		if fs.NArg() > 0 {
+			return nil, usageErrorf("exec", "exec: %s: %q is not a flag", goexec.EnvFlags, fs.Arg(0))
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, usageErrorf("exec", "exec: %v", err)
+	}
+	if fs.NArg() == 0 {
+		return nil, usageErrorf("exec", "exec: no binary given")
+	}
+	f.binary, f.args = fs.Arg(0), fs.Args()[1:]
+	return f, f.validate()
+}
+
+func (f *execFlags) validate() error {
+	if f.cores < 1 || f.cores > maxCores {
+		return usageErrorf("exec", "exec: -cores %d: want 1 to %d", f.cores, maxCores)
+	}
+	if _, err := qemu.ParseSize(f.mem); err != nil {
+		return usageErrorf("exec", "exec: -mem: %v", err)
+	}
+	n, err := qemu.ParseSize(f.maxDir)
+	if err != nil {
+		return usageErrorf("exec", "exec: -max-dir: %v", err)
+	}
+	f.maxBytes = int64(n)
+	if f.timeout < 0 {
+		return usageErrorf("exec", "exec: -timeout %v: must not be negative", f.timeout)
+	}
+	if f.sched != "" && !slices.Contains(schedPolicies, f.sched) {
+		return usageErrorf("exec", "exec: -sched %q: want one of %s", f.sched, strings.Join(schedPolicies, ", "))
+	}
+	for i, kv := range f.env {
+		full, err := envPair(kv, os.LookupEnv)
+		if err != nil {
+			return usageErrorf("exec", "exec: -env %v", err)
+		}
+		f.env[i] = full
+	}
+	for _, a := range f.add {
+		m, err := initramfs.ParseMapping(a)
+		if err != nil {
+			return usageErrorf("exec", "exec: -add %v", err)
+		}
+		f.adds = append(f.adds, m)
+	}
+	return nil
+}
+
+// execMain is `gometal exec`.
+func execMain(args []string) error {
+	f, err := parseExecFlags(args, os.Getenv)
+	if errors.Is(err, flag.ErrHelp) {
+		execUsage(os.Stdout)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := elfcheck.Check(f.binary); err != nil {
+		return inputError(err)
+	}
+	qemuBin, err := qemu.Find(f.qemu)
+	if err != nil {
+		return inputError(err)
+	}
+	kernel, err := findKernel(f.kernel)
+	if err != nil {
+		return err
+	}
+	dir := ""
+	if !f.noDir {
+		if dir, err = os.Getwd(); err != nil {
+			return err
+		}
+	}
+	tmp, err := os.MkdirTemp("", "gometal-exec-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	extras := append([]initramfs.Mapping(nil), f.adds...)
+	if m, ok := goexec.ZoneinfoMapping(goroot()); ok {
+		extras = append(extras, m)
+	}
+	initrd := filepath.Join(tmp, "initramfs.cpio")
+	im := goexec.Image{Program: f.binary, Dir: dir, MaxDir: f.maxBytes, Extras: extras, Warnings: os.Stderr}
+	st, err := im.Create(initrd)
+	if err != nil {
+		return inputError(err)
+	}
+	if f.verbose {
+		fmt.Fprintf(os.Stderr, "gometal exec: packed %s: %d files, %d dirs, %d links, %.1f MiB\n",
+			dir, st.Files, st.Dirs, st.Links, float64(st.Bytes)/(1<<20))
+	}
+	cfg := qemu.Config{
+		Binary: qemuBin, SMP: f.cores, Memory: f.mem,
+		Kernel: kernel, Initrd: initrd, Append: execCmdline(f, dir, os.Environ()),
+	}
+	return execBoot(cfg, f, goexec.QEMUTimeout(f.timeout, f.args))
+}
+
+// execCmdline is the kernel command line: options, cwd=, the environment,
+// raw -kernel-args, --, the arguments.
+func execCmdline(f *execFlags, dir string, environ []string) string {
+	var opts []string
+	if f.verbose {
+		opts = append(opts, "verbose")
+	}
+	if f.sched != "" {
+		opts = append(opts, "sched="+f.sched)
+	}
+	var env []string
+	if dir != "" && dir != "/" {
+		env = append(env, "cwd="+filepath.ToSlash(dir)) // encoded like the env: any byte survives
+	}
+	env = append(env, goexec.ForwardEnv(environ)...)
+	env = append(env, f.env...)
+	return bootargs.Cmdline{Options: opts, Env: env, Raw: f.kernelArgs, Args: f.args}.String()
+}
+
+// goroot is the Go installation the test binary came from: $GOROOT (the go
+// command sets it for the programs it runs), else `go env GOROOT`, else the
+// one gometal was built with.
+func goroot() string {
+	if g := os.Getenv("GOROOT"); g != "" {
+		return g
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, "go", "env", "GOROOT").Output(); err == nil {
+		if g := strings.TrimSpace(string(out)); g != "" {
+			return g
+		}
+	}
+	return runtime.GOROOT() //nolint:staticcheck // a last resort
+}
+
+// execBoot runs QEMU like boot does, with two differences for the go
+// command: SIGQUIT (what go test sends a test that overran its deadline)
+// stops QEMU instead of dumping gometal's goroutines, and a timeout is
+// derived from -test.timeout.
+func execBoot(cfg qemu.Config, f *execFlags, timeout time.Duration) error {
+	if err := cfg.Validate(); err != nil {
+		return inputError(err)
+	}
+	if f.verbose {
+		fmt.Fprintf(os.Stderr, "gometal: %s\n", qemu.ShellQuote(cfg.Args()))
+	}
+	caught := make(chan os.Signal, 1)
+	signal.Notify(caught, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	defer signal.Stop(caught)
+	sigs := make(chan os.Signal, 1)
+	go func() {
+		for s := range caught {
+			if s == syscall.SIGQUIT {
+				fmt.Fprintln(os.Stderr, "gometal exec: SIGQUIT: stopping QEMU (the guest's goroutines cannot be dumped from outside)")
+				s = syscall.SIGTERM
+			}
+			sigs <- s
+		}
+	}()
+
+	stdio, finish, err := consoleStdio(f.verbose)
+	if err != nil {
+		return err
+	}
+	res, err := qemu.Run(cfg, stdio, qemu.RunOptions{Timeout: timeout, Signals: sigs})
+	finish()
+	if err != nil {
+		return fmt.Errorf("starting QEMU: %v", err)
+	}
+	return exitStatusOf(res, timeout)
+}
