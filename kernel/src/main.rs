@@ -33,9 +33,18 @@ mod trap;
 
 use core::panic::PanicInfo;
 
+static PANICKING: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
 #[panic_handler]
 fn panic(info: &PanicInfo) -> ! {
-    console::print_fmt_unlocked(format_args!("\ngometal: kernel panic: {info}\n"));
+    // One report: a second hart panicking meanwhile just stops.
+    if PANICKING.swap(true, core::sync::atomic::Ordering::AcqRel) {
+        loop {
+            arch::wait_for_interrupt();
+        }
+    }
+    let hart = arch::csr::tp();
+    console::print_fmt_unlocked(format_args!("\ngometal: kernel panic (hart struct {hart:#x}): {info}\n"));
     drivers::uart::drain();
     drivers::poweroff::power_off(param::KERNEL_PANIC_STATUS)
 }

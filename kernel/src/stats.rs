@@ -21,8 +21,18 @@ pub fn report_if_requested() {
     crate::println!("  hart  state    busy_ms  idle_ms  busy%  threads_run  migrations  steals  ipis_sent  ipis_recv  syscalls  interrupts");
     for h in hart::all().iter().filter(|h| h.state() != HartState::Offline) {
         let s = &h.stats;
-        let busy = s.busy_ns.load(Ordering::Relaxed);
-        let idle = s.idle_ns.load(Ordering::Relaxed);
+        let mut busy = s.busy_ns.load(Ordering::Relaxed);
+        let mut idle = s.idle_ns.load(Ordering::Relaxed);
+        // The period in progress (this report interrupts it).
+        let since = h.period_start.load(Ordering::Relaxed);
+        if since != 0 {
+            let open = crate::sched::clock::monotonic_ns().saturating_sub(since);
+            if h.idle.load(Ordering::Relaxed) {
+                idle += open;
+            } else if h.is_running() {
+                busy += open;
+            }
+        }
         let percent = (busy * 100).checked_div(busy + idle).unwrap_or(0);
         crate::println!(
             "  {:>4}  {:<7} {:>8} {:>8} {:>5}% {:>12} {:>11} {:>7} {:>10} {:>10} {:>9} {:>11}",

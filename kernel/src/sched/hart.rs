@@ -52,6 +52,9 @@ pub struct Hart {
     pub page_table: AtomicU64,
     /// Next tick deadline in `time` ticks.
     pub next_tick: AtomicU64,
+    /// When the current busy or idle period began (monotonic ns), so the
+    /// statistics can include a period still in progress at exit.
+    pub period_start: AtomicU64,
     /// In the idle loop (or about to wait): new work needs an IPI.
     pub idle: AtomicBool,
     /// Running a thread (for placement's load count).
@@ -75,6 +78,7 @@ impl Hart {
             current: UnsafeCell::new(None),
             page_table: AtomicU64::new(0),
             next_tick: AtomicU64::new(0),
+            period_start: AtomicU64::new(0),
             idle: AtomicBool::new(false),
             running: AtomicBool::new(false),
             tlb_requested: AtomicU64::new(0),

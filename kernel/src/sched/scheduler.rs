@@ -41,6 +41,7 @@ fn run_thread(hart: &Hart, t: Arc<Thread>) {
     hart.running.store(true, Ordering::Relaxed);
     hart.set_current(Some(t));
     let start = clock::monotonic_ns();
+    hart.period_start.store(start, Ordering::Relaxed);
     // SAFETY: both contexts live in structures that outlive the switch: the
     // hart's is static, the thread's is kept alive by `current`.
     unsafe { arch::switch(hart.scheduler_context(), ctx) };
@@ -56,6 +57,7 @@ fn run_thread(hart: &Hart, t: Arc<Thread>) {
 /// Waits for work, handling interrupts by polling (S-mode never takes them).
 fn idle(hart: &Hart) {
     let start = clock::monotonic_ns();
+    hart.period_start.store(start, Ordering::Relaxed);
     // Announce idleness before the last look at the queues: whoever queues
     // work after that look sees `idle` and sends an IPI, which wfi notices.
     hart.idle.store(true, Ordering::SeqCst);
