@@ -1,7 +1,7 @@
 # gometal: the two commands a newcomer needs.
 #   make run    boot examples/hello on QEMU (installs what is missing)
 #   make test   host unit tests + tests that boot QEMU
-# Other targets: kernel, deps, clean.
+# Other targets: kernel, deps, conformance, clean.
 
 SHELL := /bin/bash
 KERNEL_DIR := kernel
@@ -10,12 +10,12 @@ KERNEL := $(KERNEL_DIR)/target/$(TARGET)/release/gometal-kernel
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 GOMETAL := go run ./cmd/gometal
 
-.PHONY: run test deps kernel unit boot-tests stress clean
+.PHONY: run test deps kernel unit boot-tests conformance conformance-quick stress clean
 
 run: deps kernel
 	$(GOMETAL) run ./examples/hello
 
-test: deps kernel unit boot-tests
+test: deps kernel unit boot-tests conformance-quick
 
 # Everything a fresh machine lacks: QEMU (Debian's qemu-system-misc, which
 # brings OpenSBI) and the bare-metal Rust target (rust-toolchain.toml names
@@ -44,6 +44,21 @@ boot-tests:
 # under every placement policy (go run ./tools/stress -h for the flags).
 stress: deps kernel
 	GOMETAL_KERNEL=$(abspath $(KERNEL)) go run ./tools/stress
+
+# The standard-library tests of a fast subset (strings, sort, errors,
+# container/list, unicode/utf8) on gometal via `gometal exec`; part of make test.
+conformance-quick:
+	GOMETAL_KERNEL=$(abspath $(KERNEL)) go test -count=1 -timeout 15m ./tools/conformance/
+
+# Not part of `make test`: the full standard-library list on gometal and on
+# Linux (user-mode qemu-riscv64, Debian's qemu-user) side by side; rewrites
+# docs/conformance.md. CONFORMANCE_FLAGS="-pkgs os,time -parallel 2" narrows it.
+conformance: deps kernel
+	@command -v qemu-riscv64 >/dev/null || { \
+		echo "installing user-mode QEMU (qemu-user) with apt-get"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq qemu-user >/dev/null; }
+	GOMETAL_KERNEL=$(abspath $(KERNEL)) go run ./tools/conformance -doc docs/conformance.md $(CONFORMANCE_FLAGS)
 
 clean:
 	cd $(KERNEL_DIR) && cargo clean

@@ -62,6 +62,7 @@ func main() {
 		gometal  = flag.String("gometal", "", "the gometal CLI (default: built from ./cmd/gometal)")
 		linux    = flag.String("qemu-user", "qemu-riscv64", "the Linux reference runner ('' to skip the reference)")
 		execFl   = flag.String("exec-flags", "", "extra gometal exec flags, space-separated")
+		strict   = flag.Bool("strict", false, "exit 1 unless every package passes on gometal")
 	)
 	flag.Parse()
 	list := Packages
@@ -127,7 +128,7 @@ func main() {
 		}
 		fmt.Printf("wrote %s\n", *doc)
 	}
-	if t.gmOK != len(results) {
+	if *strict && t.gmOK != len(results) {
 		os.Exit(1)
 	}
 }
