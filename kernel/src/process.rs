@@ -104,6 +104,7 @@ pub fn exit(status: u32) -> ! {
             crate::arch::wait_for_interrupt();
         }
     }
+    crate::smp::stop_other_harts();
     crate::stats::report_if_requested();
     crate::console::drain();
     crate::drivers::poweroff::power_off(status)

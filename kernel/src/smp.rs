@@ -45,6 +45,7 @@ pub fn interrupt(target: &Hart) {
 pub fn handle_ipi(me: &Hart) {
     me.stats.ipis_received.fetch_add(1, Ordering::Relaxed);
     serve_flush(me);
+    halt_if_requested();
 }
 
 /// Flushes this hart's TLB if a shootdown asked for it.
@@ -77,4 +78,41 @@ pub fn shootdown(root: u64) {
         }
     }
     csr::flush_tlb_all();
+}
+
+/// Set when the program exits: every other hart stops at its next trap or
+/// in its idle loop, so nothing the program's other threads do (print,
+/// allocate) runs after exit_group — as Linux kills them first.
+static HALTING: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+static HALTED: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
+
+/// How long the exiting hart waits for the others to stop (a hart busy in
+/// the kernel stops when it leaves; this only bounds the wait).
+const HALT_WAIT_NS: u64 = 100_000_000;
+
+/// Stops every other hart (best effort, bounded wait).
+pub fn stop_other_harts() {
+    HALTING.store(true, Ordering::SeqCst);
+    let me = hart::this_hart();
+    let mut others = 0;
+    for h in hart::all() {
+        if !core::ptr::eq(h, me) && h.state() == hart::HartState::Online {
+            send_ipi(h);
+            others += 1;
+        }
+    }
+    let deadline = crate::sched::clock::monotonic_ns() + HALT_WAIT_NS;
+    while HALTED.load(Ordering::Acquire) < others && crate::sched::clock::monotonic_ns() < deadline {
+        core::hint::spin_loop();
+    }
+}
+
+/// Parks this hart for good if the program is exiting.
+pub fn halt_if_requested() {
+    if HALTING.load(Ordering::Acquire) {
+        HALTED.fetch_add(1, Ordering::AcqRel);
+        loop {
+            crate::arch::wait_for_interrupt();
+        }
+    }
 }

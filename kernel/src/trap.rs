@@ -48,6 +48,7 @@ extern "C" fn user_trap(_frame: *mut TrapFrame) -> ! {
 
 /// Delivers pending signals and returns to the current thread's user code.
 pub fn return_to_user() -> ! {
+    crate::smp::halt_if_requested();
     let t = current();
     signal::deliver_pending(&t);
     let hart = this_hart();
