@@ -62,6 +62,7 @@ func main() {
 		gometal  = flag.String("gometal", "", "the gometal CLI (default: built from ./cmd/gometal)")
 		linux    = flag.String("qemu-user", "qemu-riscv64", "the Linux reference runner ('' to skip the reference)")
 		execFl   = flag.String("exec-flags", "", "extra gometal exec flags, space-separated")
+		reuse    = flag.Bool("reuse", false, "reuse test binaries left in -work by an earlier run instead of building them")
 		strict   = flag.Bool("strict", false, "exit 1 unless every package passes on gometal")
 	)
 	flag.Parse()
@@ -81,7 +82,7 @@ func main() {
 		fatal(err)
 	}
 	workAbs, _ := filepath.Abs(*work)
-	cfg := &Config{Cores: *cores, Timeout: *timeout, Short: *short, WorkDir: workAbs, Skips: skips,
+	cfg := &Config{Cores: *cores, Timeout: *timeout, Short: *short, WorkDir: workAbs, Skips: skips, Reuse: *reuse,
 		ExecFlags: strings.Fields(*execFl)}
 	if cfg.Gometal, err = gometalBinary(*gometal, workAbs); err != nil {
 		fatal(err)

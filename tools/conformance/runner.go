@@ -24,6 +24,7 @@ type Config struct {
 	WorkDir   string        // test binaries and raw logs
 	Skips     SkipList
 	ExecFlags []string // extra gometal exec flags
+	Reuse     bool     // use test binaries already in WorkDir (from an earlier run)
 }
 
 // Side is how one package did on one system.
@@ -88,6 +89,9 @@ func build(ctx context.Context, cfg *Config, pkg string) (bin, dir string, err e
 	}
 	dir = strings.TrimSpace(string(out))
 	bin = filepath.Join(cfg.WorkDir, safeName(pkg)+".test")
+	if st, err := os.Stat(bin); cfg.Reuse && err == nil && st.Mode().IsRegular() {
+		return bin, dir, nil
+	}
 	var stderr bytes.Buffer
 	c := command(ctx, env, "", "go", "test", "-c", "-o", bin, pkg)
 	c.Stderr = &stderr
