@@ -20,6 +20,22 @@ extern "C" {
     pub fn thread_trampoline();
     static secondary_start_pa: u64;
     static boot_page_table_pa: u64;
+    static secondary_stacks_pa: u64;
+}
+
+/// Records the stack `hartid` is started with, for a hart that OpenSBI
+/// releases into the cold-boot entry by mistake (see entry.S).
+pub fn publish_secondary_stack(hartid: usize, top: u64) {
+    if hartid >= crate::param::MAX_HARTS {
+        return;
+    }
+    // SAFETY: an immutable word in .rodata, written by the linker.
+    let table = unsafe { secondary_stacks_pa };
+    let slot = crate::memlayout::phys_to_virt(table + 8 * hartid as u64) as *mut u64;
+    // SAFETY: slot is inside the 64-entry table in the boot data section,
+    // mapped by the linear map; a misdirected hart polls it with plain loads.
+    unsafe { core::ptr::write_volatile(slot, top) };
+    core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
 }
 
 /// Where harts started with SBI hart_start begin (a physical address).

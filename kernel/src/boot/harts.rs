@@ -64,6 +64,7 @@ fn request_start(hartid: usize) -> bool {
     // The stack lives for the rest of the boot: leak it on purpose.
     let stack = vec![0u8; HART_STACK_SIZE].leak();
     let top = (stack.as_ptr() as usize + HART_STACK_SIZE) & !15;
+    crate::arch::publish_secondary_stack(hartid, top as u64);
     let ret = sbi_rt::hart_start(hartid, crate::arch::secondary_entry_pa() as usize, top);
     ret.is_ok() || ret.error == SBI_ERR_ALREADY_AVAILABLE
 }
