@@ -63,6 +63,7 @@ func main() {
 		linux    = flag.String("qemu-user", "qemu-riscv64", "the Linux reference runner ('' to skip the reference)")
 		execFl   = flag.String("exec-flags", "", "extra gometal exec flags, space-separated")
 		reuse    = flag.Bool("reuse", false, "reuse test binaries left in -work by an earlier run instead of building them")
+		merge    = flag.Bool("merge", false, "merge into -work/results.json: packages not run now keep their earlier results")
 		strict   = flag.Bool("strict", false, "exit 1 unless every package passes on gometal")
 	)
 	flag.Parse()
@@ -116,6 +117,9 @@ func main() {
 	wg.Wait()
 	elapsed := time.Since(start)
 
+	if *merge {
+		results = mergeResults(filepath.Join(workAbs, "results.json"), results)
+	}
 	js, _ := json.MarshalIndent(results, "", "  ")
 	os.WriteFile(filepath.Join(workAbs, "results.json"), js, 0o644)
 	t := totals(results)
@@ -132,6 +136,34 @@ func main() {
 	if *strict && t.gmOK != len(results) {
 		os.Exit(1)
 	}
+}
+
+// mergeResults puts fresh results in place of the same packages in the
+// results file, keeping the full list's order.
+func mergeResults(path string, fresh []*Result) []*Result {
+	var old []*Result
+	if b, err := os.ReadFile(path); err == nil {
+		json.Unmarshal(b, &old)
+	}
+	byPkg := map[string]*Result{}
+	for _, r := range fresh {
+		byPkg[r.Pkg] = r
+	}
+	var out []*Result
+	for _, r := range old {
+		if f, ok := byPkg[r.Pkg]; ok {
+			out = append(out, f)
+			delete(byPkg, r.Pkg)
+		} else {
+			out = append(out, r)
+		}
+	}
+	for _, r := range fresh {
+		if _, ok := byPkg[r.Pkg]; ok {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func printRow(r *Result) {
