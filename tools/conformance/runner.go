@@ -38,6 +38,7 @@ type Side struct {
 	ExitCode int           `json:"exit_code"`
 	Failed   []string      `json:"failed,omitempty"` // tests (and subtests) that failed or never finished
 	Tail     string        `json:"tail,omitempty"`   // last output lines, for crashes
+	Notes    []string      `json:"notes,omitempty"`  // kernel messages and panics from the output
 	results  map[string]testResult
 }
 
@@ -154,10 +155,35 @@ func runSide(ctx context.Context, pkg, dir, logPath string, hardLimit time.Durat
 	default:
 		side.Status = "FAIL"
 	}
+	side.Notes = notes(plain(out.String()))
 	if side.Status != "ok" {
 		side.Tail = lastLines(plain(out.String()), 8)
 	}
 	return side
+}
+
+// notes picks the lines that explain a crash: the kernel's own messages
+// (other than unsupported-syscall notices) and the first panic or fatal
+// error.
+func notes(out string) []string {
+	var ns []string
+	seen := map[string]bool{}
+	panics := 0
+	for _, l := range strings.Split(out, "\n") {
+		l = strings.TrimSpace(l)
+		kernel := strings.HasPrefix(l, "gometal:") && !strings.Contains(l, "unsupported syscall") && !strings.Contains(l, "tried to start a process")
+		crash := strings.HasPrefix(l, "panic:") || strings.HasPrefix(l, "fatal error:") || strings.HasPrefix(l, "*** Test killed")
+		if crash && panics < 1 {
+			panics++
+		} else if !kernel {
+			continue
+		}
+		if !seen[l] {
+			seen[l] = true
+			ns = append(ns, l)
+		}
+	}
+	return first(ns, 4)
 }
 
 // parse turns -test.v=test2json output into per-test results with
@@ -251,10 +277,23 @@ func compare(r *Result) {
 		}
 		r.Diffs = append(r.Diffs, Diff{Test: n, Gometal: ga, Linux: la, Excerpt: excerpt(g[n].output)})
 	}
+	sort.SliceStable(r.Diffs, func(i, j int) bool { return rank(r.Diffs[i]) < rank(r.Diffs[j]) })
 	switch {
 	case !r.BuildOK:
 		r.Reason = "build failed: " + r.BuildEr
 	case r.Gometal.Status == "ok" && r.Agrees():
+	case len(r.Gometal.Notes) > 0 && r.Gometal.Status != "ok" && !(r.Linux.Ran && r.Linux.Status == r.Gometal.Status):
+		var unfinished []string
+		for _, d := range r.Diffs {
+			if d.Gometal == "unfinished" {
+				unfinished = append(unfinished, d.Test)
+			}
+		}
+		r.Reason = strings.Join(r.Gometal.Notes, " / ")
+		if len(unfinished) > 0 {
+			r.Reason = "stopped in " + strings.Join(first(unfinished, 3), ", ") + ": " + r.Reason
+		}
+		r.Reason = oneLine(r.Reason)
 	case r.Gometal.Status == "timeout":
 		r.Reason = "timed out; running: " + strings.Join(first(r.Gometal.Failed, 3), ", ")
 	case r.Gometal.Status == "crash" || (len(r.Diffs) == 0 && r.Gometal.Status != r.Linux.Status):
@@ -273,6 +312,20 @@ func compare(r *Result) {
 		}
 		r.Reason = strings.Join(parts, "; ")
 	}
+}
+
+// rank orders differences so the informative ones (a failure on gometal)
+// come before tests that merely never ran after a crash.
+func rank(d Diff) int {
+	switch d.Gometal {
+	case "fail":
+		return 0
+	case "unfinished":
+		return 1
+	case "absent":
+		return 3
+	}
+	return 2
 }
 
 func actionOf(m map[string]testResult, n string) string {
