@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -383,6 +384,20 @@ func oneLine(s string) string {
 	return s
 }
 
+var gorootOnce struct {
+	sync.Once
+	dir string
+}
+
+// goroot is `go env GOROOT`.
+func goroot() string {
+	gorootOnce.Do(func() {
+		out, _ := exec.Command("go", "env", "GOROOT").Output()
+		gorootOnce.dir = strings.TrimSpace(string(out))
+	})
+	return gorootOnce.dir
+}
+
 // RunPackage builds pkg and runs its tests on gometal and on Linux.
 func RunPackage(ctx context.Context, cfg *Config, pkg string) *Result {
 	r := &Result{Pkg: pkg}
@@ -399,6 +414,13 @@ func RunPackage(ctx context.Context, cfg *Config, pkg string) *Result {
 	hard := cfg.Timeout + 3*time.Minute
 	logBase := filepath.Join(cfg.WorkDir, safeName(pkg))
 	gm := append([]string{cfg.Gometal, "exec", "-cores", fmt.Sprint(cfg.Cores)}, cfg.ExecFlags...)
+	// Some packages read $GOROOT/src/testdata (../../testdata), outside the
+	// package directory that gometal exec packs.
+	if t := filepath.Join(goroot(), "src", "testdata"); goroot() != "" && strings.HasPrefix(dir, filepath.Join(goroot(), "src")+"/") {
+		if st, err := os.Stat(t); err == nil && st.IsDir() {
+			gm = append(gm, "-add", t+":"+t)
+		}
+	}
 	gm = append(append(gm, bin), args...)
 	r.Gometal = runSide(ctx, pkg, dir, logBase+".gometal.log", hard, gm)
 	if cfg.QEMUUser != "" {
