@@ -1,7 +1,7 @@
 # gometal: the two commands a newcomer needs.
 #   make run    boot examples/hello on QEMU (installs what is missing)
 #   make test   host unit tests + tests that boot QEMU
-# Other targets: kernel, deps, conformance, clean.
+# Other targets: kernel, deps, conformance, bench, clean.
 
 SHELL := /bin/bash
 KERNEL_DIR := kernel
@@ -10,7 +10,7 @@ KERNEL := $(KERNEL_DIR)/target/$(TARGET)/release/gometal-kernel
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 GOMETAL := go run ./cmd/gometal
 
-.PHONY: run test deps kernel unit boot-tests conformance conformance-quick stress clean
+.PHONY: run test deps kernel unit boot-tests conformance conformance-quick stress bench clean
 
 run: deps kernel
 	$(GOMETAL) run ./examples/hello
@@ -59,6 +59,17 @@ conformance: deps kernel
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq qemu-user >/dev/null; }
 	GOMETAL_KERNEL=$(abspath $(KERNEL)) go run ./tools/conformance -doc docs/conformance.md $(CONFORMANCE_FLAGS)
+
+# Not part of `make test`: the full benchmark suite, gometal vs Debian's Linux
+# kernel in the same QEMU machine; writes docs/benchmarks.md and its plots
+# (tens of minutes; `go run ./cmd/gometal bench -quick -linux` takes a few).
+# The C benchmark needs Debian's riscv64 cross compiler, installed if missing.
+bench: deps kernel
+	@command -v riscv64-linux-gnu-gcc >/dev/null || { \
+		echo "installing gcc-riscv64-linux-gnu with apt-get"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq gcc-riscv64-linux-gnu >/dev/null; }
+	GOMETAL_KERNEL=$(abspath $(KERNEL)) $(GOMETAL) bench -linux
 
 clean:
 	cd $(KERNEL_DIR) && cargo clean

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"gometal/internal/bench"
+	"gometal/internal/linuxkernel"
+	"gometal/internal/qemu"
+)
+
+var benchCommand = &command{
+	name:    "bench",
+	summary: "run the benchmarks (bench/) on gometal and Linux and write docs/benchmarks.md",
+	usage:   benchUsage,
+	run:     benchMain,
+}
+
+func benchUsage(w io.Writer) {
+	fmt.Fprintf(w, `usage: gometal bench [benchmarks...] [flags]
+
+Bench builds the benchmark programs in bench/ and boots each one on gometal
+and, with -linux, on Debian's riscv64 Linux kernel (trixie, fetched once
+with apt-get from the machine's configured Debian mirror and cached in
+~/.cache/gometal/linux) in the same QEMU configuration: -M virt, the same
+-smp and -m, the same initramfs with the program as /init. Boots alternate
+between the kernels; every configuration is repeated -runs times and the
+report shows medians. Progress goes to stderr; the report (Markdown) and
+its PNG plots are written to -out and next to it.
+
+Benchmarks (default: all): %s
+
+Flags:
+`, strings.Join(bench.Benchmarks(), ", "))
+	fs, _ := newBenchFlagSet()
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fmt.Fprint(w, `
+Examples:
+
+	gometal bench -quick -linux                 # a few minutes
+	gometal bench -linux                        # the full run (make bench)
+	gometal bench mandelbrot -cores 1,2 -runs 3 -out /tmp/b.md
+
+The C benchmark (matmul) needs riscv64-linux-gnu-gcc (Debian package
+gcc-riscv64-linux-gnu); without it that row says why it is missing.
+`)
+}
+
+type benchFlags struct {
+	cores, out, mem, qemu, kernel string
+	runs                          int
+	linux, quick                  bool
+}
+
+func newBenchFlagSet() (*flag.FlagSet, *benchFlags) {
+	f := &benchFlags{}
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.cores, "cores", "", "comma-separated core counts for the scaling benchmarks (default 1,2,4; -quick 1,2)")
+	fs.IntVar(&f.runs, "runs", 0, "boots per configuration, medians reported (default 3; -quick 1)")
+	fs.BoolVar(&f.linux, "linux", false, "also boot Debian's Linux kernel and compare")
+	fs.BoolVar(&f.quick, "quick", false, "small problem sizes and one run: a few minutes")
+	fs.StringVar(&f.out, "out", "docs/benchmarks.md", "the report; PNG plots are written next to it")
+	fs.StringVar(&f.mem, "mem", "256M", "guest memory (-m) for every boot")
+	fs.StringVar(&f.qemu, "qemu", "", "the QEMU binary (default $GOMETAL_QEMU, else qemu-system-riscv64)")
+	fs.StringVar(&f.kernel, "kernel", "", "the gometal kernel ELF (default $GOMETAL_KERNEL, else built from the checkout)")
+	return fs, f
+}
+
+// parseBenchArgs accepts benchmark names and flags in any order.
+func parseBenchArgs(args []string) (*benchFlags, []string, error) {
+	fs, f := newBenchFlagSet()
+	var names []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, nil, err
+			}
+			return nil, nil, usageErrorf("bench", "bench: %v", err)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		names = append(names, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	known := bench.Benchmarks()
+	for _, n := range names {
+		ok := false
+		for _, k := range known {
+			ok = ok || k == n
+		}
+		if !ok {
+			return nil, nil, usageErrorf("bench", "bench: unknown benchmark %q (have: %s)", n, strings.Join(known, ", "))
+		}
+	}
+	return f, names, nil
+}
+
+// parseCores parses "1,2,4".
+func parseCores(s string) ([]int, error) {
+	var cores []int
+	for _, f := range strings.Split(s, ",") {
+		c, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || c < 1 || c > maxCores {
+			return nil, fmt.Errorf("-cores %q: want a comma-separated list of 1 to %d", s, maxCores)
+		}
+		for _, prev := range cores {
+			if c <= prev {
+				return nil, fmt.Errorf("-cores %q: want increasing core counts", s)
+			}
+		}
+		cores = append(cores, c)
+	}
+	return cores, nil
+}
+
+func benchMain(args []string) error {
+	f, names, err := parseBenchArgs(args)
+	if errors.Is(err, flag.ErrHelp) {
+		benchUsage(os.Stdout)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if f.cores == "" {
+		f.cores = "1,2,4"
+		if f.quick {
+			f.cores = "1,2"
+		}
+	}
+	cores, err := parseCores(f.cores)
+	if err != nil {
+		return usageErrorf("bench", "bench: %v", err)
+	}
+	if f.runs < 0 {
+		return usageErrorf("bench", "bench: -runs %d: want at least 1", f.runs)
+	}
+	if f.runs == 0 {
+		f.runs = 3
+		if f.quick {
+			f.runs = 1
+		}
+	}
+	if _, err := qemu.ParseSize(f.mem); err != nil {
+		return usageErrorf("bench", "bench: -mem: %v", err)
+	}
+	qemuBin, err := qemu.Find(f.qemu)
+	if err != nil {
+		return inputError(err)
+	}
+	kernel, err := findKernel(f.kernel)
+	if err != nil {
+		return err
+	}
+	cache, err := linuxkernel.DefaultCacheDir()
+	if err != nil {
+		return err
+	}
+	return bench.Run(bench.Options{
+		Names: names, Cores: cores, Runs: f.runs, Linux: f.linux, Quick: f.quick,
+		Out: f.out, Mem: f.mem, QEMU: qemuBin, Kernel: kernel, LinuxDir: cache,
+		Command: "gometal bench " + strings.Join(args, " "),
+	})
+}

@@ -1,0 +1,308 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"gometal/internal/bootargs"
+	"gometal/internal/gobuild"
+	"gometal/internal/initramfs"
+	"gometal/internal/qemu"
+)
+
+// Kind is which kernel a boot uses.
+type Kind string
+
+const (
+	Gometal Kind = "gometal"
+	Linux   Kind = "linux"
+)
+
+// LinuxCmdline is the fixed part of Linux's command line: the console on
+// the virt UART, the initramfs's /init as the first process, reboot at
+// once on a panic (which -no-reboot turns into QEMU exiting), no boot log.
+const LinuxCmdline = "console=ttyS0 rdinit=/init panic=-1 quiet"
+
+// Prog is one guest program, built once and packed into its own initramfs.
+type Prog struct {
+	Name   string // e.g. "mandelbrot", "matmul-c"
+	Binary string
+	Initrd string
+	Size   int64
+}
+
+// Machine knows how to boot either kernel with the same QEMU settings.
+type Machine struct {
+	QEMU    string
+	Gometal string // gometal kernel ELF
+	Linux   string // Linux image ("" when Linux runs are off)
+	Mem     string
+	Dir     string // scratch directory for binaries and initramfs files
+	Root    string // the gometal module's directory (bench/ is in it)
+	progs   map[string]*Prog
+}
+
+// BuildGo builds a package under bench/ (e.g. "./bench/mandelbrot") and
+// packs it.
+func (m *Machine) BuildGo(name, pkg string, flags ...string) (*Prog, error) {
+	if p := m.progs[name]; p != nil {
+		return p, nil
+	}
+	dir := filepath.Join(m.Dir, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var errb bytes.Buffer
+	exe, err := gobuild.Build(context.Background(), gobuild.Options{Package: pkg, OutDir: dir, Flags: flags, Stderr: &errb, Dir: m.Root})
+	if err != nil {
+		return nil, fmt.Errorf("%v\n%s", err, errb.String())
+	}
+	return m.pack(name, exe)
+}
+
+// BuildC compiles a C file as a static riscv64 Linux binary with -O2.
+func (m *Machine) BuildC(name, src string) (*Prog, error) {
+	if p := m.progs[name]; p != nil {
+		return p, nil
+	}
+	cc, err := CrossCC()
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(m.Dir, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	exe := filepath.Join(dir, name)
+	cmd := exec.Command(cc, "-O2", "-static", "-o", exe, src)
+	cmd.Dir = m.Root
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("%s -O2 -static %s: %v\n%s", cc, src, err, out)
+	}
+	return m.pack(name, exe)
+}
+
+// CrossCCName is Debian's riscv64 cross compiler (package gcc-riscv64-linux-gnu).
+const CrossCCName = "riscv64-linux-gnu-gcc"
+
+// CrossCC finds the cross compiler.
+func CrossCC() (string, error) {
+	p, err := exec.LookPath(CrossCCName)
+	if err != nil {
+		return "", fmt.Errorf("%s not found; install it with: sudo apt-get install gcc-riscv64-linux-gnu (make bench does)", CrossCCName)
+	}
+	return p, nil
+}
+
+func (m *Machine) pack(name, exe string) (*Prog, error) {
+	st, err := os.Stat(exe)
+	if err != nil {
+		return nil, err
+	}
+	initrd := filepath.Join(filepath.Dir(exe), "initramfs.cpio")
+	if err := initramfs.Create(initrd, exe, nil); err != nil {
+		return nil, err
+	}
+	p := &Prog{Name: name, Binary: exe, Initrd: initrd, Size: st.Size()}
+	if m.progs == nil {
+		m.progs = map[string]*Prog{}
+	}
+	m.progs[name] = p
+	return p, nil
+}
+
+// Spec is one boot.
+type Spec struct {
+	Kind       Kind
+	Cores      int
+	Mem        string // "" means the machine's
+	Prog       *Prog
+	Args       []string
+	KernelArgs string // gometal options (stats, trace, sched=...); Linux ignores them
+	Timeout    time.Duration
+}
+
+// HartStat is one row of gometal's per-hart statistics.
+type HartStat struct {
+	Hart                                             int
+	BusyMS, IdleMS, Busy, ThreadsRun, Migrations     int
+	Steals, IPIsSent, IPIsRecv, Syscalls, Interrupts int
+}
+
+// Boot is what one boot produced.
+type Boot struct {
+	Spec     Spec
+	Output   string
+	Results  []map[string]any
+	Harts    []HartStat
+	Policy   string
+	PeakKiB  int // gometal: peak page frames in use
+	Wall     time.Duration
+	ExitCode int
+	TimedOut bool
+	Err      error // nil when the program reported results and no error
+}
+
+// OK reports whether the boot produced results without errors.
+func (b *Boot) OK() bool { return b.Err == nil }
+
+// Why says in a few words why a boot failed.
+func (b *Boot) Why() string {
+	if b.Err == nil {
+		return ""
+	}
+	return b.Err.Error()
+}
+
+// Config returns the QEMU configuration for a spec: the same machine, -smp
+// and -m for both kernels; only the kernel and its command line differ.
+func (m *Machine) Config(s Spec) qemu.Config {
+	cfg := qemu.Config{Binary: m.QEMU, SMP: s.Cores, Memory: s.Mem, Initrd: s.Prog.Initrd}
+	if cfg.Memory == "" {
+		cfg.Memory = m.Mem
+	}
+	var args []string
+	for _, a := range s.Args {
+		args = append(args, bootargs.Encode(a))
+	}
+	switch s.Kind {
+	case Gometal:
+		cfg.Kernel = m.Gometal
+		cfg.Append = bootargs.Cmdline{Raw: s.KernelArgs, Args: s.Args}.String()
+	case Linux:
+		cfg.Kernel = m.Linux
+		cfg.Append = strings.TrimSpace(LinuxCmdline + " -- " + strings.Join(args, " "))
+	}
+	return cfg
+}
+
+var (
+	hartRe   = regexp.MustCompile(`^\s*(\d+)\s+online((?:\s+\d+%?){10})\s*$`)
+	policyRe = regexp.MustCompile(`per-hart statistics \(placement policy ([a-z-]+)\)`)
+	peakRe   = regexp.MustCompile(`gometal: memory: peak (\d+) KiB`)
+)
+
+// Run boots once and parses what the guest printed.
+func (m *Machine) Run(s Spec) *Boot {
+	b := &Boot{Spec: s}
+	if s.Kind == Linux && m.Linux == "" {
+		b.Err = fmt.Errorf("no Linux kernel")
+		return b
+	}
+	var out bytes.Buffer
+	start := time.Now()
+	res, err := qemu.Run(m.Config(s), qemu.Stdio{Stdout: &out, Stderr: &out}, qemu.RunOptions{Timeout: s.Timeout})
+	b.Wall = time.Since(start)
+	b.Output = out.String()
+	if err != nil {
+		b.Err = fmt.Errorf("starting QEMU: %v", err)
+		return b
+	}
+	b.ExitCode, b.TimedOut = res.ExitCode, res.TimedOut
+	parseOutput(b, b.Output)
+	switch {
+	case b.Err != nil:
+	case res.TimedOut:
+		b.Err = fmt.Errorf("timed out after %s (last output: %s)", s.Timeout, lastLine(b.Output))
+	case strings.Contains(b.Output, "gometal: kernel panic"):
+		b.Err = fmt.Errorf("%s", linesFrom(b.Output, "gometal: kernel panic", 2))
+	case strings.Contains(b.Output, "Kernel panic"):
+		if f := linesFrom(b.Output, "fatal error:", 1); f != "" {
+			b.Err = fmt.Errorf("the program died (%s), so Linux panicked: init exited", f)
+		} else {
+			b.Err = fmt.Errorf("Linux: %s", linesFrom(b.Output, "Kernel panic", 1))
+		}
+	case len(b.Results) == 0:
+		if f := linesFrom(b.Output, "fatal error:", 1); f != "" {
+			b.Err = fmt.Errorf("the program died: %s", f)
+		} else {
+			b.Err = fmt.Errorf("no results (QEMU exit status %d): %s", res.ExitCode, lastLine(b.Output))
+		}
+	}
+	return b
+}
+
+// parseOutput reads results, gometal's statistics and its memory peak
+// from a boot's console output.
+func parseOutput(b *Boot, output string) {
+	for _, line := range strings.Split(output, "\n") {
+		line = strings.TrimRight(line, "\r")
+		if i := strings.Index(line, "BENCH {"); i >= 0 {
+			var r map[string]any
+			if err := json.Unmarshal([]byte(line[i+6:]), &r); err == nil {
+				b.Results = append(b.Results, r)
+				if e, ok := r["error"]; ok && b.Err == nil {
+					b.Err = fmt.Errorf("program error: %v", e)
+				}
+			}
+		}
+		if mm := policyRe.FindStringSubmatch(line); mm != nil {
+			b.Policy = mm[1]
+		}
+		if mm := hartRe.FindStringSubmatch(line); mm != nil {
+			f := strings.Fields(strings.ReplaceAll(mm[2], "%", ""))
+			v := make([]int, len(f))
+			for i := range f {
+				v[i], _ = strconv.Atoi(f[i])
+			}
+			hart, _ := strconv.Atoi(mm[1])
+			b.Harts = append(b.Harts, HartStat{hart, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]})
+		}
+		if mm := peakRe.FindStringSubmatch(line); mm != nil {
+			b.PeakKiB, _ = strconv.Atoi(mm[1])
+		}
+	}
+}
+
+// linesFrom returns n lines starting at the first that contains sub,
+// joined with " ", or "".
+func linesFrom(s, sub string, n int) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if strings.Contains(l, sub) {
+			end := min(i+n, len(lines))
+			var out []string
+			for _, x := range lines[i:end] {
+				if x = strings.TrimSpace(x); x != "" {
+					out = append(out, x)
+				}
+			}
+			return strings.Join(out, " ")
+		}
+	}
+	return ""
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	l := strings.TrimSpace(lines[len(lines)-1])
+	if len(l) > 160 {
+		l = l[:160] + "…"
+	}
+	if l == "" {
+		return "(no output)"
+	}
+	return l
+}
+
+// Num reads a numeric field of a result.
+func Num(r map[string]any, key string) (float64, bool) {
+	v, ok := r[key].(float64)
+	return v, ok
+}
+
+// Str reads a string field of a result.
+func Str(r map[string]any, key string) string {
+	s, _ := r[key].(string)
+	return s
+}
