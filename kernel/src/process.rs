@@ -19,7 +19,8 @@ pub struct Process {
     actions: Mutex<[SigAction; NSIG]>,
     threads: Mutex<BTreeMap<u32, Arc<Thread>>>,
     next_tid: AtomicU32,
-    pub cwd: Mutex<Vec<u8>>,
+    /// The working directory (a directory node: it follows renames).
+    pub cwd: Mutex<Arc<crate::fs::inode::Inode>>,
     exiting: AtomicBool,
 }
 
@@ -47,7 +48,7 @@ fn create(mm: AddressSpace, files: FdTable) -> &'static Process {
         actions: Mutex::new([SigAction::default(); NSIG]),
         threads: Mutex::new(BTreeMap::new()),
         next_tid: AtomicU32::new(1),
-        cwd: Mutex::new(b"/".to_vec()),
+        cwd: Mutex::new(crate::fs::tree::root()),
         exiting: AtomicBool::new(false),
     })
 }

@@ -128,7 +128,7 @@ fn start_program(m: &machine::Machine, args: &BootArgs) {
     // or written, so it can be borrowed for the rest of the boot.
     let archive: &'static [u8] =
         unsafe { core::slice::from_raw_parts(crate::memlayout::phys_to_virt(initrd.start) as *const u8, len) };
-    if let Err(e) = tree::init(archive) {
+    if let Err(e) = tree::init(archive, &args.init) {
         fail(STATUS_NOT_FOUND, format_args!("the initramfs is not a valid cpio archive: {e:?}"));
     }
     let init_path = alloc::string::String::from_utf8_lossy(&args.init).into_owned();
@@ -161,7 +161,7 @@ fn start_program(m: &machine::Machine, args: &BootArgs) {
     }
     if let Some(cwd) = &args.cwd {
         match tree::resolve(cwd, true) {
-            Ok(f) if f.node.is_dir() => *p.0.cwd.lock() = f.path,
+            Ok(f) if f.node.is_dir() => *p.0.cwd.lock() = f.node,
             _ => fail(STATUS_NOT_FOUND, format_args!("cwd={}: no such directory in the initramfs", alloc::string::String::from_utf8_lossy(cwd))),
         }
     }

@@ -96,6 +96,8 @@ syscalls! {
     RT_SIGPROCMASK "rt_sigprocmask" = 135,
     RT_SIGRETURN "rt_sigreturn" = 139,
     REBOOT "reboot" = 142,
+    GETGROUPS "getgroups" = 158,
+    SETGROUPS "setgroups" = 159,
     UNAME "uname" = 160,
     GETRLIMIT "getrlimit" = 163,
     SETRLIMIT "setrlimit" = 164,
@@ -148,6 +150,7 @@ syscalls! {
     CLONE3 "clone3" = 435,
     FACCESSAT2 "faccessat2" = 439,
     EPOLL_PWAIT2 "epoll_pwait2" = 441,
+    FCHMODAT2 "fchmodat2" = 452,
 }
 
 #[cfg(test)]

@@ -45,7 +45,15 @@ pub fn start_all(hart_ids: &[usize], boot_hartid: usize, limit: usize, verbose: 
     wait_online(&retried);
     for h in hart::all() {
         if h.transition(HartState::Bootstrap, HartState::Error) {
-            crate::println!("gometal: hart {} did not start; continuing without it", h.hartid());
+            // The SBI's view helps tell a hart stuck in firmware (2 = start
+            // pending) from one that started and went astray (0 = started).
+            let sbi = sbi_rt::hart_get_status(h.hartid());
+            crate::println!(
+                "gometal: hart {} did not start (SBI status {}, error {}); continuing without it",
+                h.hartid(),
+                sbi.value as isize,
+                sbi.error as isize
+            );
         }
     }
     if verbose {

@@ -48,13 +48,11 @@ pub fn readiness(file: &OpenFile) -> (u32, u64) {
     match &file.kind {
         FileKind::Device(Device::Console) => (bits(crate::console::input_ready(), true), global),
         FileKind::EventFd(e) => (bits(e.readable(), e.writable()), global),
-        FileKind::PipeRead(p) => {
-            let hup = if p.hung_up_for_reader() { EPOLLHUP } else { 0 };
-            (bits(p.readable(), false) | hup, p.generation.load(Ordering::Acquire))
-        }
-        FileKind::PipeWrite(p) => {
-            let err = if p.broken_for_writer() { EPOLLERR } else { 0 };
-            (bits(false, p.writable()) | err, p.generation.load(Ordering::Acquire))
+        FileKind::Pipe(p) => {
+            let (r, w) = (file.readable(), file.writable());
+            let hup = if r && p.hung_up_for_reader() { EPOLLHUP } else { 0 };
+            let err = if w && p.broken_for_writer() { EPOLLERR } else { 0 };
+            (bits(r && p.readable(), w && p.writable()) | hup | err, p.generation.load(Ordering::Acquire))
         }
         _ => (EPOLLIN | EPOLLOUT, global),
     }
@@ -81,7 +79,7 @@ impl Epoll {
     }
 
     pub fn control(&self, op: usize, fd: usize, file: Arc<OpenFile>, events: u32, data: u64) -> Result<(), isize> {
-        if matches!(file.kind, FileKind::File(_) | FileKind::Directory { .. }) {
+        if matches!(file.kind, FileKind::File(_) | FileKind::Directory(_)) {
             return Err(EPERM); // as Linux: regular files are always ready
         }
         let mut map = self.interest.lock();

@@ -15,11 +15,11 @@ pub enum FileKind {
     /// /dev/null, /dev/zero, /dev/urandom, and the console (fds 0-2).
     Device(Device),
     File(Arc<Inode>),
-    Directory { path: Vec<u8>, node: Arc<Inode> },
+    Directory(Arc<Inode>),
     EventFd(Arc<EventFd>),
     Epoll(Arc<Epoll>),
-    PipeRead(Arc<Pipe>),
-    PipeWrite(Arc<Pipe>),
+    /// An end of a pipe or FIFO; which end(s) is the access mode.
+    Pipe(Arc<Pipe>),
 }
 
 pub const O_NONBLOCK: u32 = 0o4000;
@@ -33,15 +33,19 @@ pub struct OpenFile {
 }
 
 pub const O_ACCMODE: u32 = 3;
+/// A descriptor that names a file without opening it for I/O.
+pub const O_PATH: u32 = 0o10000000;
 pub const O_RDONLY: u32 = 0;
 pub const O_WRONLY: u32 = 1;
 
 impl OpenFile {
     pub fn readable(&self) -> bool {
-        self.status.load(Ordering::Relaxed) & O_ACCMODE != O_WRONLY
+        let s = self.status.load(Ordering::Relaxed);
+        s & O_PATH == 0 && s & O_ACCMODE != O_WRONLY
     }
     pub fn writable(&self) -> bool {
-        self.status.load(Ordering::Relaxed) & O_ACCMODE != O_RDONLY
+        let s = self.status.load(Ordering::Relaxed);
+        s & O_PATH == 0 && s & O_ACCMODE != O_RDONLY
     }
     pub fn appending(&self) -> bool {
         self.status.load(Ordering::Relaxed) & O_APPEND != 0
@@ -58,8 +62,14 @@ impl Drop for OpenFile {
     fn drop(&mut self) {
         // The last descriptor (and dup) of a pipe end is gone.
         match &self.kind {
-            FileKind::PipeRead(p) => p.close_end(false),
-            FileKind::PipeWrite(p) => p.close_end(true),
+            FileKind::Pipe(p) => {
+                if self.readable() {
+                    p.close_end(false);
+                }
+                if self.writable() {
+                    p.close_end(true);
+                }
+            }
             _ => {}
         }
     }

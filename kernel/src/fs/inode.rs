@@ -7,7 +7,7 @@
 use crate::mm::frames;
 use crate::sched::clock;
 use alloc::collections::BTreeMap;
-use alloc::sync::Arc;
+use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use gometal_core::cpio::{S_IFDIR, S_IFLNK, S_IFMT, S_IFREG};
@@ -15,6 +15,7 @@ use gometal_core::errno::{EFBIG, ENOSPC};
 use spin::Mutex;
 
 pub const S_IFCHR: u32 = 0o020000;
+pub const S_IFIFO: u32 = 0o010000;
 const PAGE: u64 = crate::memlayout::PAGE_SIZE as u64;
 /// Largest file (keeps offsets far from overflow).
 pub const MAX_FILE_SIZE: u64 = 1 << 40;
@@ -57,12 +58,18 @@ pub enum Kind {
     Dir(Mutex<BTreeMap<Vec<u8>, Arc<Inode>>>),
     Symlink(Vec<u8>),
     Device(Device),
+    /// A named pipe (mknod S_IFIFO): the pipe exists while the node does.
+    Fifo(Arc<super::pipe::Pipe>),
 }
 
 pub struct Inode {
     pub ino: u64,
     pub kind: Kind,
     pub meta: Mutex<Meta>,
+    /// For a directory: its parent and its name there (None for the root
+    /// and for a removed directory). Lets a directory descriptor or the
+    /// working directory follow the directory through renames.
+    pub place: Mutex<Option<(Weak<Inode>, Vec<u8>)>>,
 }
 
 static NEXT_INO: AtomicU64 = AtomicU64::new(1);
@@ -78,7 +85,12 @@ fn file_page_limit() -> usize {
 impl Inode {
     fn new(kind: Kind, mode: u32, mtime_ns: u64) -> Arc<Inode> {
         let meta = Meta { mode, nlink: 1, uid: 0, gid: 0, atime_ns: mtime_ns, mtime_ns, ctime_ns: mtime_ns };
-        Arc::new(Inode { ino: NEXT_INO.fetch_add(1, Ordering::Relaxed), kind, meta: Mutex::new(meta) })
+        Arc::new(Inode {
+            ino: NEXT_INO.fetch_add(1, Ordering::Relaxed),
+            kind,
+            meta: Mutex::new(meta),
+            place: Mutex::new(None),
+        })
     }
 
     pub fn new_file(perm: u32, initial: &'static [u8], mtime_ns: u64) -> Arc<Inode> {
@@ -94,6 +106,10 @@ impl Inode {
 
     pub fn new_symlink(target: Vec<u8>, mtime_ns: u64) -> Arc<Inode> {
         Inode::new(Kind::Symlink(target), S_IFLNK | 0o777, mtime_ns)
+    }
+
+    pub fn new_fifo(perm: u32, pipe: Arc<super::pipe::Pipe>, mtime_ns: u64) -> Arc<Inode> {
+        Inode::new(Kind::Fifo(pipe), S_IFIFO | (perm & 0o7777), mtime_ns)
     }
 
     pub fn new_device(dev: Device) -> Arc<Inode> {

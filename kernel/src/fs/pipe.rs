@@ -22,14 +22,24 @@ pub struct Pipe {
 }
 
 impl Pipe {
-    /// A pipe, or None when the kernel heap cannot hold its buffer.
+    /// A pipe with one read and one write end (pipe2), or None when the
+    /// kernel heap cannot hold its buffer.
     pub fn new() -> Option<Self> {
+        Self::with_ends(1, 1)
+    }
+
+    /// A named pipe (FIFO): no ends until opened.
+    pub fn new_named() -> Option<Self> {
+        Self::with_ends(0, 0)
+    }
+
+    fn with_ends(readers: usize, writers: usize) -> Option<Self> {
         let mut buffer = VecDeque::new();
         buffer.try_reserve_exact(CAPACITY).ok()?;
         Some(Pipe {
             buffer: Mutex::new(buffer),
-            readers: AtomicUsize::new(1),
-            writers: AtomicUsize::new(1),
+            readers: AtomicUsize::new(readers),
+            writers: AtomicUsize::new(writers),
             waiters: WaitQueue::new(),
             generation: AtomicU64::new(0),
         })
@@ -103,6 +113,33 @@ impl Pipe {
 
     pub fn broken_for_writer(&self) -> bool {
         self.readers.load(Ordering::Acquire) == 0
+    }
+
+    /// Opens an end of a named pipe. Like Linux: a reader waits for a
+    /// writer (unless non-blocking), a writer waits for a reader, and a
+    /// non-blocking writer with no reader gets ENXIO. O_RDWR opens both
+    /// ends at once and never waits.
+    pub fn open_end(&self, read: bool, write: bool, nonblock: bool) -> Result<(), isize> {
+        if write && !read && nonblock && self.readers.load(Ordering::Acquire) == 0 {
+            return Err(gometal_core::errno::ENXIO);
+        }
+        if read {
+            self.readers.fetch_add(1, Ordering::AcqRel);
+        }
+        if write {
+            self.writers.fetch_add(1, Ordering::AcqRel);
+        }
+        self.changed();
+        if nonblock || (read && write) {
+            return Ok(());
+        }
+        let peer = if read { &self.writers } else { &self.readers };
+        let waited = self.waiters.wait_until(None, || (peer.load(Ordering::Acquire) > 0).then_some(()));
+        if waited.is_err() {
+            self.close_end(write);
+            return Err(EINTR);
+        }
+        Ok(())
     }
 
     pub fn close_end(&self, write_end: bool) {

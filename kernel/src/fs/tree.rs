@@ -1,16 +1,21 @@
 //! The file tree: Linux's rootfs. At boot the initramfs is unpacked into an
-//! in-memory tree, /tmp and /dev are added, and from then on everything is
-//! writable, as on Linux. Paths are resolved component by component from the
-//! root, following symlinks (at most MAX_SYMLINKS); `..` is lexical.
+//! in-memory tree, /tmp, /dev and /proc/self/exe are added, and from then on
+//! everything is writable, as on Linux.
+//!
+//! Paths are walked component by component the way Linux does it: `..`
+//! goes to the parent of the directory actually reached (after symlinks), a
+//! trailing slash requires a directory, symlinks are followed at most
+//! MAX_SYMLINKS times in one walk.
 
 use super::inode::{Device, Inode, Kind};
+use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use gometal_core::cpio::{self, CpioError};
 use gometal_core::errno::*;
 use spin::Once;
 
-const MAX_SYMLINKS: usize = 8;
+const MAX_SYMLINKS: usize = 40;
 const NAME_MAX: usize = 255;
 
 static ROOT: Once<Arc<Inode>> = Once::new();
@@ -23,8 +28,9 @@ fn components(path: &[u8]) -> impl Iterator<Item = &[u8]> {
     path.split(|&b| b == b'/').filter(|c| !c.is_empty())
 }
 
-/// Unpacks the archive; returns the number of entries.
-pub fn init(archive: &'static [u8]) -> Result<usize, CpioError> {
+/// Unpacks the archive; returns the number of entries. `init` is the
+/// program's path, which /proc/self/exe points to.
+pub fn init(archive: &'static [u8], init: &[u8]) -> Result<usize, CpioError> {
     let root = Inode::new_dir(0o755, 0);
     ROOT.call_once(|| root.clone());
     let mut count = 0;
@@ -32,21 +38,23 @@ pub fn init(archive: &'static [u8]) -> Result<usize, CpioError> {
         let e = entry?;
         let path = cpio::normalize_path(e.name);
         let mtime = e.mtime as u64 * 1_000_000_000;
-        let node = if cpio::is_dir(e.mode) {
-            Inode::new_dir(e.mode, mtime)
+        let parts: Vec<&[u8]> = components(&path).collect();
+        let Some((name, dirs)) = parts.split_last() else { continue };
+        let mut dir = root.clone();
+        for d in dirs {
+            dir = ensure_dir(&dir, d);
+        }
+        if cpio::is_dir(e.mode) {
+            let d = ensure_dir(&dir, name);
+            d.meta.lock().mode = e.mode;
         } else if cpio::is_symlink(e.mode) {
-            Inode::new_symlink(e.data.to_vec(), mtime)
+            replace(&dir, name, Inode::new_symlink(e.data.to_vec(), mtime));
         } else {
-            Inode::new_file(e.mode, e.data, mtime)
-        };
-        let (dir, name) = make_parents(&root, &path);
-        if !name.is_empty() {
-            place(&dir, name, node);
+            replace(&dir, name, Inode::new_file(e.mode, e.data, mtime));
         }
         count += 1;
     }
-    let tmp = ensure_dir(&root, b"tmp");
-    tmp.meta.lock().mode = cpio::S_IFDIR | 0o1777;
+    ensure_dir(&root, b"tmp").meta.lock().mode = cpio::S_IFDIR | 0o1777;
     let dev = ensure_dir(&root, b"dev");
     for (name, d) in [
         (&b"null"[..], Device::Null),
@@ -56,42 +64,30 @@ pub fn init(archive: &'static [u8]) -> Result<usize, CpioError> {
         (b"console", Device::Console),
         (b"tty", Device::Console),
     ] {
-        place(&dev, name, Inode::new_device(d));
+        replace(&dev, name, Inode::new_device(d));
     }
+    let proc_self = ensure_dir(&ensure_dir(&root, b"proc"), b"self");
+    replace(&proc_self, b"exe", Inode::new_symlink(init.to_vec(), 0));
     Ok(count)
 }
 
-/// Creates missing directories along `path`; returns the parent and the
-/// last component.
-fn make_parents<'p>(root: &Arc<Inode>, path: &'p [u8]) -> (Arc<Inode>, &'p [u8]) {
-    let parts: Vec<&[u8]> = components(path).collect();
-    let Some((last, dirs)) = parts.split_last() else { return (root.clone(), b"") };
-    let mut dir = root.clone();
-    for d in dirs {
-        dir = ensure_dir(&dir, d);
-    }
-    (dir, last)
-}
-
 fn ensure_dir(parent: &Arc<Inode>, name: &[u8]) -> Arc<Inode> {
-    if let Some(existing) = child(parent, name) {
-        if existing.is_dir() {
-            return existing;
+    match child(parent, name) {
+        Some(d) if d.is_dir() => d,
+        _ => {
+            let d = Inode::new_dir(0o755, 0);
+            replace(parent, name, d.clone());
+            d
         }
     }
-    let d = Inode::new_dir(0o755, 0);
-    place(parent, name, d.clone());
-    d
 }
 
-/// Puts `node` under `name` in directory `dir` (replacing an entry).
-fn place(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) {
+/// Puts `node` under `name` (boot-time unpacking: later entries win).
+fn replace(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) {
     if let Kind::Dir(entries) = &dir.kind {
-        if node.is_dir() {
-            dir.meta.lock().nlink += 1;
-        }
-        entries.lock().insert(name.to_vec(), node);
+        entries.lock().remove(name);
     }
+    let _ = attach(dir, name, node);
 }
 
 pub fn child(dir: &Inode, name: &[u8]) -> Option<Arc<Inode>> {
@@ -101,65 +97,135 @@ pub fn child(dir: &Inode, name: &[u8]) -> Option<Arc<Inode>> {
     }
 }
 
-/// A resolved path: the node and its absolute, normalized path.
+/// A resolved path: the node and its absolute path (through the
+/// directories actually traversed, so without symlinks or dot entries).
+#[derive(Clone)]
 pub struct Found {
     pub path: Vec<u8>,
     pub node: Arc<Inode>,
 }
 
-/// Resolves an absolute path. Symlinks in directories are always followed;
-/// in the last component only if `follow`.
-pub fn resolve(abs: &[u8], follow: bool) -> Result<Found, isize> {
-    let mut path = cpio::normalize_path(abs);
-    'restart: for _ in 0..=MAX_SYMLINKS {
-        let mut node = root();
-        let parts: Vec<Vec<u8>> = components(&path).map(|c| c.to_vec()).collect();
-        for (i, part) in parts.iter().enumerate() {
-            if part.len() > NAME_MAX {
-                return Err(ENAMETOOLONG);
-            }
-            if !node.is_dir() {
-                return Err(ENOTDIR);
-            }
-            let next = child(&node, part).ok_or(ENOENT)?;
-            let last = i + 1 == parts.len();
-            if let Kind::Symlink(target) = &next.kind {
-                if !last || follow {
-                    let dir: Vec<u8> = parts[..i].iter().flat_map(|p| [b"/".as_slice(), p].concat()).collect();
-                    let rest: Vec<u8> = parts[i + 1..].iter().flat_map(|p| [b"/".as_slice(), p].concat()).collect();
-                    let base = if target.starts_with(b"/") { Vec::new() } else { dir };
-                    path = cpio::normalize_path(&[base.as_slice(), b"/", target, &rest].concat());
-                    continue 'restart;
-                }
-            }
-            node = next;
-        }
-        return Ok(Found { path, node });
+/// The directories from the root down to `dir` (names and nodes); ENOENT if
+/// `dir` was removed.
+fn chain_of(dir: &Arc<Inode>) -> Result<Vec<(Vec<u8>, Arc<Inode>)>, isize> {
+    let root = root();
+    let mut chain = Vec::new();
+    let mut at = dir.clone();
+    while !Arc::ptr_eq(&at, &root) {
+        let place = at.place.lock().clone();
+        let (parent, name) = place.ok_or(ENOENT)?;
+        let parent = parent.upgrade().ok_or(ENOENT)?;
+        chain.push((name, at));
+        at = parent;
     }
-    Err(ELOOP)
+    chain.push((Vec::new(), root));
+    chain.reverse();
+    Ok(chain)
 }
 
-/// The directory that would hold `abs` and the final name (for creating,
-/// removing and renaming). The directory must exist.
-pub fn parent_of(abs: &[u8]) -> Result<(Found, Vec<u8>), isize> {
-    let norm = cpio::normalize_path(abs);
-    let cut = norm.iter().rposition(|&b| b == b'/').unwrap_or(0);
-    let name = norm[cut + 1..].to_vec();
-    if name.is_empty() {
-        return Err(EBUSY_ROOT);
+fn path_of_chain(chain: &[(Vec<u8>, Arc<Inode>)]) -> Vec<u8> {
+    if chain.len() <= 1 {
+        return b"/".to_vec();
     }
+    chain[1..].iter().flat_map(|(n, _)| [b"/".as_slice(), n.as_slice()].concat()).collect()
+}
+
+/// The current absolute path of directory `dir`.
+pub fn path_of(dir: &Arc<Inode>) -> Result<Vec<u8>, isize> {
+    Ok(path_of_chain(&chain_of(dir)?))
+}
+
+/// Whether `path` names a directory by its form: a trailing `/`, or a last
+/// component of `.` or `..`.
+fn names_directory(path: &[u8]) -> bool {
+    path.ends_with(b"/") || path.ends_with(b"/.") || path.ends_with(b"/..") || path == b"." || path == b".."
+}
+
+/// Walks `path` from directory `start` (ignored for absolute paths).
+/// Symlinks in the middle are always followed, the last only if `follow`.
+pub fn walk(start: &Arc<Inode>, path: &[u8], follow: bool) -> Result<Found, isize> {
+    let mut must_be_dir = names_directory(path);
+    let mut stack = if path.starts_with(b"/") { chain_of(&root())? } else { chain_of(start)? };
+    let mut queue: VecDeque<Vec<u8>> = components(path).map(|c| c.to_vec()).collect();
+    let mut links = 0;
+    while let Some(part) = queue.pop_front() {
+        let here = stack.last().expect("chain has the root").1.clone();
+        if !here.is_dir() {
+            return Err(ENOTDIR);
+        }
+        match part.as_slice() {
+            b"." => continue,
+            b".." => {
+                if stack.len() > 1 {
+                    stack.pop();
+                }
+                continue;
+            }
+            _ => {}
+        }
+        if part.len() > NAME_MAX {
+            return Err(ENAMETOOLONG);
+        }
+        let next = child(&here, &part).ok_or(ENOENT)?;
+        if let Kind::Symlink(target) = &next.kind {
+            if !queue.is_empty() || follow || must_be_dir {
+                links += 1;
+                if links > MAX_SYMLINKS {
+                    return Err(ELOOP);
+                }
+                if target.starts_with(b"/") {
+                    stack.truncate(1);
+                }
+                // A last component that is a link to "x/" must be a directory.
+                if queue.is_empty() && names_directory(target) {
+                    must_be_dir = true;
+                }
+                for c in components(target).collect::<Vec<_>>().into_iter().rev() {
+                    queue.push_front(c.to_vec());
+                }
+                continue;
+            }
+        }
+        stack.push((part, next));
+    }
+    let node = stack.last().expect("chain has the root").1.clone();
+    if must_be_dir && !node.is_dir() {
+        return Err(ENOTDIR);
+    }
+    Ok(Found { path: path_of_chain(&stack), node })
+}
+
+/// Resolves an absolute path from the root.
+pub fn resolve(abs: &[u8], follow: bool) -> Result<Found, isize> {
+    walk(&root(), abs, follow)
+}
+
+/// Where a name is created, removed or renamed: the directory holding the
+/// last component of `path`, that component, and whether `path` had a
+/// trailing slash. A last component of `.` or `..` is returned as is, for
+/// the caller to refuse as Linux does.
+pub fn parent_of(start: &Arc<Inode>, path: &[u8]) -> Result<(Found, Vec<u8>, bool), isize> {
+    let trimmed_len = path.iter().rposition(|&b| b != b'/').map_or(0, |i| i + 1);
+    let trailing = trimmed_len < path.len();
+    let trimmed = &path[..trimmed_len];
+    if trimmed.is_empty() {
+        return Err(EBUSY); // the root itself
+    }
+    let cut = trimmed.iter().rposition(|&b| b == b'/');
+    let (dir_part, name): (&[u8], &[u8]) = match cut {
+        Some(0) => (b"/", &trimmed[1..]),
+        Some(i) => (&trimmed[..i], &trimmed[i + 1..]),
+        None => (b".", trimmed),
+    };
     if name.len() > NAME_MAX {
         return Err(ENAMETOOLONG);
     }
-    let dir = resolve(&norm[..cut.max(1)], true)?;
+    let dir = walk(start, dir_part, true)?;
     if !dir.node.is_dir() {
         return Err(ENOTDIR);
     }
-    Ok((dir, name))
+    Ok((dir, name.to_vec(), trailing))
 }
-
-/// What Linux answers for operations on "/" itself.
-const EBUSY_ROOT: isize = 16; // EBUSY
 
 /// Adds `node` as `name` in `dir`; EEXIST if taken, ENOSPC when the kernel
 /// heap (which holds names and inodes) is nearly full.
@@ -179,6 +245,7 @@ fn attach(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), isize> 
     }
     if node.is_dir() {
         dir.meta.lock().nlink += 1;
+        *node.place.lock() = Some((Arc::downgrade(dir), name.to_vec()));
     }
     e.insert(name.to_vec(), node);
     drop(e);
@@ -198,6 +265,7 @@ pub fn unlink(dir: &Arc<Inode>, name: &[u8], want_dir: bool) -> Result<(), isize
                 return Err(ENOTEMPTY);
             }
             dir.meta.lock().nlink -= 1;
+            *node.place.lock() = None;
         }
         (Kind::Dir(_), false) => return Err(EISDIR),
         (_, true) => return Err(ENOTDIR),
@@ -212,26 +280,21 @@ pub fn unlink(dir: &Arc<Inode>, name: &[u8], want_dir: bool) -> Result<(), isize
     Ok(())
 }
 
+/// Whether `node` is `dir` or one of its ancestors.
+fn is_ancestor(node: &Arc<Inode>, dir: &Arc<Inode>) -> bool {
+    chain_of(dir).is_ok_and(|chain| chain.iter().any(|(_, n)| Arc::ptr_eq(n, node)))
+}
+
 /// Renames `from_dir/from` to `to_dir/to` with Linux's rules for what may
-/// replace what. `to_path` is the destination's absolute path (to refuse
-/// moving a directory into itself).
-pub fn rename(
-    from: (&Found, &[u8]),
-    to: (&Found, &[u8]),
-    noreplace: bool,
-) -> Result<(), isize> {
+/// replace what.
+pub fn rename(from: (&Arc<Inode>, &[u8]), to: (&Arc<Inode>, &[u8]), noreplace: bool) -> Result<(), isize> {
     let (from_dir, from_name) = from;
     let (to_dir, to_name) = to;
-    let node = child(&from_dir.node, from_name).ok_or(ENOENT)?;
-    if node.is_dir() {
-        let src = [from_dir.path.as_slice(), b"/", from_name].concat();
-        let src = cpio::normalize_path(&src);
-        let dst = cpio::normalize_path(&[to_dir.path.as_slice(), b"/", to_name].concat());
-        if dst.starts_with(&src) && (dst.len() == src.len() || dst[src.len()] == b'/') && dst != src {
-            return Err(EINVAL);
-        }
+    let node = child(from_dir, from_name).ok_or(ENOENT)?;
+    if node.is_dir() && is_ancestor(&node, to_dir) {
+        return Err(EINVAL); // into itself
     }
-    if let Some(existing) = child(&to_dir.node, to_name) {
+    if let Some(existing) = child(to_dir, to_name) {
         if Arc::ptr_eq(&existing, &node) {
             return Ok(());
         }
@@ -241,19 +304,18 @@ pub fn rename(
         match (node.is_dir(), existing.is_dir()) {
             (true, false) => return Err(ENOTDIR),
             (false, true) => return Err(EISDIR),
-            (true, true) => unlink(&to_dir.node, to_name, true)?,
-            (false, false) => unlink(&to_dir.node, to_name, false)?,
+            (true, true) => unlink(to_dir, to_name, true)?,
+            (false, false) => unlink(to_dir, to_name, false)?,
         }
     }
-    // Detach, then attach (the nlink bookkeeping follows the directory).
-    if let Kind::Dir(entries) = &from_dir.node.kind {
+    if let Kind::Dir(entries) = &from_dir.kind {
         entries.lock().remove(from_name);
     }
     if node.is_dir() {
-        from_dir.node.meta.lock().nlink -= 1;
+        from_dir.meta.lock().nlink -= 1;
     }
-    from_dir.node.touch();
-    attach(&to_dir.node, to_name, node)
+    from_dir.touch();
+    attach(to_dir, to_name, node)
 }
 
 /// Entries of a directory, in name order.
@@ -262,4 +324,9 @@ pub fn list(dir: &Inode) -> Vec<(Vec<u8>, Arc<Inode>)> {
         Kind::Dir(entries) => entries.lock().iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
         _ => Vec::new(),
     }
+}
+
+/// The parent of directory `dir` (itself for the root or a removed one).
+pub fn parent_dir(dir: &Arc<Inode>) -> Arc<Inode> {
+    dir.place.lock().as_ref().and_then(|(p, _)| p.upgrade()).unwrap_or_else(|| dir.clone())
 }

@@ -10,7 +10,8 @@ use crate::mm::uaccess;
 use crate::process::process;
 use crate::sched::clock;
 use alloc::vec::Vec;
-use gometal_core::cpio::S_IFMT;
+use gometal_core::cpio::{S_IFDIR, S_IFMT, S_IFREG};
+use crate::fs::inode::S_IFIFO;
 use gometal_core::errno::*;
 
 const AT_SYMLINK_NOFOLLOW: u64 = 0x100;
@@ -21,7 +22,7 @@ const RENAME_NOREPLACE: u64 = 1;
 const UMASK: u32 = 0o022;
 
 pub fn getcwd(a: &Args) -> SysResult {
-    let mut cwd = path::cwd();
+    let mut cwd = tree::path_of(&path::cwd())?;
     cwd.push(0);
     if cwd.len() > a[1] as usize {
         return Err(ERANGE);
@@ -35,14 +36,14 @@ pub fn chdir(a: &Args) -> SysResult {
     if !found.node.is_dir() {
         return Err(ENOTDIR);
     }
-    *process().cwd.lock() = found.path;
+    *process().cwd.lock() = found.node;
     Ok(0)
 }
 
 pub fn fchdir(a: &Args) -> SysResult {
     match &fd::file(a[0])?.kind {
-        FileKind::Directory { path, .. } => {
-            *process().cwd.lock() = path.clone();
+        FileKind::Directory(node) => {
+            *process().cwd.lock() = node.clone();
             Ok(0)
         }
         _ => Err(ENOTDIR),
@@ -62,8 +63,8 @@ fn dirent_type(node: &Inode) -> u8 {
 /// counts entries already returned.
 pub fn getdents64(a: &Args) -> SysResult {
     let file = fd::file(a[0])?;
-    let FileKind::Directory { path: dir, node } = &file.kind else { return Err(ENOTDIR) };
-    let parent = tree::resolve(&[dir.as_slice(), b"/.."].concat(), true).map(|f| f.node).unwrap_or(node.clone());
+    let FileKind::Directory(node) = &file.kind else { return Err(ENOTDIR) };
+    let parent = tree::parent_dir(node);
     let mut entries = alloc::vec![(b".".to_vec(), node.clone()), (b"..".to_vec(), parent)];
     entries.extend(tree::list(node));
     let mut offset = file.offset.lock();
@@ -91,9 +92,35 @@ pub fn getdents64(a: &Args) -> SysResult {
 }
 
 pub fn mkdirat(a: &Args) -> SysResult {
-    let abs = path::user_path(a[0], a[1])?;
-    let (dir, name) = tree::parent_of(&abs)?;
+    let (dir, name, _) = path::lookup_parent(a[0], a[1])?;
+    if name == b"." || name == b".." {
+        return Err(EEXIST);
+    }
     let node = Inode::new_dir(a[2] as u32 & !UMASK, clock::realtime_ns());
+    tree::link(&dir.node, &name, node)?;
+    Ok(0)
+}
+
+pub fn mknodat(a: &Args) -> SysResult {
+    let mode = a[2] as u32;
+    let (dir, name, trailing) = path::lookup_parent(a[0], a[1])?;
+    if tree::child(&dir.node, &name).is_some() || name == b"." || name == b".." {
+        return Err(EEXIST);
+    }
+    if trailing {
+        return Err(ENOENT);
+    }
+    let now = clock::realtime_ns();
+    let node = match mode & S_IFMT {
+        S_IFIFO => {
+            let pipe = crate::fs::pipe::Pipe::new_named().ok_or(ENOSPC)?;
+            Inode::new_fifo(mode & !UMASK, alloc::sync::Arc::new(pipe), now)
+        }
+        0 | S_IFREG => Inode::new_file(mode & !UMASK, &[], now),
+        S_IFDIR => return Err(EINVAL),
+        // Device nodes would need drivers behind them; sockets, networking.
+        _ => return Err(EPERM),
+    };
     tree::link(&dir.node, &name, node)?;
     Ok(0)
 }
@@ -102,29 +129,40 @@ pub fn unlinkat(a: &Args) -> SysResult {
     if a[2] & !AT_REMOVEDIR != 0 {
         return Err(EINVAL);
     }
-    let abs = path::user_path(a[0], a[1])?;
-    let (dir, name) = tree::parent_of(&abs)?;
-    if name == b"." {
-        return Err(EINVAL);
+    let rmdir = a[2] & AT_REMOVEDIR != 0;
+    let (dir, name, trailing) = path::lookup_parent(a[0], a[1])?;
+    match (name.as_slice(), rmdir) {
+        (b".", true) => return Err(EINVAL),
+        (b"..", true) => return Err(ENOTEMPTY),
+        (b"." | b"..", false) => return Err(EISDIR),
+        _ => {}
     }
-    tree::unlink(&dir.node, &name, a[2] & AT_REMOVEDIR != 0)?;
-    Ok(0)
-}
-
-fn rename(olddir: u64, old: u64, newdir: u64, new: u64, flags: u64) -> SysResult {
-    if flags & !RENAME_NOREPLACE != 0 {
-        return Err(EINVAL); // RENAME_EXCHANGE and RENAME_WHITEOUT are not supported
+    if trailing && !rmdir {
+        let node = tree::child(&dir.node, &name).ok_or(ENOENT)?;
+        return Err(if node.is_dir() { EISDIR } else { ENOTDIR });
     }
-    let from = path::user_path(olddir, old)?;
-    let to = path::user_path(newdir, new)?;
-    let (from_dir, from_name) = tree::parent_of(&from)?;
-    let (to_dir, to_name) = tree::parent_of(&to)?;
-    tree::rename((&from_dir, &from_name), (&to_dir, &to_name), flags & RENAME_NOREPLACE != 0)?;
+    tree::unlink(&dir.node, &name, rmdir)?;
     Ok(0)
 }
 
 pub fn renameat2(a: &Args) -> SysResult {
-    rename(a[0], a[1], a[2], a[3], a[4])
+    let flags = a[4];
+    if flags & !RENAME_NOREPLACE != 0 {
+        return Err(EINVAL); // RENAME_EXCHANGE and RENAME_WHITEOUT are not supported
+    }
+    let (from_dir, from_name, from_slash) = path::lookup_parent(a[0], a[1])?;
+    let (to_dir, to_name, to_slash) = path::lookup_parent(a[2], a[3])?;
+    for n in [&from_name, &to_name] {
+        if n.as_slice() == b"." || n.as_slice() == b".." {
+            return Err(EBUSY);
+        }
+    }
+    let node = tree::child(&from_dir.node, &from_name).ok_or(ENOENT)?;
+    if (from_slash || to_slash) && !node.is_dir() {
+        return Err(ENOTDIR);
+    }
+    tree::rename((&from_dir.node, &from_name), (&to_dir.node, &to_name), flags & RENAME_NOREPLACE != 0)?;
+    Ok(0)
 }
 
 pub fn linkat(a: &Args) -> SysResult {
@@ -133,20 +171,24 @@ pub fn linkat(a: &Args) -> SysResult {
     if target.node.is_dir() {
         return Err(EPERM);
     }
-    let abs = path::user_path(a[2], a[3])?;
-    let (dir, name) = tree::parent_of(&abs)?;
+    let (dir, name, trailing) = path::lookup_parent(a[2], a[3])?;
+    if trailing {
+        return Err(ENOENT);
+    }
     tree::link(&dir.node, &name, target.node.clone())?;
     target.node.meta.lock().nlink += 1;
     Ok(0)
 }
 
 pub fn symlinkat(a: &Args) -> SysResult {
-    let target = uaccess::read_cstr(a[0], 4096)?;
-    if target.is_empty() {
+    let target = path::read(a[0])?;
+    let (dir, name, trailing) = path::lookup_parent(a[1], a[2])?;
+    if tree::child(&dir.node, &name).is_some() || name == b"." || name == b".." {
+        return Err(EEXIST);
+    }
+    if trailing {
         return Err(ENOENT);
     }
-    let abs = path::user_path(a[1], a[2])?;
-    let (dir, name) = tree::parent_of(&abs)?;
     tree::link(&dir.node, &name, Inode::new_symlink(target, clock::realtime_ns()))?;
     Ok(0)
 }
@@ -179,7 +221,7 @@ fn target(dirfd: u64, ptr: u64, flags: u64) -> Result<alloc::sync::Arc<Inode>, i
 
 fn node_of_fd(fdno: u64) -> Result<alloc::sync::Arc<Inode>, isize> {
     match &fd::file(fdno)?.kind {
-        FileKind::File(n) | FileKind::Directory { node: n, .. } => Ok(n.clone()),
+        FileKind::File(n) | FileKind::Directory(n) => Ok(n.clone()),
         _ => Err(EINVAL),
     }
 }
@@ -197,6 +239,19 @@ pub fn fchmod(a: &Args) -> SysResult {
 
 pub fn fchmodat(a: &Args) -> SysResult {
     set_mode(&*target(a[0], a[1], 0)?, a[2])
+}
+
+/// fchmodat2 (Linux 6.6): fchmodat with flags. Symlinks have no mode of
+/// their own, so AT_SYMLINK_NOFOLLOW on one is EOPNOTSUPP, as on Linux.
+pub fn fchmodat2(a: &Args) -> SysResult {
+    if a[3] & !(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH) != 0 {
+        return Err(EINVAL);
+    }
+    let node = target(a[0], a[1], a[3])?;
+    if matches!(node.kind, Kind::Symlink(_)) {
+        return Err(EOPNOTSUPP);
+    }
+    set_mode(&node, a[2])
 }
 
 fn set_owner(node: &Inode, uid: u64, gid: u64) -> SysResult {

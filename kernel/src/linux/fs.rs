@@ -4,7 +4,7 @@
 
 use super::{Args, SysResult};
 use crate::console;
-use crate::fs::fd::{self, FileKind, OpenFile, O_ACCMODE, O_APPEND, O_NONBLOCK, O_RDONLY};
+use crate::fs::fd::{self, FileKind, OpenFile, O_ACCMODE, O_APPEND, O_NONBLOCK, O_PATH, O_RDONLY};
 use crate::fs::inode::{Device, Inode, Kind};
 use crate::fs::path;
 use crate::fs::pipe::Pipe;
@@ -32,22 +32,32 @@ pub fn openat(a: &Args) -> SysResult {
     if flags & O_TMPFILE == O_TMPFILE {
         return Err(EOPNOTSUPP);
     }
-    let abs = path::user_path(a[0], a[1])?;
+    let raw = path::read(a[1])?;
+    let start = path::start_for(a[0], &raw)?;
     let follow = flags & O_NOFOLLOW == 0;
-    let found = match tree::resolve(&abs, follow) {
+    let found = match tree::walk(&start, &raw, follow) {
         Ok(_) if flags & (O_CREAT | O_EXCL) == O_CREAT | O_EXCL => return Err(EEXIST),
         Ok(f) => f,
-        Err(ENOENT) if flags & O_CREAT != 0 => create_file(&abs, mode)?,
+        Err(ENOENT) if flags & O_CREAT != 0 => create_file(&start, &raw, mode, flags & O_EXCL == 0 && follow)?,
         Err(e) => return Err(e),
     };
     let node = found.node;
     let access = flags & O_ACCMODE;
+    let status = flags & (O_ACCMODE | O_NONBLOCK | O_APPEND | O_PATH);
     let kind = match &node.kind {
+        _ if flags & O_PATH != 0 => {
+            if node.is_dir() { FileKind::Directory(node.clone()) } else { FileKind::File(node.clone()) }
+        }
         Kind::Symlink(_) => return Err(ELOOP), // O_NOFOLLOW on a symlink
         Kind::Dir(_) if access != O_RDONLY || flags & O_CREAT != 0 => return Err(EISDIR),
-        Kind::Dir(_) => FileKind::Directory { path: found.path, node: node.clone() },
+        Kind::Dir(_) => FileKind::Directory(node.clone()),
         _ if flags & O_DIRECTORY != 0 => return Err(ENOTDIR),
         Kind::Device(d) => FileKind::Device(*d),
+        Kind::Fifo(pipe) => {
+            let (r, w) = (access != fd::O_WRONLY, access != O_RDONLY);
+            pipe.open_end(r, w, flags & O_NONBLOCK != 0)?;
+            FileKind::Pipe(pipe.clone())
+        }
         Kind::File(data) => {
             if flags & O_TRUNC != 0 && access != O_RDONLY {
                 data.lock().truncate(0)?;
@@ -56,16 +66,33 @@ pub fn openat(a: &Args) -> SysResult {
             FileKind::File(node.clone())
         }
     };
-    let file = OpenFile::new(kind, flags & (O_ACCMODE | O_NONBLOCK | O_APPEND));
+    let file = OpenFile::new(kind, status);
     let fd = process().files.lock().install(file, flags & O_CLOEXEC != 0, 0)?;
     Ok(fd as isize)
 }
 
-fn create_file(abs: &[u8], mode: u32) -> Result<tree::Found, isize> {
-    let (dir, name) = tree::parent_of(abs)?;
+/// Creates the regular file `raw` names. If that name is a dangling symlink
+/// and `follow`, the file is created where the link points, as Linux does.
+fn create_file(start: &Arc<Inode>, raw: &[u8], mode: u32, follow: bool) -> Result<tree::Found, isize> {
+    let (mut dir, mut name, trailing) = tree::parent_of(start, raw)?;
+    if trailing || name == b"." || name == b".." {
+        return Err(EISDIR);
+    }
+    for _ in 0..40 {
+        let Some(existing) = tree::child(&dir.node, &name) else { break };
+        let Kind::Symlink(target) = &existing.kind else { return Err(EEXIST) };
+        if !follow {
+            return Err(EEXIST);
+        }
+        let (d, n, slash) = tree::parent_of(&dir.node, target)?;
+        if slash {
+            return Err(EISDIR);
+        }
+        (dir, name) = (d, n);
+    }
     let node = Inode::new_file(mode & !UMASK, &[], crate::sched::clock::realtime_ns());
     tree::link(&dir.node, &name, node.clone())?;
-    Ok(tree::Found { path: abs.to_vec(), node })
+    Ok(tree::Found { path: [dir.path.as_slice(), b"/", &name].concat(), node })
 }
 
 pub fn close(a: &Args) -> SysResult {
@@ -98,7 +125,7 @@ fn read_file(file: &Arc<OpenFile>, buf: u64, len: usize, at: Option<u64>) -> Sys
             }
             n
         }
-        FileKind::PipeRead(p) => p.read(&mut bytes, file.nonblocking())?,
+        FileKind::Pipe(p) => p.read(&mut bytes, file.nonblocking())?,
         FileKind::EventFd(e) => {
             if len < 8 {
                 return Err(EINVAL);
@@ -106,8 +133,8 @@ fn read_file(file: &Arc<OpenFile>, buf: u64, len: usize, at: Option<u64>) -> Sys
             bytes[..8].copy_from_slice(&e.read(file.nonblocking())?.to_le_bytes());
             8
         }
-        FileKind::Directory { .. } => return Err(EISDIR),
-        FileKind::PipeWrite(_) | FileKind::Epoll(_) => return Err(EBADF),
+        FileKind::Directory(_) => return Err(EISDIR),
+        FileKind::Epoll(_) => return Err(EBADF),
     };
     uaccess::write_bytes(buf, &bytes[..n])?;
     Ok(n as isize)
@@ -166,7 +193,7 @@ fn write_chunk(file: &OpenFile, bytes: &[u8], at: Option<u64>) -> Result<usize, 
             node.touch();
             Ok(n)
         }
-        FileKind::PipeWrite(p) => p.write(bytes, file.nonblocking()).inspect_err(|&e| {
+        FileKind::Pipe(p) => p.write(bytes, file.nonblocking()).inspect_err(|&e| {
             if e == EPIPE {
                 let t = crate::sched::current();
                 let info = gometal_core::sigframe::SigInfo { signo: 13, code: 0, ..Default::default() };
@@ -180,8 +207,8 @@ fn write_chunk(file: &OpenFile, bytes: &[u8], at: Option<u64>) -> Result<usize, 
             e.write(u64::from_le_bytes(bytes[..8].try_into().unwrap()), file.nonblocking())?;
             Ok(8)
         }
-        FileKind::Directory { .. } => Err(EISDIR),
-        FileKind::PipeRead(_) | FileKind::Epoll(_) => Err(EBADF),
+        FileKind::Directory(_) => Err(EISDIR),
+        FileKind::Epoll(_) => Err(EBADF),
     }
 }
 
@@ -254,7 +281,7 @@ pub fn lseek(a: &Args) -> SysResult {
     let file = fd::file(a[0])?;
     let size = match &file.kind {
         FileKind::File(node) => node.size() as i64,
-        FileKind::Directory { .. } => 0,
+        FileKind::Directory(_) => 0,
         FileKind::Device(d) if *d != Device::Console => return Ok(0),
         _ => return Err(ESPIPE),
     };
@@ -294,7 +321,7 @@ pub fn fcntl(a: &Args) -> SysResult {
             file.status.store(keep | settable, Ordering::Relaxed);
             Ok(0)
         }
-        F_GETPIPE_SZ if matches!(file.kind, FileKind::PipeRead(_) | FileKind::PipeWrite(_)) => {
+        F_GETPIPE_SZ if matches!(file.kind, FileKind::Pipe(_)) => {
             Ok(crate::fs::pipe::CAPACITY as isize)
         }
         _ => Err(EINVAL),
@@ -349,8 +376,8 @@ pub fn pipe2(a: &Args) -> SysResult {
     }
     let pipe = Arc::new(Pipe::new().ok_or(ENFILE)?);
     let nonblock = flags & O_NONBLOCK;
-    let r = OpenFile::new(FileKind::PipeRead(pipe.clone()), O_RDONLY | nonblock);
-    let w = OpenFile::new(FileKind::PipeWrite(pipe), fd::O_WRONLY | nonblock);
+    let r = OpenFile::new(FileKind::Pipe(pipe.clone()), O_RDONLY | nonblock);
+    let w = OpenFile::new(FileKind::Pipe(pipe), fd::O_WRONLY | nonblock);
     let cloexec = flags & O_CLOEXEC != 0;
     let (rfd, wfd) = {
         let mut files = process().files.lock();
@@ -394,7 +421,7 @@ pub fn ftruncate(a: &Args) -> SysResult {
     let file = fd::file(a[0])?;
     match &file.kind {
         FileKind::File(node) if file.writable() => truncate_node(node, a[1] as i64),
-        FileKind::File(_) | FileKind::Directory { .. } => Err(EINVAL),
+        FileKind::File(_) | FileKind::Directory(_) => Err(EINVAL),
         _ => Err(EINVAL),
     }
 }
@@ -407,7 +434,7 @@ pub fn truncate(a: &Args) -> SysResult {
 /// Nothing to flush: files live in memory.
 pub fn fsync(a: &Args) -> SysResult {
     match fd::file(a[0])?.kind {
-        FileKind::File(_) | FileKind::Directory { .. } => Ok(0),
+        FileKind::File(_) | FileKind::Directory(_) => Ok(0),
         _ => Err(EINVAL),
     }
 }

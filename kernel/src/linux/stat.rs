@@ -37,7 +37,7 @@ fn of_inode(n: &Inode) -> Meta {
         }
         Kind::Symlink(t) => (t.len() as u64, 0),
         Kind::Dir(_) => (4096, 8),
-        Kind::Device(_) => (0, 0),
+        Kind::Device(_) | Kind::Fifo(_) => (0, 0),
     };
     let rdev = if let Kind::Device(d) = &n.kind { d.rdev() } else { (0, 0) };
     Meta {
@@ -57,12 +57,12 @@ fn of_inode(n: &Inode) -> Meta {
 
 fn of_file(file: &OpenFile) -> Meta {
     match &file.kind {
-        FileKind::File(n) | FileKind::Directory { node: n, .. } => of_inode(n),
+        FileKind::File(n) | FileKind::Directory(n) => of_inode(n),
         FileKind::Device(d) => {
             let perm = if *d == Device::Console { 0o620 } else { 0o666 };
             Meta { mode: S_IFCHR | perm, nlink: 1, rdev: d.rdev(), ..Meta::default() }
         }
-        FileKind::PipeRead(_) | FileKind::PipeWrite(_) => Meta { mode: S_IFIFO | 0o600, nlink: 1, ..Meta::default() },
+        FileKind::Pipe(_) => Meta { mode: S_IFIFO | 0o600, nlink: 1, ..Meta::default() },
         FileKind::EventFd(_) | FileKind::Epoll(_) => Meta { mode: 0o600, nlink: 1, ..Meta::default() },
     }
 }
