@@ -95,7 +95,7 @@ func newExecFlagSet() (*flag.FlagSet, *execFlags) {
 	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.IntVar(&f.cores, "cores", 4, fmt.Sprintf("number of harts (CPU cores), 1 to %d", maxCores))
-	fs.StringVar(&f.mem, "mem", "512M", "guest memory in QEMU syntax; the packed directory lives in it too")
+	fs.StringVar(&f.mem, "mem", "1G", "guest memory in QEMU syntax; the packed directory lives in it too (QEMU only backs what the guest touches)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "stop QEMU after this long and exit 124 (0: -test.timeout + 30s if given, else no limit)")
 	fs.BoolVar(&f.verbose, "v", false, "verbose: print the QEMU command line and what was packed")
 	fs.Var(&f.env, "env", "also set `KEY=VALUE` in the program's environment (repeatable); KEY alone copies gometal's own value")
