@@ -3,7 +3,10 @@
 //! the signal-return trampoline, and make the main thread.
 
 use crate::arch::{FpState, TrapFrame};
-use crate::memlayout::{PAGE_SIZE, SIGRETURN_TRAMPOLINE, USER_STACK_SIZE, USER_STACK_TOP};
+use crate::memlayout::{PAGE_SIZE, SIGRETURN_TRAMPOLINE, USER_STACK_SIZE, USER_STACK_TOP, VDSO_BASE};
+
+/// Where the vDSO's ELF header is (man 7 vdso).
+const AT_SYSINFO_EHDR: u64 = 33;
 use crate::mm::addrspace::{Access, AddressSpace};
 use crate::mm::{frames, uaccess};
 use crate::sched::Thread;
@@ -78,6 +81,10 @@ pub fn load(bytes: &[u8], argv: &[&[u8]], envp: &[&[u8]]) -> Result<Loaded, Stri
     let code: Vec<u8> = TRAMPOLINE_CODE.iter().flat_map(|w| w.to_le_bytes()).collect();
     fill(&mut mm, SIGRETURN_TRAMPOLINE, &code)?;
 
+    mm.map(VDSO_BASE, PAGE, Prot { read: true, write: false, exec: true }, true);
+    let vdso_page = mm.page_for(VDSO_BASE, Access::Populate).map_err(|_| "out of memory")?;
+    crate::vdso::fill_page(vdso_page);
+
     mm.map(USER_STACK_TOP - USER_STACK_SIZE, USER_STACK_SIZE, Prot::RW, true);
     let auxv = [
         (AT_PAGESZ, PAGE),
@@ -92,6 +99,7 @@ pub fn load(bytes: &[u8], argv: &[&[u8]], envp: &[&[u8]]) -> Result<Loaded, Stri
         (AT_GID, 0),
         (AT_EGID, 0),
         (AT_SECURE, 0),
+        (AT_SYSINFO_EHDR, VDSO_BASE),
     ];
     let mut random = [0u8; 16];
     crate::random::fill(&mut random);

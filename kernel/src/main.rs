@@ -30,6 +30,7 @@ mod smp;
 mod start;
 mod stats;
 mod trap;
+mod vdso;
 
 use core::panic::PanicInfo;
 

@@ -10,6 +10,7 @@
 //! 0x0000_0040_0000_0000   USER_END (256 GiB, the top of Sv39's lower half)
 //! 0x0000_003f_ffff_f000   signal return trampoline page (r-x)
 //! 0x0000_003f_ffff_e000   top of the main thread's stack (grows down, 8 MiB)
+//! 0x0000_003f_ff7f_c000   the vDSO page (r-x), under a guard page
 //! 0x0000_003f_0000_0000   MMAP_TOP: mmap places mappings top-down below this
 //! 0x0000_0002_0000_0000   MMAP_BASE
 //! 0x0000_0000_0001_0000   the program's ELF segments (Go links at 0x10000)
@@ -25,6 +26,8 @@ pub const PHYS_OFFSET: u64 = 0xffff_ffc0_0000_0000;
 pub const SIGRETURN_TRAMPOLINE: u64 = USER_END - PAGE_SIZE as u64;
 pub const USER_STACK_TOP: u64 = SIGRETURN_TRAMPOLINE - PAGE_SIZE as u64;
 pub const USER_STACK_SIZE: u64 = 8 << 20;
+/// The vDSO page, below the stack with a guard page between.
+pub const VDSO_BASE: u64 = USER_STACK_TOP - USER_STACK_SIZE - 2 * PAGE_SIZE as u64;
 pub const MMAP_TOP: u64 = 0x3f_0000_0000;
 pub const MMAP_BASE: u64 = 0x2_0000_0000;
 

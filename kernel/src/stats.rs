@@ -55,6 +55,12 @@ pub fn report_if_requested() {
             s.interrupts.load(Ordering::Relaxed),
         );
     }
+    let top = crate::linux::most_frequent(8);
+    if !top.is_empty() {
+        let list: alloc::vec::Vec<alloc::string::String> =
+            top.iter().map(|(c, n)| alloc::format!("{n} {c}")).collect();
+        crate::println!("gometal: most frequent system calls: {}", list.join(", "));
+    }
     let f = frames::stats();
     crate::println!(
         "gometal: memory: peak {} KiB of {} KiB in page frames, kernel heap {} KiB in use",

@@ -10,6 +10,7 @@ core::arch::global_asm!(include_str!("entry.S"));
 core::arch::global_asm!(include_str!("trap.S"));
 core::arch::global_asm!(include_str!("switch.S"));
 core::arch::global_asm!(include_str!("fp.S"));
+core::arch::global_asm!(include_str!("vdso.S"));
 
 extern "C" {
     fn switch_context(old: *mut Context, new: *const Context);

@@ -38,6 +38,9 @@ pub fn syscall() {
         crate::signal::sigreturn(&current());
         return;
     }
+    if let Some(c) = COUNTS.get(number) {
+        c.fetch_add(1, Ordering::Relaxed);
+    }
     let result = dispatch(number, &args);
     if TRACE.load(Ordering::Relaxed) {
         crate::println!(
@@ -142,6 +145,22 @@ fn dispatch(number: usize, a: &Args) -> SysResult {
         nr::FSYNC | nr::FDATASYNC => fs::fsync(a),
         _ => unknown(number),
     }
+}
+
+/// How often each system call was made, for the statistics.
+static COUNTS: [AtomicU64; 512] = [const { AtomicU64::new(0) }; 512];
+
+/// The `n` most frequent system calls: (count, name).
+pub fn most_frequent(n: usize) -> alloc::vec::Vec<(u64, &'static str)> {
+    let mut v: alloc::vec::Vec<(u64, &'static str)> = COUNTS
+        .iter()
+        .enumerate()
+        .map(|(nr, c)| (c.load(Ordering::Relaxed), name(nr)))
+        .filter(|&(c, _)| c > 0)
+        .collect();
+    v.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+    v.truncate(n);
+    v
 }
 
 static TRACE: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);

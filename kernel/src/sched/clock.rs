@@ -27,6 +27,11 @@ pub fn monotonic_ns() -> u64 {
     timespec::ticks_to_ns(csr::time(), timebase_hz())
 }
 
+/// Unix time at monotonic time 0, in ns (the vDSO adds it itself).
+pub fn realtime_offset_ns() -> u64 {
+    REALTIME_OFFSET_NS.load(Ordering::Relaxed)
+}
+
 /// Nanoseconds since the Unix epoch.
 pub fn realtime_ns() -> u64 {
     REALTIME_OFFSET_NS.load(Ordering::Relaxed) + monotonic_ns()

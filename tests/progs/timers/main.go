@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"syscall"
 	"time"
+	"unsafe"
 )
 
 const slack = 2 * time.Second
@@ -25,7 +27,28 @@ func within(what string, d, lo, hi time.Duration) {
 	}
 }
 
+// rawRealtime reads CLOCK_REALTIME with the system call itself; time.Now
+// reads it through the vDSO when the kernel provides one. Both must agree.
+func rawRealtime() time.Time {
+	var ts syscall.Timespec
+	if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, 0, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
+		fmt.Println("FAIL timers: clock_gettime:", e)
+		os.Exit(1)
+	}
+	return time.Unix(ts.Unix())
+}
+
 func main() {
+	// The vDSO clock and the system call agree.
+	before := time.Now()
+	raw := rawRealtime()
+	after := time.Now()
+	if raw.Before(before.Add(-time.Millisecond)) || raw.After(after.Add(time.Millisecond)) {
+		fmt.Printf("FAIL timers: syscall realtime %v outside vDSO readings [%v, %v]\n", raw, before, after)
+		os.Exit(1)
+	}
+	fmt.Println("vdso and syscall clocks agree")
+
 	// time.Sleep.
 	t0 := time.Now()
 	time.Sleep(50 * time.Millisecond)
