@@ -16,7 +16,7 @@ use core::sync::atomic::Ordering;
 
 /// How long started harts get to reach Rust. Generous: under QEMU on a busy
 /// host a vCPU thread may wait long for a host core.
-const START_TIMEOUT_NS: u64 = 2_000_000_000;
+const START_TIMEOUT_NS: u64 = 5_000_000_000;
 /// SBI error: the hart is already started (or starting).
 const SBI_ERR_ALREADY_AVAILABLE: usize = (-6isize) as usize;
 
