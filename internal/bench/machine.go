@@ -284,8 +284,19 @@ func linesFrom(s, sub string, n int) string {
 }
 
 func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		if !strings.Contains(l, "terminating on signal") { // QEMU's own, when stopped
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		return "(no output)"
+	}
 	l := strings.TrimSpace(lines[len(lines)-1])
+	if strings.HasPrefix(l, "Boot HART") || strings.HasPrefix(l, "Domain0") {
+		return "nothing after the OpenSBI banner"
+	}
 	if len(l) > 160 {
 		l = l[:160] + "…"
 	}

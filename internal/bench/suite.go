@@ -89,9 +89,9 @@ func runArith(s *Session) Section {
 	body.WriteString(table(header, rows))
 	sec := Section{Body: body.String()}
 	gl := arithGs[len(arithGs)-1]
-	note := fmt.Sprintf("simple_arithmetic, G=%d: %d harts are %s× faster than 1 on gometal", gl, N, sm.ratio(key(Gometal, gl, 1), key(Gometal, gl, N)))
+	note := fmt.Sprintf("simple_arithmetic, G=%d, speedup of %d harts over 1: gometal %s×", gl, N, sm.ratio(key(Gometal, gl, 1), key(Gometal, gl, N)))
 	if len(s.Kinds) > 1 {
-		note += fmt.Sprintf(", %s× on Linux", sm.ratio(key(Linux, gl, 1), key(Linux, gl, N)))
+		note += fmt.Sprintf(", Linux %s×", sm.ratio(key(Linux, gl, 1), key(Linux, gl, N)))
 	}
 	sec.Notes = append(sec.Notes, note+".")
 	return sec
