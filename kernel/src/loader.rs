@@ -23,8 +23,17 @@ const PAGE: u64 = PAGE_SIZE as u64;
 const TRAMPOLINE_CODE: [u32; 2] = [0x08b0_0893, 0x0000_0073];
 
 /// HWCAP bits for rv64imafdc (one bit per extension letter).
-const HWCAP_RV64GC: u64 = (1 << (b'i' - b'a')) | (1 << (b'm' - b'a')) | (1 << (b'a' - b'a'))
-    | (1 << (b'f' - b'a')) | (1 << (b'd' - b'a')) | (1 << (b'c' - b'a'));
+const HWCAP_RV64GC: u64 = hwcap(b"imafdc");
+
+const fn hwcap(letters: &[u8]) -> u64 {
+    let mut bits = 0;
+    let mut i = 0;
+    while i < letters.len() {
+        bits |= 1 << (letters[i] - b'a');
+        i += 1;
+    }
+    bits
+}
 
 pub struct Loaded {
     pub mm: AddressSpace,

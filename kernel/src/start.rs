@@ -75,15 +75,16 @@ fn ram_mib(m: &machine::Machine) -> u64 {
 }
 
 fn init_devices(m: &machine::Machine) {
-    // SAFETY (all three): the addresses come from the device tree's nodes
-    // with the matching compatible strings.
     if let Some(pa) = m.uart {
+        // SAFETY: the address of the device tree's ns16550a node.
         unsafe { uart::init(pa) };
     }
     if let Some(pa) = m.test_device {
+        // SAFETY: the address of the device tree's sifive,test0 node.
         unsafe { poweroff::init(pa) };
     }
     if let Some(pa) = m.plic {
+        // SAFETY: the address of the device tree's PLIC node.
         unsafe { plic::init(pa) };
         if let Some(irq) = m.uart_irq {
             crate::devices::set_uart_irq(irq);

@@ -48,7 +48,7 @@ pub unsafe fn read(dtb_pa: u64) -> Machine {
         m.memory.push(Range { start, end: start + r.size.unwrap_or(0) as u64 });
     }
     for cpu in fdt.cpus() {
-        let okay = cpu.property("status").and_then(|p| p.as_str()).map_or(true, |s| s == "okay");
+        let okay = cpu.property("status").and_then(|p| p.as_str()).is_none_or(|s| s == "okay");
         if okay {
             m.hart_ids.push(cpu.ids().first());
         }

@@ -24,8 +24,11 @@ pub fn power_off(status: u32) -> ! {
         dev.write32(0, word);
     }
     // No finisher (or it did not stop us): ask the SBI, then stop here.
-    let reason = if status == 0 { sbi_rt::NoReason } else { sbi_rt::NoReason };
-    let _ = sbi_rt::system_reset(sbi_rt::Shutdown, reason);
+    if status == 0 {
+        let _ = sbi_rt::system_reset(sbi_rt::Shutdown, sbi_rt::NoReason);
+    } else {
+        let _ = sbi_rt::system_reset(sbi_rt::Shutdown, sbi_rt::SystemFailure);
+    }
     loop {
         crate::arch::wait_for_interrupt();
     }

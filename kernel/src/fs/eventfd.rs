@@ -38,7 +38,6 @@ impl EventFd {
             Some(v)
         };
         let v = if nonblock {
-            let take = take;
             take().ok_or(EAGAIN)?
         } else {
             self.waiters.wait_until(None, take).map_err(|_| EINTR)?
@@ -60,7 +59,6 @@ impl EventFd {
             Some(())
         };
         if nonblock {
-            let add = add;
             add().ok_or(EAGAIN)?;
         } else {
             self.waiters.wait_until(None, add).map_err(|e| match e {

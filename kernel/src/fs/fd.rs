@@ -61,16 +61,13 @@ impl OpenFile {
 impl Drop for OpenFile {
     fn drop(&mut self) {
         // The last descriptor (and dup) of a pipe end is gone.
-        match &self.kind {
-            FileKind::Pipe(p) => {
-                if self.readable() {
-                    p.close_end(false);
-                }
-                if self.writable() {
-                    p.close_end(true);
-                }
+        if let FileKind::Pipe(p) = &self.kind {
+            if self.readable() {
+                p.close_end(false);
             }
-            _ => {}
+            if self.writable() {
+                p.close_end(true);
+            }
         }
     }
 }

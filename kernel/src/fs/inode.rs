@@ -237,7 +237,7 @@ impl FileData {
                     FILE_PAGES.fetch_sub(1, Ordering::AcqRel);
                 }
             }
-            if len % PAGE != 0 {
+            if !len.is_multiple_of(PAGE) {
                 if let Some(&pa) = self.pages.get(&(len / PAGE)) {
                     frames::frame_bytes(pa)[(len % PAGE) as usize..].fill(0);
                 }

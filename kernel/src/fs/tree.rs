@@ -107,7 +107,10 @@ pub struct Found {
 
 /// The directories from the root down to `dir` (names and nodes); ENOENT if
 /// `dir` was removed.
-fn chain_of(dir: &Arc<Inode>) -> Result<Vec<(Vec<u8>, Arc<Inode>)>, isize> {
+/// Names and directories from the root down to one directory.
+type Chain = Vec<(Vec<u8>, Arc<Inode>)>;
+
+fn chain_of(dir: &Arc<Inode>) -> Result<Chain, isize> {
     let root = root();
     let mut chain = Vec::new();
     let mut at = dir.clone();

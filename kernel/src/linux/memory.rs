@@ -40,7 +40,7 @@ fn with_mm<R>(f: impl FnOnce(&mut AddressSpace) -> R) -> R {
 /// returns the length rounded up to pages.
 fn user_range(addr: u64, len: u64) -> Result<u64, isize> {
     let len = len.checked_add(PAGE - 1).ok_or(ENOMEM)? & !(PAGE - 1);
-    if addr % PAGE != 0 || len == 0 {
+    if !addr.is_multiple_of(PAGE) || len == 0 {
         return Err(EINVAL);
     }
     match addr.checked_add(len) {

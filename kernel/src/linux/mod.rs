@@ -5,6 +5,7 @@
 
 mod dirs;
 mod fs;
+mod io;
 mod futex;
 mod memory;
 mod misc;
@@ -57,11 +58,11 @@ pub fn syscall() {
 
 fn dispatch(number: usize, a: &Args) -> SysResult {
     match number {
-        nr::READ => fs::read(a),
-        nr::WRITE => fs::write(a),
-        nr::READV => fs::readv(a),
-        nr::WRITEV => fs::writev(a),
-        nr::PREAD64 => fs::pread64(a),
+        nr::READ => io::read(a),
+        nr::WRITE => io::write(a),
+        nr::READV => io::readv(a),
+        nr::WRITEV => io::writev(a),
+        nr::PREAD64 => io::pread64(a),
         nr::OPENAT => fs::openat(a),
         nr::CLOSE => fs::close(a),
         nr::LSEEK => fs::lseek(a),
@@ -70,7 +71,7 @@ fn dispatch(number: usize, a: &Args) -> SysResult {
         nr::DUP => fs::dup(a),
         nr::DUP3 => fs::dup3(a),
         nr::PIPE2 => fs::pipe2(a),
-        nr::PWRITE64 => fs::pwrite64(a),
+        nr::PWRITE64 => io::pwrite64(a),
         nr::FTRUNCATE => fs::ftruncate(a),
         nr::TRUNCATE => fs::truncate(a),
         nr::GETCWD => dirs::getcwd(a),
@@ -158,7 +159,7 @@ pub fn most_frequent(n: usize) -> alloc::vec::Vec<(u64, &'static str)> {
         .map(|(nr, c)| (c.load(Ordering::Relaxed), name(nr)))
         .filter(|&(c, _)| c > 0)
         .collect();
-    v.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+    v.sort_unstable_by_key(|&(count, _)| core::cmp::Reverse(count));
     v.truncate(n);
     v
 }

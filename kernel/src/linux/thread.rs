@@ -106,7 +106,7 @@ pub fn sched_getaffinity(a: &Args) -> SysResult {
     let online = hart::all().iter().filter(|h| h.state() == HartState::Online);
     let highest = online.clone().map(|h| h.index()).max().unwrap_or(0);
     let bytes = (highest / 64 + 1) * 8;
-    if size < bytes || size % 8 != 0 {
+    if size < bytes || !size.is_multiple_of(8) {
         return Err(EINVAL);
     }
     let mut mask = alloc::vec![0u8; bytes];

@@ -128,7 +128,7 @@ pub fn read_cstr(va: u64, max: usize) -> UResult<Vec<u8>> {
 /// futex lock; the mm lock is released, which is safe because frames of a
 /// live mapping are only freed under the futex-ordering rules of munmap).
 pub fn user_word(va: u64) -> UResult<&'static core::sync::atomic::AtomicU32> {
-    if va % 4 != 0 {
+    if !va.is_multiple_of(4) {
         return Err(gometal_core::errno::EINVAL);
     }
     check_range(va, 4)?;
