@@ -130,7 +130,13 @@ func Run(o Options) error {
 	if err != nil {
 		return err
 	}
-	s.M = &Machine{QEMU: o.QEMU, Gometal: o.Kernel, Mem: o.Mem, Dir: tmp, Root: root}
+	// A private copy of the kernel: a rebuild in the checkout during a long
+	// run must not change the kernel between boots.
+	kernel := filepath.Join(tmp, "gometal-kernel")
+	if err := copyFile(o.Kernel, kernel); err != nil {
+		return err
+	}
+	s.M = &Machine{QEMU: o.QEMU, Gometal: kernel, Mem: o.Mem, Dir: tmp, Root: root}
 	if o.Linux {
 		k, err := linuxkernel.Fetch(o.LinuxDir, o.Log)
 		if err != nil {
@@ -164,6 +170,43 @@ func Run(o Options) error {
 	}
 	fmt.Fprintf(o.Log, "done in %s: %s\n", time.Since(s.started).Round(time.Second), o.Out)
 	return nil
+}
+
+// LinuxConfigText says what the benchmark boot needs from Debian's kernel
+// and how the package's config-* file provides it.
+func LinuxConfigText(k *linuxkernel.Kernel) string {
+	if k.Config == "" {
+		return "\nThe Linux package has no config-* file, so what is built in was not checked.\n"
+	}
+	checks, err := linuxkernel.CheckConfig(k.Config)
+	if err != nil {
+		return fmt.Sprintf("\nReading the Linux config failed: %v\n", err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nWhat the benchmark boot needs from Linux, from the package's `%s` (no modules can be\nloaded: the initramfs holds only `/init`):\n\n", filepath.Base(k.Config))
+	var rows [][]string
+	for _, c := range checks {
+		v := c.Value
+		switch v {
+		case "y":
+			v = "y (built in)"
+		case "m":
+			v = "m (module: unavailable here)"
+		case "":
+			v = "not set"
+		}
+		rows = append(rows, []string{"`" + c.Option + "`", v, c.Why})
+	}
+	b.WriteString(table([]string{"option", "value", "for"}, rows))
+	return b.String()
+}
+
+func copyFile(from, to string) error {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, data, 0o644)
 }
 
 // moduleRoot finds the gometal checkout, whose bench/ holds the programs.
@@ -252,6 +295,9 @@ func writeReport(s *Session, env []string, sections []Section) error {
 		b.WriteString("\n**Linux was not compared:** " + s.LinuxWhy + "\n")
 	} else {
 		fmt.Fprintf(&b, "- Linux command line: `%s -- ARGS`; gometal: `-- ARGS` (plus `stats` where accounting is shown)\n", LinuxCmdline)
+	}
+	if s.LinuxK != nil {
+		b.WriteString(LinuxConfigText(s.LinuxK))
 	}
 	b.WriteString("\nThe host has " + fmt.Sprint(runtime.NumCPU()) + " cores: QEMU runs one thread per virtual hart, so core\n")
 	b.WriteString("counts above that share host cores and cannot scale, and other work on the host\n")
