@@ -44,6 +44,7 @@ gometal: per-hart statistics (placement policy affinity):
   hart  state    busy_ms  idle_ms  busy%  threads_run  migrations  steals  ipis_sent  ipis_recv  syscalls  interrupts
      0  online        45      105    29%           69           3       3          9          6       219          88
      1  online       153       68    69%           14           3       3          6          8       339          48
+gometal: most frequent system calls: rt_sigaction 114, mmap 87
 gometal: memory: peak 2548 KiB of 224864 KiB in page frames, kernel heap 57 KiB in use
 [tid 1] clock_gettime(0x1, 0x3fffffdd70, 0x0, 0x1) = Ok(0)
 [tid 2] clock_gettime(0x1, 0x3fffffdd70, 0x0, 0x1) = Ok(0)
@@ -57,7 +58,7 @@ gometal: memory: peak 2548 KiB of 224864 KiB in page frames, kernel heap 57 KiB 
 	if len(b.Harts) != 2 || b.Harts[1].Busy != 69 || b.Harts[1].Syscalls != 339 || b.Harts[0].Interrupts != 88 {
 		t.Errorf("harts = %+v", b.Harts)
 	}
-	if b.PeakKiB != 2548 || b.Policy != "affinity" {
+	if b.PeakKiB != 2548 || b.Policy != "affinity" || b.Top != "rt_sigaction 114, mmap 87" {
 		t.Errorf("peak %d policy %q", b.PeakKiB, b.Policy)
 	}
 	c, total := syscallProfile(out)

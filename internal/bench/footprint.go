@@ -316,6 +316,9 @@ func runMicro(s *Session) Section {
 	if b := stats[Gometal]; b != nil {
 		body.WriteString("gometal's per-hart accounting for the last micro boot:\n\n")
 		body.WriteString(table([]string{"busy % per hart", "syscalls", "interrupts", "migrations", "steals", "IPIs"}, [][]string{hartSummary(b)}))
+		if b.Top != "" {
+			body.WriteString("\nMost frequent system calls in that boot: " + b.Top + ".\n")
+		}
 	}
 	sec := Section{Body: body.String()}
 	note := fmt.Sprintf("Timer lateness p99 (1 ms sleeps): gometal %s µs", sm.cell("gometal/timer/p99", "%.0f"))

@@ -146,7 +146,8 @@ type Boot struct {
 	Results  []map[string]any
 	Harts    []HartStat
 	Policy   string
-	PeakKiB  int // gometal: peak page frames in use
+	PeakKiB  int    // gometal: peak page frames in use
+	Top      string // gometal: its "most frequent system calls" line (stats)
 	Wall     time.Duration
 	ExitCode int
 	TimedOut bool
@@ -190,6 +191,7 @@ var (
 	hartRe   = regexp.MustCompile(`^\s*(\d+)\s+online((?:\s+\d+%?){10})\s*$`)
 	policyRe = regexp.MustCompile(`per-hart statistics \(placement policy ([a-z-]+)\)`)
 	peakRe   = regexp.MustCompile(`gometal: memory: peak (\d+) KiB`)
+	topRe    = regexp.MustCompile(`gometal: most frequent system calls: (.*)$`)
 )
 
 // Run boots once and parses what the guest printed.
@@ -257,6 +259,9 @@ func parseOutput(b *Boot, output string) {
 			}
 			hart, _ := strconv.Atoi(mm[1])
 			b.Harts = append(b.Harts, HartStat{hart, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]})
+		}
+		if mm := topRe.FindStringSubmatch(line); mm != nil {
+			b.Top = strings.TrimSpace(mm[1])
 		}
 		if mm := peakRe.FindStringSubmatch(line); mm != nil {
 			b.PeakKiB, _ = strconv.Atoi(mm[1])

@@ -214,6 +214,12 @@ func runMandelbrot(s *Session) Section {
 			}
 		}
 		body.WriteString(table([]string{"cores", "busy % per hart", "syscalls", "interrupts", "migrations", "steals", "IPIs"}, rows) + "\n")
+		for _, c := range s.O.Cores {
+			if b := stats[c]; b != nil && b.Top != "" {
+				fmt.Fprintf(&body, "- %d cores, most frequent system calls: %s\n", c, b.Top)
+			}
+		}
+		body.WriteString("\n")
 	}
 	// One more gometal boot with `trace`: which system calls the program makes.
 	b := s.Boot(Spec{Kind: Gometal, Cores: s.MaxCores(), Prog: prog, Args: args, KernelArgs: "trace", Timeout: timeout},
