@@ -298,6 +298,9 @@ func cases() []bootCase {
 		{name: "hostile", prog: "hostile",
 			once: []string{"unsupported syscall 450", "tried to start a process"}},
 		// The SMP stress programs: threads on every hart at once.
+		{name: "files", prog: "files"},
+		{name: "exhaust", prog: "exhaust", mem: "256M",
+			want: []string{"EMFILE after", "ENOSPC after", "200 locked goroutines"}},
 		{name: "arith", prog: "arith", smp: true, want: []string{"arith: 16 goroutines"}},
 		{name: "gcheavy", prog: "gcheavy", smp: true, mem: "256M", want: []string{"checked by 8 consumers"}},
 		{name: "blockwake", prog: "blockwake", smp: true,
