@@ -82,6 +82,7 @@ type Session struct {
 	done, total int
 	started     time.Time
 	benchName   string
+	failures    []string // one line per failed boot, for the report
 }
 
 // MaxCores is the largest core count asked for.
@@ -100,6 +101,7 @@ func (s *Session) Boot(spec Spec, what string) *Boot {
 		fmt.Fprintf(s.O.Log, "%.1fs\n", b.Wall.Seconds())
 	} else {
 		fmt.Fprintf(s.O.Log, "%.1fs FAILED: %s\n", b.Wall.Seconds(), b.Why())
+		s.failures = append(s.failures, fmt.Sprintf("%s, %s, %s, after %.0f s: %s", s.benchName, spec.Kind, what, b.Wall.Seconds(), b.Why()))
 	}
 	return b
 }
@@ -317,6 +319,13 @@ func writeReport(s *Session, env []string, sections []Section) error {
 	for _, sec := range sections {
 		b.WriteString("## " + sec.Title + "\n\n")
 		b.WriteString(strings.TrimSpace(sec.Body) + "\n\n")
+	}
+	if len(s.failures) > 0 {
+		b.WriteString("## Failed boots\n\nEvery boot that produced no result (medians above are over the others;\nthe bisection's failures are expected):\n\n")
+		for _, f := range s.failures {
+			b.WriteString("- " + f + "\n")
+		}
+		b.WriteString("\n")
 	}
 	return os.WriteFile(s.O.Out, []byte(b.String()), 0o644)
 }

@@ -61,7 +61,7 @@ func runMandelbrot(s *Session) Section {
 	sm := newSamples()
 	key := func(k Kind, mode string, g, c int) string { return fmt.Sprintf("%s/%s/g%d/c%d", k, mode, g, c) }
 	stats := map[int]*Boot{}
-	timeout := 30 * time.Minute
+	timeout := 10 * time.Minute
 	if s.O.Quick {
 		timeout = 5 * time.Minute
 	}
