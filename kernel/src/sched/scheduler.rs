@@ -61,6 +61,7 @@ fn idle(hart: &Hart) {
     // Announce idleness before the last look at the queues: whoever queues
     // work after that look sees `idle` and sends an IPI, which wfi notices.
     hart.idle.store(true, Ordering::SeqCst);
+    timer::program(hart); // tickless while idle
     loop {
         crate::trap::poll_interrupts(hart);
         if runqueue::has_work(hart) {
@@ -69,6 +70,7 @@ fn idle(hart: &Hart) {
         arch::wait_for_interrupt();
     }
     hart.idle.store(false, Ordering::SeqCst);
+    timer::start(hart); // time slicing again
     hart.stats.idle_ns.fetch_add(clock::monotonic_ns() - start, Ordering::Relaxed);
 }
 

@@ -54,14 +54,19 @@ pub fn fire_expired() {
 }
 
 /// Programs this hart's timer for its next event.
+/// An idle hart has no time slice to end: it wakes only for the earliest
+/// sleeper (tickless idle), or for an IPI when work arrives. On a host
+/// with fewer cores than harts, ticking idle harts would take host time
+/// from the busy ones.
 pub fn program(hart: &Hart) {
-    let mut next = hart.next_tick.load(Ordering::Relaxed);
+    let mut next = if hart.idle.load(Ordering::Relaxed) { u64::MAX } else { hart.next_tick.load(Ordering::Relaxed) };
     if super::runqueue::runs_threads(hart) {
         if let Some(d) = earliest() {
             next = next.min(d);
         }
     }
-    sbi_rt::set_timer(clock::ns_to_ticks(next));
+    let ticks = if next == u64::MAX { u64::MAX } else { clock::ns_to_ticks(next) };
+    sbi_rt::set_timer(ticks);
 }
 
 /// The timer interrupt: wake sleepers; returns true when the running
