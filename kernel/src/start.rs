@@ -137,19 +137,19 @@ fn start_program(m: &machine::Machine, args: &BootArgs) {
         Ok(f) if !f.node.is_dir() => f.node,
         _ => fail(STATUS_NOT_FOUND, format_args!("{init_path}: not found in the initramfs")),
     };
-    let image = match &node.kind {
-        crate::fs::inode::Kind::File(data) => {
-            let d = data.lock();
-            let mut bytes = alloc::vec![0u8; d.size as usize];
-            d.read(0, &mut bytes);
-            bytes
-        }
+    // At boot the file is still the archive's bytes: load straight from them
+    // (a copy on the kernel heap would need as much heap as the program).
+    let image: &'static [u8] = match &node.kind {
+        crate::fs::inode::Kind::File(data) => match data.lock().unmodified() {
+            Some(bytes) => bytes,
+            None => fail(STATUS_CANNOT_EXECUTE, format_args!("{init_path}: changed before it ran")),
+        },
         _ => fail(STATUS_CANNOT_EXECUTE, format_args!("{init_path}: not a regular file")),
     };
     let mut argv: Vec<&[u8]> = alloc::vec![args.init.as_slice()];
     argv.extend(args.args.iter().map(|a| a.as_slice()));
     let envp: Vec<&[u8]> = args.env.iter().map(|e| e.as_slice()).collect();
-    let loaded = match loader::load(&image, &argv, &envp) {
+    let loaded = match loader::load(image, &argv, &envp) {
         Ok(l) => l,
         Err(e) => fail(STATUS_CANNOT_EXECUTE, format_args!("{init_path}: cannot run: {e}")),
     };

@@ -23,8 +23,8 @@ pub enum Policy {
     /// after the last choice, so ties spread out).
     LeastLoaded,
     /// Back to the hart the thread last ran on (its caches are warm) unless
-    /// that hart has more than AFFINITY_SLACK threads over the least loaded
-    /// one; then least-loaded.
+    /// that hart is busy while another is idle, or has more than
+    /// AFFINITY_SLACK threads over the least loaded one; then least-loaded.
     Affinity,
 }
 
@@ -74,10 +74,16 @@ impl Placer {
             Policy::RoundRobin => self.round_robin(loads),
             Policy::Random => self.random(loads, online),
             Policy::LeastLoaded => self.least_loaded(loads),
-            Policy::Affinity => match last {
-                Some(h) if h < loads.len() && loads[h].online && loads[h].load <= min_load(loads) + AFFINITY_SLACK => h,
-                _ => self.least_loaded(loads),
-            },
+            Policy::Affinity => {
+                // A woken thread must not wait for a busy home hart's tick
+                // while a hart idles.
+                let min = min_load(loads);
+                let slack = if min == 0 { 0 } else { AFFINITY_SLACK };
+                match last {
+                    Some(h) if h < loads.len() && loads[h].online && loads[h].load <= min + slack => h,
+                    _ => self.least_loaded(loads),
+                }
+            }
         }
     }
 
@@ -171,6 +177,7 @@ mod tests {
     fn affinity_returns_home_unless_overloaded() {
         let mut p = Placer::new(Policy::Affinity, 1);
         assert_eq!(p.place(&harts(&[Some(2), Some(1)]), Some(0)), 0); // within slack
+        assert_eq!(p.place(&harts(&[Some(1), Some(0)]), Some(0)), 1); // busy home, idle hart
         assert_eq!(p.place(&harts(&[Some(3), Some(1)]), Some(0)), 1); // overloaded
         assert_eq!(p.place(&harts(&[Some(0), None]), Some(1)), 0); // home offline
         assert_eq!(p.place(&harts(&[Some(4), Some(0)]), None), 1); // new thread

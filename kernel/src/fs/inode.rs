@@ -248,6 +248,12 @@ impl FileData {
         Ok(())
     }
 
+    /// The contents as one slice of the initramfs, if no page was written
+    /// since boot (so the loader need not copy a program image).
+    pub fn unmodified(&self) -> Option<&'static [u8]> {
+        (self.pages.is_empty() && self.size == self.base.len() as u64).then_some(self.base)
+    }
+
     /// 512-byte blocks in use, for stat.
     pub fn blocks(&self) -> u64 {
         (self.pages.len() as u64 * PAGE + self.base.len() as u64).div_ceil(512)

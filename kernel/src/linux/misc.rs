@@ -90,12 +90,41 @@ const LINUX_REBOOT_CMD_POWER_OFF: u64 = 0x4321FEDC;
 /// reboot(2): power off (or halt) ends the machine with status 0, as an init
 /// that powers off Linux does; restart is refused (QEMU runs -no-reboot).
 pub fn reboot(a: &Args) -> SysResult {
-    if a[0] != LINUX_REBOOT_MAGIC1 || a[1] != LINUX_REBOOT_MAGIC2 {
+    // The arguments are C ints: compare 32 bits, as Linux does (glibc passes
+    // them sign-extended).
+    if a[0] as u32 as u64 != LINUX_REBOOT_MAGIC1 || a[1] as u32 as u64 != LINUX_REBOOT_MAGIC2 {
         return Err(EINVAL);
     }
-    match a[2] {
+    match a[2] as u32 as u64 {
         LINUX_REBOOT_CMD_POWER_OFF | LINUX_REBOOT_CMD_HALT => crate::process::exit(0),
         LINUX_REBOOT_CMD_RESTART => Err(gometal_core::errno::EPERM),
         _ => Err(EINVAL),
     }
+}
+
+const RUSAGE_SELF: i64 = 0;
+const RUSAGE_CHILDREN: i64 = -1;
+const RUSAGE_THREAD: i64 = 1;
+
+/// getrusage: the peak resident memory (page frames in use at most, KiB)
+/// and, for the process, the harts' busy time as user time. Children: none.
+pub fn getrusage(a: &Args) -> SysResult {
+    let who = a[0] as i64;
+    let mut b = [0u8; 144]; // struct rusage: 2 timevals + 14 longs
+    match who {
+        RUSAGE_SELF | RUSAGE_THREAD => {
+            let busy_ns: u64 = crate::sched::hart::all()
+                .iter()
+                .map(|h| h.stats.busy_ns.load(core::sync::atomic::Ordering::Relaxed))
+                .sum();
+            b[0..8].copy_from_slice(&((busy_ns / 1_000_000_000) as i64).to_le_bytes());
+            b[8..16].copy_from_slice(&(((busy_ns % 1_000_000_000) / 1000) as i64).to_le_bytes());
+            let peak_kib = (frames::stats().peak * 4) as i64;
+            b[32..40].copy_from_slice(&peak_kib.to_le_bytes()); // ru_maxrss
+        }
+        RUSAGE_CHILDREN => {}
+        _ => return Err(EINVAL),
+    }
+    uaccess::write_bytes(a[1], &b)?;
+    Ok(0)
 }

@@ -140,6 +140,7 @@ fn dispatch(number: usize, a: &Args) -> SysResult {
         nr::SYSINFO => misc::sysinfo(a),
         nr::UMASK => Ok(0o022),
         nr::REBOOT => misc::reboot(a),
+        nr::GETRUSAGE => misc::getrusage(a),
         nr::PRCTL => Err(gometal_core::errno::EINVAL),
         // Deliberate: reporting the vector extension would make Go use it.
         nr::RISCV_HWPROBE => Err(ENOSYS),

@@ -87,7 +87,14 @@ pub fn requeue_here(t: Arc<Thread>) {
 
 fn push_on(index: usize, t: Arc<Thread>) {
     QUEUES[index].push(t);
-    crate::smp::kick(hart::hart(index));
+    let target = hart::hart(index);
+    if target.idle.load(Ordering::SeqCst) {
+        crate::smp::kick(target);
+    } else if let Some(idle) = hart::all().iter().find(|h| h.idle.load(Ordering::SeqCst) && runs_threads(h)) {
+        // The target is busy: wake an idle hart to steal the thread rather
+        // than leave it waiting for the target's next tick.
+        crate::smp::kick(idle);
+    }
 }
 
 /// The next thread for `hart`: its own queue first, else one stolen from
