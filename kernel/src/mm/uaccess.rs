@@ -123,10 +123,13 @@ pub fn read_cstr(va: u64, max: usize) -> UResult<Vec<u8>> {
     }
 }
 
-/// The kernel-virtual address of the aligned u32 at user address `va`, for
-/// futex word accesses (made atomically by the caller while it holds the
-/// futex lock; the mm lock is released, which is safe because frames of a
-/// live mapping are only freed under the futex-ordering rules of munmap).
+/// The aligned u32 at user address `va`, for futex word accesses (made
+/// atomically by the caller while it holds the futex lock). The mm lock is
+/// released before the access: a concurrent munmap of the word only frees
+/// the frame after every hart has flushed its TLB (smp::shootdown), and
+/// this hart acknowledges that only outside this system call, so the frame
+/// cannot be reused under the access. A program racing munmap with its own
+/// futex wait may read a stale value, as it could on Linux.
 pub fn user_word(va: u64) -> UResult<&'static core::sync::atomic::AtomicU32> {
     if !va.is_multiple_of(4) {
         return Err(gometal_core::errno::EINVAL);
