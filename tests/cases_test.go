@@ -1,0 +1,131 @@
+package tests
+
+// The boot cases: which programs boot, with what arguments, at which hart
+// counts and policies, and what their output must contain.
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// bootCase is one program booted on gometal.
+type bootCase struct {
+	name    string // subtest name; also the PASS/FAIL tag unless tag is set
+	prog    string // binary name under tests/progs (or examples/ if example)
+	example bool   // prog is an example, not a test program
+	args    func(cores int) []string
+	env     []string // -env KEY=VALUE
+	add     []string // -add HOST:GUEST (HOST relative to the module root)
+	mem     string   // -mem, default the CLI's
+	stdin   string
+	status  int      // expected exit status
+	want    []string // required output substrings
+	once    []string // substrings that must appear exactly once
+	noPass  bool     // no "PASS <name>" line expected
+	cores   []int    // default {1, 4}
+	smp     bool     // also at smpCores under every policy (and not at cores)
+	skipEnv string   // skip when this environment variable is set non-empty
+}
+
+// bootRun is one boot of a case: a hart count and a policy ("" for the
+// kernel's default).
+type bootRun struct {
+	cores int
+	sched string
+}
+
+func (r bootRun) name() string {
+	if r.sched == "" {
+		return fmt.Sprintf("smp%d", r.cores)
+	}
+	return fmt.Sprintf("smp%d/%s", r.cores, r.sched)
+}
+
+// runs lists the boots of a case: every smpCores × policy for an SMP case,
+// else cores (default 1 and 4) with the default policy.
+func (c bootCase) runs() []bootRun {
+	if c.smp {
+		var rs []bootRun
+		for _, n := range smpCores {
+			for _, p := range policies() {
+				rs = append(rs, bootRun{cores: n, sched: p})
+			}
+		}
+		return rs
+	}
+	cores := c.cores
+	if cores == nil {
+		cores = []int{1, 4}
+	}
+	var rs []bootRun
+	for _, n := range cores {
+		rs = append(rs, bootRun{cores: n})
+	}
+	return rs
+}
+
+// policies is schedPolicies, or the subset GOMETAL_TEST_POLICIES names.
+func policies() []string {
+	s := os.Getenv("GOMETAL_TEST_POLICIES")
+	if s == "" {
+		return schedPolicies
+	}
+	var ps []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
+func fixed(args ...string) func(int) []string { return func(int) []string { return args } }
+
+func cases() []bootCase {
+	cs := []bootCase{
+		{name: "hello", prog: "hello", want: []string{"hello, gometal"}},
+		{name: "concurrency", prog: "concurrency", smp: true, want: []string{"mutex counter ok: 16000"}},
+		{name: "timers", prog: "timers", want: []string{"monotonic: 1000 readings"}},
+		{name: "argsenv", prog: "argsenv",
+			args: fixed("alpha", "two words", `q"uote`, "", "ünï"),
+			env:  []string{"GOMETAL_TEST=yes please", "EMPTY="}},
+		{name: "numcpu", prog: "numcpu", smp: true,
+			args: func(cores int) []string { return []string{strconv.Itoa(cores)} }},
+		{name: "preempt", prog: "preempt", smp: true, want: []string{"GC 5 done", "spinners stopped"}},
+		{name: "nilderef", prog: "nilderef", want: []string{"nil pointer dereference"}},
+		{name: "panic", prog: "panic", status: 2, noPass: true,
+			want: []string{"about to panic", "panic: gometal test panic", "goroutine 1"}},
+		{name: "bigalloc", prog: "bigalloc", mem: "256M",
+			want: []string{"after FreeOSMemory"}},
+		{name: "readfile", prog: "readfile",
+			add: []string{"tests/testdata/hello.txt:/data/hello.txt"}},
+		{name: "stdin", prog: "stdin", stdin: "hello stdin\n", skipEnv: "GOMETAL_SKIP_STDIN",
+			want: []string{`got 12 bytes: "hello stdin\n"`}},
+		{name: "hostile", prog: "hostile",
+			once: []string{"unsupported syscall 450", "tried to start a process"}},
+		// The SMP stress programs: threads on every hart at once.
+		{name: "files", prog: "files"},
+		{name: "exhaust", prog: "exhaust", mem: "256M",
+			want: []string{"EMFILE after", "ENOSPC after", "200 locked goroutines"}},
+		{name: "arith", prog: "arith", smp: true, want: []string{"arith: 16 goroutines"}},
+		{name: "gcheavy", prog: "gcheavy", smp: true, mem: "256M", want: []string{"checked by 8 consumers"}},
+		{name: "blockwake", prog: "blockwake", smp: true,
+			want: []string{"ring: 64 goroutines", "cond: 8 producers", "sleepers: 200 goroutines", "blockwake: all phases"}},
+		{name: "lockthread", prog: "lockthread", smp: true,
+			want: []string{"tid 1 = pid", "returned locked (threads exited)", "work after thread exits ok"}},
+		{name: "example-hello", prog: "hello", example: true, noPass: true,
+			want: []string{"Hello from Go on gometal!", "GOMAXPROCS=", "pipeline:", "ok=true", "slept 100ms", "Bye!"}},
+	}
+	for _, n := range []int{0, 1, 3, 42, 255} {
+		c := bootCase{name: fmt.Sprintf("exitcode-%d", n), prog: "exitcode",
+			args: fixed(strconv.Itoa(n)), status: n, noPass: true,
+			want: []string{fmt.Sprintf("exiting with %d", n)}}
+		if n != 0 && n != 42 {
+			c.cores = []int{1} // saves boots
+		}
+		cs = append(cs, c)
+	}
+	return cs
+}
