@@ -4,9 +4,37 @@
 
 use crate::mm::frames;
 use crate::sched::hart::{self, HartState};
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 static REQUESTED: AtomicBool = AtomicBool::new(false);
+
+/// Wake-to-run delays (from a wakeup making a thread runnable to a hart
+/// switching to it), counted in buckets by upper bound in µs.
+const DELAY_BOUNDS_US: [u64; 7] = [16, 64, 256, 1024, 4096, 16384, u64::MAX];
+static DELAYS: [AtomicU64; 7] = [const { AtomicU64::new(0) }; 7];
+static DELAY_MAX_NS: AtomicU64 = AtomicU64::new(0);
+
+pub fn record_wake_delay(ns: u64) {
+    let us = ns / 1000;
+    let i = DELAY_BOUNDS_US.iter().position(|&b| us < b).unwrap_or(DELAY_BOUNDS_US.len() - 1);
+    DELAYS[i].fetch_add(1, Ordering::Relaxed);
+    DELAY_MAX_NS.fetch_max(ns, Ordering::Relaxed);
+}
+
+fn report_wake_delays() {
+    let counts: alloc::vec::Vec<u64> = DELAYS.iter().map(|c| c.load(Ordering::Relaxed)).collect();
+    if counts.iter().sum::<u64>() == 0 {
+        return;
+    }
+    let labels = ["<16us", "<64us", "<256us", "<1ms", "<4ms", "<16ms", ">=16ms"];
+    let parts: alloc::vec::Vec<alloc::string::String> =
+        labels.iter().zip(&counts).map(|(l, c)| alloc::format!("{l} {c}")).collect();
+    crate::println!(
+        "gometal: wake-to-run delay: {}; max {} us",
+        parts.join(", "),
+        DELAY_MAX_NS.load(Ordering::Relaxed) / 1000
+    );
+}
 
 pub fn request() {
     REQUESTED.store(true, Ordering::Relaxed);
@@ -55,6 +83,7 @@ pub fn report_if_requested() {
             s.interrupts.load(Ordering::Relaxed),
         );
     }
+    report_wake_delays();
     let top = crate::linux::most_frequent(8);
     if !top.is_empty() {
         let list: alloc::vec::Vec<alloc::string::String> =

@@ -37,6 +37,10 @@ fn run_thread(hart: &Hart, t: Arc<Thread>) {
         hart.stats.migrations.fetch_add(1, Ordering::Relaxed);
     }
     hart.stats.threads_run.fetch_add(1, Ordering::Relaxed);
+    let woken = t.woken_at.swap(0, Ordering::Relaxed);
+    if woken != 0 {
+        crate::stats::record_wake_delay(clock::monotonic_ns().saturating_sub(woken));
+    }
     let ctx = t.context_ptr();
     hart.running.store(true, Ordering::Relaxed);
     hart.set_current(Some(t));
@@ -125,6 +129,7 @@ pub fn wake(t: &Arc<Thread>) {
     if *state == ThreadState::Blocked {
         *state = ThreadState::Runnable;
         drop(state);
+        t.woken_at.store(clock::monotonic_ns(), Ordering::Relaxed);
         runqueue::enqueue(t.clone());
     }
 }

@@ -44,6 +44,9 @@ pub struct Thread {
     /// CLONE_CHILD_CLEARTID address: zeroed and futex-woken at exit.
     pub clear_child_tid: AtomicU64,
     pub last_hart: AtomicUsize,
+    /// When the thread was last made runnable by a wakeup (monotonic ns,
+    /// 0 if not), for the wake-to-run statistics.
+    pub woken_at: AtomicU64,
 }
 
 // SAFETY: the UnsafeCell fields (frame, context, fp) are only touched by the
@@ -70,6 +73,7 @@ impl Thread {
             signals: Mutex::new(signals),
             clear_child_tid: AtomicU64::new(0),
             last_hart: AtomicUsize::new(usize::MAX),
+            woken_at: AtomicU64::new(0),
         };
         // SAFETY: the thread is not shared yet.
         unsafe { *t.context.get() = Context::new_thread(t.kernel_stack_top(), t.frame_ptr() as u64) };
