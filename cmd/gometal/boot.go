@@ -81,14 +81,7 @@ func findKernel(explicit string) (string, error) {
 // cmdline turns flags into the kernel command line: options, then the
 // program's environment, then --, then its arguments.
 func cmdline(f *runFlags) string {
-	var opts []string
-	if f.verbose {
-		opts = append(opts, "verbose")
-	}
-	if f.sched != "" {
-		opts = append(opts, "sched="+f.sched)
-	}
-	return bootargs.Cmdline{Options: opts, Env: f.env, Raw: f.kernelArgs, Args: f.args}.String()
+	return bootargs.Cmdline{Options: f.kernelOptions(), Env: f.env, Raw: f.kernelArgs, Args: f.args}.String()
 }
 
 // boot runs QEMU on our own stdio and converts how it ended into gometal's

@@ -11,7 +11,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -32,22 +31,12 @@ var execCommand = &command{
 
 // execFlags holds `gometal exec`'s options.
 type execFlags struct {
-	cores      int
-	mem        string
-	timeout    time.Duration
-	verbose    bool
-	env        listFlag
-	add        listFlag
-	adds       []initramfs.Mapping
-	kernel     string
-	kernelArgs string
-	sched      string
-	qemu       string
-	maxDir     string
-	maxBytes   int64
-	noDir      bool
-	binary     string
-	args       []string
+	machineFlags
+	maxDir   string
+	maxBytes int64
+	noDir    bool
+	binary   string
+	args     []string
 }
 
 func execUsage(w io.Writer) {
@@ -141,37 +130,14 @@ func parseExecFlags(args []string, getenv func(string) string) (*execFlags, erro
 }
 
 func (f *execFlags) validate() error {
-	if f.cores < 1 || f.cores > maxCores {
-		return usageErrorf("exec", "exec: -cores %d: want 1 to %d", f.cores, maxCores)
-	}
-	if _, err := qemu.ParseSize(f.mem); err != nil {
-		return usageErrorf("exec", "exec: -mem: %v", err)
+	if err := f.machineFlags.validate("exec"); err != nil {
+		return err
 	}
 	n, err := qemu.ParseSize(f.maxDir)
 	if err != nil {
 		return usageErrorf("exec", "exec: -max-dir: %v", err)
 	}
 	f.maxBytes = int64(n)
-	if f.timeout < 0 {
-		return usageErrorf("exec", "exec: -timeout %v: must not be negative", f.timeout)
-	}
-	if f.sched != "" && !slices.Contains(schedPolicies, f.sched) {
-		return usageErrorf("exec", "exec: -sched %q: want one of %s", f.sched, strings.Join(schedPolicies, ", "))
-	}
-	for i, kv := range f.env {
-		full, err := envPair(kv, os.LookupEnv)
-		if err != nil {
-			return usageErrorf("exec", "exec: -env %v", err)
-		}
-		f.env[i] = full
-	}
-	for _, a := range f.add {
-		m, err := initramfs.ParseMapping(a)
-		if err != nil {
-			return usageErrorf("exec", "exec: -add %v", err)
-		}
-		f.adds = append(f.adds, m)
-	}
 	return nil
 }
 
@@ -232,13 +198,7 @@ func execMain(args []string) error {
 // execCmdline is the kernel command line: options, cwd=, the environment,
 // raw -kernel-args, --, the arguments.
 func execCmdline(f *execFlags, dir string, environ []string) string {
-	var opts []string
-	if f.verbose {
-		opts = append(opts, "verbose")
-	}
-	if f.sched != "" {
-		opts = append(opts, "sched="+f.sched)
-	}
+	opts := f.kernelOptions()
 	var env []string
 	if dir != "" && dir != "/" {
 		env = append(env, "cwd="+filepath.ToSlash(dir)) // encoded like the env: any byte survives

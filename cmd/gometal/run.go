@@ -5,13 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"slices"
 	"strings"
-	"time"
-
-	"gometal/internal/initramfs"
-	"gometal/internal/qemu"
 )
 
 var runCommand = &command{
@@ -29,22 +23,12 @@ const maxCores = 64
 
 // runFlags holds `gometal run`'s options after parsing and validation.
 type runFlags struct {
-	cores      int
-	mem        string
-	timeout    time.Duration
-	verbose    bool
-	env        listFlag
-	add        listFlag
-	adds       []initramfs.Mapping
-	kernel     string
-	kernelArgs string
-	sched      string
-	gdb        bool
-	qemu       string
-	tags       string
-	ldflags    string
-	target     string   // the package or binary
-	args       []string // the program's arguments
+	machineFlags
+	gdb     bool
+	tags    string
+	ldflags string
+	target  string   // the package or binary
+	args    []string // the program's arguments
 }
 
 // listFlag is a repeatable string flag.
@@ -135,33 +119,7 @@ func parseRunFlags(args []string) (*runFlags, error) {
 
 // validate checks flag values up front so mistakes cost no build or boot.
 func (f *runFlags) validate() error {
-	if f.cores < 1 || f.cores > maxCores {
-		return usageErrorf("run", "run: -cores %d: want 1 to %d", f.cores, maxCores)
-	}
-	if _, err := qemu.ParseSize(f.mem); err != nil {
-		return usageErrorf("run", "run: -mem: %v", err)
-	}
-	if f.timeout < 0 {
-		return usageErrorf("run", "run: -timeout %v: must not be negative", f.timeout)
-	}
-	if f.sched != "" && !slices.Contains(schedPolicies, f.sched) {
-		return usageErrorf("run", "run: -sched %q: want one of %s", f.sched, strings.Join(schedPolicies, ", "))
-	}
-	for i, kv := range f.env {
-		full, err := envPair(kv, os.LookupEnv)
-		if err != nil {
-			return usageErrorf("run", "run: -env %v", err)
-		}
-		f.env[i] = full
-	}
-	for _, a := range f.add {
-		m, err := initramfs.ParseMapping(a)
-		if err != nil {
-			return usageErrorf("run", "run: -add %v", err)
-		}
-		f.adds = append(f.adds, m)
-	}
-	return nil
+	return f.machineFlags.validate("run")
 }
 
 // envPair checks a -env value; a bare KEY takes gometal's own value, as

@@ -147,16 +147,9 @@ impl VmaMap {
         if !self.is_covered(s, e) {
             return Err(());
         }
-        self.carve(s, e);
-        self.areas.insert(
-            s,
-            Vma {
-                start: s,
-                end: e,
-                prot,
-            },
-        );
-        self.merge_around(s, e);
+        // Covered: replacing the range with one area of the new protection
+        // is exactly a MAP_FIXED over it (no pages are affected here).
+        self.insert_fixed(s, e - s, prot);
         Ok(())
     }
 

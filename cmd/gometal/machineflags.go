@@ -1,0 +1,72 @@
+package main
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"gometal/internal/initramfs"
+	"gometal/internal/qemu"
+)
+
+// machineFlags are the flags that describe the machine and the boot,
+// shared by `run` and `exec` (each registers them with its own defaults
+// and help text).
+type machineFlags struct {
+	cores      int
+	mem        string
+	timeout    time.Duration
+	verbose    bool
+	env        listFlag
+	add        listFlag
+	adds       []initramfs.Mapping // add, parsed by validate
+	kernel     string
+	kernelArgs string
+	sched      string
+	qemu       string
+}
+
+// validate checks the values (errors name the command `cmd`), expands
+// bare -env KEYs from gometal's own environment and parses -add.
+func (f *machineFlags) validate(cmd string) error {
+	if f.cores < 1 || f.cores > maxCores {
+		return usageErrorf(cmd, "%s: -cores %d: want 1 to %d", cmd, f.cores, maxCores)
+	}
+	if _, err := qemu.ParseSize(f.mem); err != nil {
+		return usageErrorf(cmd, "%s: -mem: %v", cmd, err)
+	}
+	if f.timeout < 0 {
+		return usageErrorf(cmd, "%s: -timeout %v: must not be negative", cmd, f.timeout)
+	}
+	if f.sched != "" && !slices.Contains(schedPolicies, f.sched) {
+		return usageErrorf(cmd, "%s: -sched %q: want one of %s", cmd, f.sched, strings.Join(schedPolicies, ", "))
+	}
+	for i, kv := range f.env {
+		full, err := envPair(kv, os.LookupEnv)
+		if err != nil {
+			return usageErrorf(cmd, "%s: -env %v", cmd, err)
+		}
+		f.env[i] = full
+	}
+	for _, a := range f.add {
+		m, err := initramfs.ParseMapping(a)
+		if err != nil {
+			return usageErrorf(cmd, "%s: -add %v", cmd, err)
+		}
+		f.adds = append(f.adds, m)
+	}
+	return nil
+}
+
+// kernelOptions are the kernel command-line options the flags ask for.
+func (f *machineFlags) kernelOptions() []string {
+	var opts []string
+	if f.verbose {
+		opts = append(opts, "verbose")
+	}
+	if f.sched != "" {
+		opts = append(opts, "sched="+f.sched)
+	}
+	return opts
+}
