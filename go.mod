@@ -1,4 +1,4 @@
-module gometal
+module gometal.dev/gometal
 
 go 1.26.0
 

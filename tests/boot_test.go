@@ -35,7 +35,7 @@ import (
 	"testing"
 	"time"
 
-	"gometal/internal/kernelimage"
+	"gometal.dev/gometal/internal/kernelimage"
 )
 
 const (

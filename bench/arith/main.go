@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"gometal/bench/internal/guest"
+	"gometal.dev/gometal/bench/internal/guest"
 )
 
 // adds performs n additions; noinline keeps the loop a loop.

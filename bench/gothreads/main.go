@@ -24,7 +24,7 @@ import (
 	"sync"
 	"time"
 
-	"gometal/bench/internal/guest"
+	"gometal.dev/gometal/bench/internal/guest"
 )
 
 //go:noinline

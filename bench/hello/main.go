@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"syscall"
 
-	"gometal/bench/internal/guest"
+	"gometal.dev/gometal/bench/internal/guest"
 )
 
 func main() {

@@ -21,7 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"gometal/bench/internal/guest"
+	"gometal.dev/gometal/bench/internal/guest"
 )
 
 // The picture spans [-2, 1] × [-1.2, 1.2] of the complex plane.

@@ -10,7 +10,7 @@ import (
 	"flag"
 	"time"
 
-	"gometal/bench/internal/guest"
+	"gometal.dev/gometal/bench/internal/guest"
 )
 
 func multiply(n int, a, b, c []float64) {

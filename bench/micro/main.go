@@ -30,7 +30,7 @@ import (
 	"time"
 	"unsafe"
 
-	"gometal/bench/internal/guest"
+	"gometal.dev/gometal/bench/internal/guest"
 )
 
 func pingpong(n int, lock bool) time.Duration {

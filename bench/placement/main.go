@@ -19,7 +19,7 @@ import (
 	"syscall"
 	"time"
 
-	"gometal/bench/internal/guest"
+	"gometal.dev/gometal/bench/internal/guest"
 )
 
 // fnv hashes p with 64-bit FNV-1a.

@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"gometal/internal/bench"
-	"gometal/internal/linuxkernel"
-	"gometal/internal/qemu"
+	"gometal.dev/gometal/internal/bench"
+	"gometal.dev/gometal/internal/linuxkernel"
+	"gometal.dev/gometal/internal/qemu"
 )
 
 var benchCommand = &command{

@@ -11,11 +11,11 @@ import (
 	"syscall"
 	"time"
 
-	"gometal/internal/bootargs"
-	"gometal/internal/console"
-	"gometal/internal/initramfs"
-	"gometal/internal/kernelimage"
-	"gometal/internal/qemu"
+	"gometal.dev/gometal/internal/bootargs"
+	"gometal.dev/gometal/internal/console"
+	"gometal.dev/gometal/internal/initramfs"
+	"gometal.dev/gometal/internal/kernelimage"
+	"gometal.dev/gometal/internal/qemu"
 )
 
 // exitTimeout is the status for a run stopped by -timeout, as timeout(1).

@@ -15,11 +15,11 @@ import (
 	"syscall"
 	"time"
 
-	"gometal/internal/bootargs"
-	"gometal/internal/elfcheck"
-	"gometal/internal/goexec"
-	"gometal/internal/initramfs"
-	"gometal/internal/qemu"
+	"gometal.dev/gometal/internal/bootargs"
+	"gometal.dev/gometal/internal/elfcheck"
+	"gometal.dev/gometal/internal/goexec"
+	"gometal.dev/gometal/internal/initramfs"
+	"gometal.dev/gometal/internal/qemu"
 )
 
 var execCommand = &command{

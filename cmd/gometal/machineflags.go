@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"gometal/internal/initramfs"
-	"gometal/internal/qemu"
+	"gometal.dev/gometal/internal/initramfs"
+	"gometal.dev/gometal/internal/qemu"
 )
 
 // machineFlags are the flags that describe the machine and the boot,

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"gometal/internal/qemu"
+	"gometal.dev/gometal/internal/qemu"
 )
 
 func TestDispatchErrors(t *testing.T) {
@@ -87,7 +87,7 @@ func TestClassify(t *testing.T) {
 	os.WriteFile(bin, []byte("x"), 0o755)
 	cases := map[string]programKind{
 		bin: prebuilt, dir: goPackage, "main.go": goPackage,
-		"example.com/cmd/tool": goPackage, "gometal/examples/hello": goPackage,
+		"example.com/cmd/tool": goPackage, "gometal.dev/gometal/examples/hello": goPackage,
 	}
 	for in, want := range cases {
 		if got, err := classify(in); got != want || err != nil {

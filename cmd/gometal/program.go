@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"gometal/internal/elfcheck"
-	"gometal/internal/gobuild"
+	"gometal.dev/gometal/internal/elfcheck"
+	"gometal.dev/gometal/internal/gobuild"
 )
 
 // programKind says how `gometal run` obtains the binary from its argument.
@@ -25,7 +25,7 @@ const (
 // package, the way a user would read it: an existing file is a binary, an
 // existing directory or a .go file is a package, and a path that does not
 // exist is a missing file unless it reads as an import path
-// (example.com/tool, gometal/examples/hello).
+// (example.com/tool, gometal.dev/gometal/examples/hello).
 func classify(target string) (programKind, error) {
 	if strings.HasSuffix(target, ".go") {
 		return goPackage, nil

@@ -24,7 +24,7 @@ var versionCommand = &command{
 }
 
 // version describes this build: the module version when installed with
-// `go install gometal/...@vX`, else the VCS revision for checkout builds.
+// `go install gometal.dev/gometal/...@vX`, else the VCS revision for checkout builds.
 func version() string {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {

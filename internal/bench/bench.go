@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"gometal/internal/linuxkernel"
+	"gometal.dev/gometal/internal/linuxkernel"
 )
 
 // Options are `gometal bench`'s settings.

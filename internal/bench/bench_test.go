@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"gometal/internal/bench/plot"
+	"gometal.dev/gometal/internal/bench/plot"
 )
 
 func TestMedianAndSamples(t *testing.T) {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"gometal/internal/bench/plot"
-	"gometal/internal/linuxkernel"
+	"gometal.dev/gometal/internal/bench/plot"
+	"gometal.dev/gometal/internal/linuxkernel"
 )
 
 func init() {
@@ -113,7 +113,7 @@ func runFootprint(s *Session) Section {
 	note := fmt.Sprintf("Footprint: smallest -m for hello: gometal %s", firstWord(smallest[Gometal]))
 	if len(s.Kinds) > 1 {
 		note += fmt.Sprintf(", Linux %s", firstWord(smallest[Linux]))
-		note += fmt.Sprintf("; boot to main (1 core): gometal %s ms, Linux %s ms", sm.cell("gometal/c1/boot", "%.0f"), sm.cell("linux/c1/boot", "%.0f"))
+		note += fmt.Sprintf("; boot to main (1 core): gometal %s ms, Linux %s ms", sm.cell("gometal.dev/gometal/c1/boot", "%.0f"), sm.cell("linux/c1/boot", "%.0f"))
 	}
 	sec.Notes = append(sec.Notes, note+".")
 	return sec
@@ -262,7 +262,7 @@ func runMicro(s *Session) Section {
 		header = append(header, string(k))
 	}
 	if len(s.Kinds) > 1 {
-		header = append(header, "gometal/Linux")
+		header = append(header, "gometal.dev/gometal/Linux")
 	}
 	var rows [][]string
 	for _, r := range spec {
@@ -271,7 +271,7 @@ func runMicro(s *Session) Section {
 			line = append(line, sm.cell(fmt.Sprintf("%s/%s/%s", k, r.name, r.field), r.format))
 		}
 		if len(s.Kinds) > 1 {
-			line = append(line, sm.ratio(fmt.Sprintf("gometal/%s/%s", r.name, r.field), fmt.Sprintf("linux/%s/%s", r.name, r.field)))
+			line = append(line, sm.ratio(fmt.Sprintf("gometal.dev/gometal/%s/%s", r.name, r.field), fmt.Sprintf("linux/%s/%s", r.name, r.field)))
 		}
 		rows = append(rows, line)
 	}
@@ -321,10 +321,10 @@ func runMicro(s *Session) Section {
 		}
 	}
 	sec := Section{Body: body.String()}
-	note := fmt.Sprintf("Timer lateness p99 (1 ms sleeps): gometal %s µs", sm.cell("gometal/timer/p99", "%.0f"))
+	note := fmt.Sprintf("Timer lateness p99 (1 ms sleeps): gometal %s µs", sm.cell("gometal.dev/gometal/timer/p99", "%.0f"))
 	if len(s.Kinds) > 1 {
 		note += fmt.Sprintf(", Linux %s µs", sm.cell("linux/timer/p99", "%.0f"))
-		note += fmt.Sprintf("; getpid round trip gometal %s ns, Linux %s ns", sm.cell("gometal/syscall/v", "%.0f"), sm.cell("linux/syscall/v", "%.0f"))
+		note += fmt.Sprintf("; getpid round trip gometal %s ns, Linux %s ns", sm.cell("gometal.dev/gometal/syscall/v", "%.0f"), sm.cell("linux/syscall/v", "%.0f"))
 	}
 	sec.Notes = append(sec.Notes, note+".")
 	return sec

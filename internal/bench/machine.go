@@ -13,10 +13,10 @@ import (
 	"strings"
 	"time"
 
-	"gometal/internal/bootargs"
-	"gometal/internal/gobuild"
-	"gometal/internal/initramfs"
-	"gometal/internal/qemu"
+	"gometal.dev/gometal/internal/bootargs"
+	"gometal.dev/gometal/internal/gobuild"
+	"gometal.dev/gometal/internal/initramfs"
+	"gometal.dev/gometal/internal/qemu"
 )
 
 // Kind is which kernel a boot uses.

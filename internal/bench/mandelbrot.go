@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"gometal/internal/bench/plot"
+	"gometal.dev/gometal/internal/bench/plot"
 )
 
 var mandelGs = []int{1, 2, 4, 8, 16, 32}

@@ -25,7 +25,7 @@ func TestExeName(t *testing.T) {
 	cases := map[string]string{
 		"./examples/hello": "hello", "./examples/hello/": "hello",
 		"example.com/tool/v2": "tool", "main.go": "main", "dir/prog.go": "prog",
-		"gometal/examples/mandelbrot": "mandelbrot",
+		"gometal.dev/gometal/examples/mandelbrot": "mandelbrot",
 	}
 	for in, want := range cases {
 		if got := ExeName(in); got != want {

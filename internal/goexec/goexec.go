@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"gometal/internal/initramfs"
+	"gometal.dev/gometal/internal/initramfs"
 )
 
 // EnvFlags names the environment variable holding extra `gometal exec`

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"gometal/internal/initramfs"
+	"gometal.dev/gometal/internal/initramfs"
 )
 
 func TestForwardEnv(t *testing.T) {

@@ -182,7 +182,7 @@ func gometalBinary(explicit, work string) (string, error) {
 		return filepath.Abs(explicit)
 	}
 	bin := filepath.Join(work, "gometal")
-	c := exec.Command("go", "build", "-o", bin, "gometal/cmd/gometal")
+	c := exec.Command("go", "build", "-o", bin, "gometal.dev/gometal/cmd/gometal")
 	c.Stdout, c.Stderr = os.Stderr, os.Stderr
 	if err := c.Run(); err != nil {
 		return "", fmt.Errorf("building gometal: %v", err)

@@ -41,7 +41,7 @@ import (
 	"syscall"
 	"time"
 
-	"gometal/internal/kernelimage"
+	"gometal.dev/gometal/internal/kernelimage"
 )
 
 var allPolicies = []string{"round-robin", "random", "least-loaded", "affinity"}
