@@ -113,6 +113,8 @@ func cases() []bootCase {
 		{name: "gcheavy", prog: "gcheavy", smp: true, mem: "256M", want: []string{"checked by 8 consumers"}},
 		{name: "blockwake", prog: "blockwake", smp: true,
 			want: []string{"ring: 64 goroutines", "cond: 8 producers", "sleepers: 200 goroutines", "blockwake: all phases"}},
+		{name: "wakerace", prog: "wakerace", smp: true,
+			want: []string{"masked: futex wait with SIGUSR1 blocked ended connection timed out", "signals: 4 waiters", "no EINTR", "exits: 8 groups"}},
 		{name: "lockthread", prog: "lockthread", smp: true,
 			want: []string{"tid 1 = pid", "returned locked (threads exited)", "work after thread exits ok"}},
 		{name: "example-hello", prog: "hello", example: true, noPass: true,

@@ -15,6 +15,9 @@ use spin::{Mutex, Once};
 pub struct Process {
     pub pid: u32,
     pub mm: Mutex<AddressSpace>,
+    /// The address space's root page table, fixed for the program's life:
+    /// read on every return to user without taking the `mm` lock.
+    pub root: u64,
     pub files: Mutex<FdTable>,
     actions: Mutex<[SigAction; NSIG]>,
     threads: Mutex<BTreeMap<u32, Arc<Thread>>>,
@@ -43,6 +46,7 @@ pub fn create_with(loaded: crate::loader::Loaded, files: FdTable) -> Option<(&'s
 fn create(mm: AddressSpace, files: FdTable) -> &'static Process {
     PROCESS.call_once(|| Process {
         pid: 1,
+        root: mm.root,
         mm: Mutex::new(mm),
         files: Mutex::new(files),
         actions: Mutex::new([SigAction::default(); NSIG]),
@@ -101,9 +105,7 @@ impl Process {
 pub fn exit(status: u32) -> ! {
     let first = PROCESS.get().is_none_or(|p| !p.exiting.swap(true, Ordering::AcqRel));
     if !first {
-        loop {
-            crate::arch::wait_for_interrupt();
-        }
+        crate::smp::park();
     }
     crate::smp::stop_other_harts();
     crate::stats::report_if_requested();

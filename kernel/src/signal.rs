@@ -7,7 +7,7 @@ use crate::arch;
 use crate::memlayout::SIGRETURN_TRAMPOLINE;
 use crate::mm::uaccess;
 use crate::process::{self, process};
-use crate::sched::{scheduler, Thread};
+use crate::sched::Thread;
 use alloc::sync::Arc;
 use gometal_core::sigframe::{self, SigInfo, UserContext, FRAME_SIZE};
 use gometal_core::signal::{self as sig, DefaultAction, SigAction, SigSet};
@@ -59,22 +59,26 @@ pub fn has_deliverable(t: &Thread) -> bool {
     deliverable(t) != 0
 }
 
-/// Makes `signo` pending on `t` and wakes it if it is blocked in an
-/// interruptible wait, so the wait returns EINTR and the signal is delivered.
+/// Makes `signo` pending on `t` and, unless `t` blocks it, interrupts the
+/// wait it is in (so the wait returns EINTR and the signal is delivered). A
+/// blocked (masked) signal only stays pending: it must not end a wait.
 pub fn send_to_thread(t: &Arc<Thread>, signo: usize, info: SigInfo) {
-    {
+    let deliverable = {
         let mut s = t.signals.lock();
         s.pending |= sig::bit(signo);
         s.info[signo - 1] = info;
+        !sig::contains(s.blocked, signo)
+    };
+    if !deliverable {
+        return;
     }
-    scheduler::wake(t);
+    // After `pending` is set: a thread about to block sees it under its
+    // state lock (sched::block), one already blocked is woken here.
+    crate::sched::block::interrupt(t);
     // Running on another hart: make it trap now, so the signal (SIGURG for
     // preemption above all) is delivered without waiting for its next tick.
-    if *t.state.lock() == crate::sched::thread::ThreadState::Running {
-        let h = t.last_hart.load(core::sync::atomic::Ordering::Relaxed);
-        if h < crate::param::MAX_HARTS {
-            crate::smp::interrupt(crate::sched::hart::hart(h));
-        }
+    if let Some(h) = t.running_on() {
+        crate::smp::interrupt(crate::sched::hart::hart(h));
     }
 }
 

@@ -22,14 +22,16 @@ pub fn send_ipi(target: &Hart) {
     let _ = sbi_rt::send_ipi(sbi_rt::HartMask::from_mask_base(1, target.hartid()));
 }
 
-/// Makes sure `target` notices new work: IPI it if it is idle (or about to
-/// be) and is not the caller's own hart.
+/// Makes sure idle `target` notices new work: IPI it if it naps in `wfi`
+/// (or is about to); a polling idle hart sees its queue by itself.
 pub fn kick(target: &Hart) {
     let me = hart::this_hart();
     if core::ptr::eq(me, target) {
         return;
     }
-    if target.idle.load(Ordering::SeqCst) {
+    if target.napping.load(Ordering::SeqCst) {
+        let now = crate::sched::clock::monotonic_ns();
+        let _ = target.kicked_at.compare_exchange(0, now, Ordering::Relaxed, Ordering::Relaxed);
         send_ipi(target);
     }
 }
@@ -44,6 +46,12 @@ pub fn interrupt(target: &Hart) {
 /// Called when this hart takes or polls an IPI: does requested work.
 pub fn handle_ipi(me: &Hart) {
     me.stats.ipis_received.fetch_add(1, Ordering::Relaxed);
+    let kicked = me.kicked_at.swap(0, Ordering::Relaxed);
+    if kicked != 0 {
+        let now = crate::sched::clock::monotonic_ns();
+        crate::stats::IPI_TO_WAKE.record(now.saturating_sub(kicked));
+        me.awake_at.store(now, Ordering::Relaxed);
+    }
     serve_flush(me);
     halt_if_requested();
 }
@@ -110,9 +118,16 @@ pub fn stop_other_harts() {
 /// Parks this hart for good if the program is exiting.
 pub fn halt_if_requested() {
     if HALTING.load(Ordering::Acquire) {
-        HALTED.fetch_add(1, Ordering::AcqRel);
-        loop {
-            crate::arch::wait_for_interrupt();
-        }
+        park();
+    }
+}
+
+/// Stops this hart for good, counted, so the exiting hart need not wait
+/// out HALT_WAIT_NS for it (a thread calling exit while another's exit is
+/// already under way parks here).
+pub fn park() -> ! {
+    HALTED.fetch_add(1, Ordering::AcqRel);
+    loop {
+        crate::arch::wait_for_interrupt();
     }
 }

@@ -4,7 +4,7 @@
 use crate::boot::{harts, machine};
 use crate::drivers::{plic, poweroff, rtc, uart};
 use crate::fs::{fd::FdTable, tree};
-use crate::sched::{clock, hart, runqueue, scheduler, timer};
+use crate::sched::{clock, hart, place, scheduler, timer};
 use crate::{loader, mm, process};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
@@ -102,18 +102,21 @@ fn report_args(args: &BootArgs) {
         crate::println!("gometal: ignoring unknown kernel argument {:?}", alloc::string::String::from_utf8_lossy(u));
     }
     let policy = match args.sched.as_deref() {
-        None => runqueue::DEFAULT_POLICY,
+        None => place::DEFAULT_POLICY,
         Some(name) => Policy::parse(name).unwrap_or_else(|| {
             let names: Vec<&str> = Policy::ALL.iter().map(|p| p.name()).collect();
             crate::println!(
                 "gometal: unknown sched={name} (choose one of {}); using {}",
                 names.join(", "),
-                runqueue::DEFAULT_POLICY.name()
+                place::DEFAULT_POLICY.name()
             );
-            runqueue::DEFAULT_POLICY
+            place::DEFAULT_POLICY
         }),
     };
-    runqueue::set_policy(policy, crate::arch::csr::time());
+    place::set_policy(policy, crate::arch::csr::time());
+    if let Some(us) = args.idle_poll_us {
+        crate::sched::idle::configure(us as u64);
+    }
     if args.verbose {
         crate::println!("gometal: placement policy {}", policy.name());
     }
@@ -168,7 +171,7 @@ fn start_program(m: &machine::Machine, args: &BootArgs) {
     }
     let main = Arc::new(p.1);
     p.0.add_thread(main.clone()).expect("first thread");
-    runqueue::enqueue(main);
+    place::wake_up(main);
 }
 
 #[no_mangle]

@@ -8,32 +8,56 @@ use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 static REQUESTED: AtomicBool = AtomicBool::new(false);
 
-/// Wake-to-run delays (from a wakeup making a thread runnable to a hart
-/// switching to it), counted in buckets by upper bound in µs.
-const DELAY_BOUNDS_US: [u64; 7] = [16, 64, 256, 1024, 4096, 16384, u64::MAX];
-static DELAYS: [AtomicU64; 7] = [const { AtomicU64::new(0) }; 7];
-static DELAY_MAX_NS: AtomicU64 = AtomicU64::new(0);
-
-pub fn record_wake_delay(ns: u64) {
-    let us = ns / 1000;
-    let i = DELAY_BOUNDS_US.iter().position(|&b| us < b).unwrap_or(DELAY_BOUNDS_US.len() - 1);
-    DELAYS[i].fetch_add(1, Ordering::Relaxed);
-    DELAY_MAX_NS.fetch_max(ns, Ordering::Relaxed);
+/// A latency histogram: counts by upper bound in µs, plus the maximum.
+pub struct Histogram {
+    counts: [AtomicU64; 7],
+    max_ns: AtomicU64,
 }
 
-fn report_wake_delays() {
-    let counts: alloc::vec::Vec<u64> = DELAYS.iter().map(|c| c.load(Ordering::Relaxed)).collect();
-    if counts.iter().sum::<u64>() == 0 {
-        return;
+const BOUNDS_US: [u64; 7] = [16, 64, 256, 1024, 4096, 16384, u64::MAX];
+const LABELS: [&str; 7] = ["<16us", "<64us", "<256us", "<1ms", "<4ms", "<16ms", ">=16ms"];
+
+impl Histogram {
+    pub const fn new() -> Self {
+        Histogram { counts: [const { AtomicU64::new(0) }; 7], max_ns: AtomicU64::new(0) }
     }
-    let labels = ["<16us", "<64us", "<256us", "<1ms", "<4ms", "<16ms", ">=16ms"];
-    let parts: alloc::vec::Vec<alloc::string::String> =
-        labels.iter().zip(&counts).map(|(l, c)| alloc::format!("{l} {c}")).collect();
-    crate::println!(
-        "gometal: wake-to-run delay: {}; max {} us",
-        parts.join(", "),
-        DELAY_MAX_NS.load(Ordering::Relaxed) / 1000
-    );
+
+    pub fn record(&self, ns: u64) {
+        let us = ns / 1000;
+        let i = BOUNDS_US.iter().position(|&b| us < b).unwrap_or(BOUNDS_US.len() - 1);
+        self.counts[i].fetch_add(1, Ordering::Relaxed);
+        self.max_ns.fetch_max(ns, Ordering::Relaxed);
+    }
+
+    fn report(&self, what: &str) {
+        let counts: alloc::vec::Vec<u64> = self.counts.iter().map(|c| c.load(Ordering::Relaxed)).collect();
+        if counts.iter().sum::<u64>() == 0 {
+            return;
+        }
+        let parts: alloc::vec::Vec<alloc::string::String> =
+            LABELS.iter().zip(&counts).map(|(l, c)| alloc::format!("{l} {c}")).collect();
+        crate::println!("gometal: {what}: {}; max {} us", parts.join(", "), self.max_ns.load(Ordering::Relaxed) / 1000);
+    }
+}
+
+/// Wake-to-run delays (a wakeup making a thread runnable → a hart switching
+/// to it), split by whether some hart was idle when the thread was queued
+/// (it should run at once) or every hart was busy (it queued behind one).
+pub static WAKE_WITH_IDLE_HART: Histogram = Histogram::new();
+pub static WAKE_ALL_BUSY: Histogram = Histogram::new();
+/// The stages of a wakeup that went to an idle hart: IPI sent → the target
+/// hart leaves `wfi`; leaves `wfi` → switches to the thread.
+pub static IPI_TO_WAKE: Histogram = Histogram::new();
+pub static IDLE_EXIT_TO_RUN: Histogram = Histogram::new();
+/// Timer expiry: deadline → the sleeper made runnable (interrupt latency).
+pub static TIMER_LATE: Histogram = Histogram::new();
+
+fn report_wake_delays() {
+    WAKE_WITH_IDLE_HART.report("wake-to-run delay, a hart was idle");
+    WAKE_ALL_BUSY.report("wake-to-run delay, every hart busy");
+    IPI_TO_WAKE.report("IPI sent to idle hart awake");
+    IDLE_EXIT_TO_RUN.report("idle hart awake to thread running");
+    TIMER_LATE.report("timer deadline to sleeper woken");
 }
 
 pub fn request() {
@@ -45,7 +69,7 @@ pub fn report_if_requested() {
         return;
     }
     let ms = |ns: u64| ns / 1_000_000;
-    crate::println!("gometal: per-hart statistics (placement policy {}):", crate::sched::runqueue::policy().name());
+    crate::println!("gometal: per-hart statistics (placement policy {}):", crate::sched::place::policy().name());
     crate::println!("  hart  state    busy_ms  idle_ms  busy%  threads_run  migrations  steals  ipis_sent  ipis_recv  syscalls  interrupts");
     for h in hart::all().iter().filter(|h| h.state() != HartState::Offline) {
         let s = &h.stats;

@@ -33,15 +33,18 @@ const EXC_STORE_PAGE_FAULT: u64 = 15;
 extern "C" fn user_trap(_frame: *mut TrapFrame) -> ! {
     let scause = csr::scause();
     let code = scause & !csr::SCAUSE_INTERRUPT;
+    let mut slice_over = false;
     if scause & csr::SCAUSE_INTERRUPT != 0 {
-        if handle_interrupt(this_hart(), code) {
-            yield_now();
-        }
+        slice_over = handle_interrupt(this_hart(), code);
     } else if code == EXC_USER_ECALL {
         this_hart().stats.syscalls.fetch_add(1, Ordering::Relaxed);
         crate::linux::syscall();
     } else {
         user_exception(code, csr::stval());
+    }
+    // The tick ended the slice, or a wakeup queued a thread here (place.rs).
+    if slice_over || crate::sched::place::should_preempt(this_hart()) {
+        yield_now();
     }
     return_to_user()
 }
@@ -52,7 +55,7 @@ pub fn return_to_user() -> ! {
     let t = current();
     signal::deliver_pending(&t);
     let hart = this_hart();
-    let root = process().mm.lock().root;
+    let root = process().root;
     if hart.page_table.swap(root, Ordering::Relaxed) != root {
         csr::set_page_table(root);
     }

@@ -1,8 +1,10 @@
-// Command stress boots gometal's SMP stress programs (tests/progs/gcheavy and
-// tests/progs/arith) over and over at -cores 4, cycling through every thread
-// placement policy, to shake out races in the kernel's SMP scheduler that a
-// single boot of `make test` rarely hits: lost wakeups (hangs), corrupted
-// registers or memory (wrong sums, checksums, crashes), kernel panics.
+// Command stress boots gometal's SMP stress programs (tests/progs/gcheavy,
+// tests/progs/arith and tests/progs/wakerace) over and over at -cores 4,
+// cycling through every thread placement policy, to shake out races in the
+// kernel's SMP scheduler that a single boot of `make test` rarely hits: lost
+// wakeups (hangs), signals racing futex waits, timers racing wakeups,
+// threads exiting together, corrupted registers or memory (wrong sums,
+// checksums, crashes), kernel panics.
 //
 //	go run ./tools/stress                       # 200 boots, 2 QEMUs at a time
 //	go run ./tools/stress -runs 40 -parallel 2
@@ -85,7 +87,7 @@ func main() {
 	flag.IntVar(&cfg.cores, "cores", 4, "harts per boot")
 	flag.StringVar(&cfg.mem, "mem", "256M", "memory per boot")
 	flag.StringVar(&cfg.logs, "logs", "stress-logs", "directory for the consoles of failed boots")
-	flag.StringVar(&progs, "progs", "gcheavy,arith", "programs under tests/progs to boot, in turn")
+	flag.StringVar(&progs, "progs", "gcheavy,arith,wakerace", "programs under tests/progs to boot, in turn")
 	flag.StringVar(&policies, "policies", strings.Join(allPolicies, ","), "placement policies to cycle through")
 	flag.StringVar(&cfg.cli, "cli", "", "use this gometal binary instead of building ./cmd/gometal")
 	flag.StringVar(&cfg.kernel, "kernel", "", "boot this kernel ELF (default $GOMETAL_KERNEL, else the checkout's, built with cargo if need be)")

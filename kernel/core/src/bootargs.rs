@@ -13,6 +13,9 @@ use alloc::vec::Vec;
 pub struct BootArgs {
     pub cores: Option<usize>,
     pub sched: Option<String>,
+    /// `idlepoll=US`: longest halt-polling window of an idle hart and its
+    /// timer advance, in µs (0: nap at once, wake at the deadline).
+    pub idle_poll_us: Option<usize>,
     /// Path of the program to run; also its argv[0].
     pub init: Vec<u8>,
     pub verbose: bool,
@@ -58,6 +61,10 @@ fn kernel_option(out: &mut BootArgs, token: Vec<u8>) {
         t => match split_key(t) {
             Some((b"cores", v)) => match parse_usize(v) {
                 Some(n) => out.cores = Some(n),
+                None => out.unknown.push(token),
+            },
+            Some((b"idlepoll", v)) => match parse_usize(v) {
+                Some(n) => out.idle_poll_us = Some(n),
                 None => out.unknown.push(token),
             },
             Some((b"sched", v)) => match core::str::from_utf8(v) {
@@ -218,6 +225,8 @@ mod tests {
         );
         assert_eq!(a.cores, Some(4));
         assert_eq!(a.sched.as_deref(), Some("rr"));
+        assert_eq!(parse(b"idlepoll=150").idle_poll_us, Some(150));
+        assert_eq!(parse(b"idlepoll=x").unknown, vec![b"idlepoll=x".to_vec()]);
         assert!(a.verbose && a.quiet && a.stats);
         assert_eq!(a.init, b"/bin/x");
         assert_eq!(

@@ -61,6 +61,12 @@ impl<T: PartialEq> FutexTable<T> {
         true
     }
 
+    /// Whether a waiter on `addr` matches `pred` (still waiting: no wake
+    /// took it).
+    pub fn contains(&self, addr: u64, pred: impl Fn(&T) -> bool) -> bool {
+        self.queues.get(&addr).is_some_and(|q| q.iter().any(pred))
+    }
+
     /// Number of waiters on `addr`.
     pub fn waiters(&self, addr: u64) -> usize {
         self.queues.get(&addr).map_or(0, |q| q.len())
@@ -91,6 +97,17 @@ mod tests {
         assert_eq!(t.wake(0x2000, 0), Vec::<u32>::new());
         assert_eq!(t.wake(0x2000, 1), vec![9]);
         assert!(t.is_empty());
+    }
+
+    #[test]
+    fn contains_until_woken() {
+        let mut t = FutexTable::new();
+        t.wait(0x10, 7u32);
+        assert!(t.contains(0x10, |&w| w == 7));
+        assert!(!t.contains(0x10, |&w| w == 8));
+        assert!(!t.contains(0x20, |&w| w == 7));
+        assert_eq!(t.wake(0x10, 1), vec![7]);
+        assert!(!t.contains(0x10, |&w| w == 7));
     }
 
     #[test]

@@ -1,18 +1,20 @@
 //! futex: the one blocking primitive of Go's runtime (notesleep/notewakeup,
-//! lock_futex). WAIT checks the user word and queues the thread under one
-//! lock, so a WAKE after the program changed the word cannot be lost.
+//! lock_futex). WAIT checks the user word and queues the thread under the
+//! table lock, so a WAKE after the program changed the word finds it; the
+//! blocking itself is sched::block's (the table lock is not held while the
+//! thread blocks or arms its timer).
 
 use super::{Args, SysResult};
 use crate::mm::uaccess;
 use crate::sched::clock;
-use crate::sched::scheduler::{finish_block, prepare_block, wake as wake_thread};
-use crate::sched::{current, schedule, Thread};
+use crate::sched::block::{begin_wait, block, wake as wake_thread, WaitError};
+use crate::sched::lockorder::{Lock, LockClass};
+use crate::sched::Thread;
 use alloc::sync::Arc;
 use core::sync::atomic::Ordering;
 use gometal_core::errno::{EAGAIN, EINTR, EINVAL, ENOSYS, ETIMEDOUT};
 use gometal_core::futex::FutexTable;
 use gometal_core::timespec;
-use spin::Mutex;
 
 const FUTEX_WAIT: u64 = 0;
 const FUTEX_WAKE: u64 = 1;
@@ -24,6 +26,8 @@ const FUTEX_CLOCK_REALTIME: u64 = 256;
 struct Waiter {
     tid: u32,
     thread: Arc<Thread>,
+    /// The thread's wait this entry belongs to (sched::block).
+    generation: u64,
 }
 
 impl PartialEq for Waiter {
@@ -33,7 +37,7 @@ impl PartialEq for Waiter {
 }
 
 /// Waiters by user address (one address space, so the address is the key).
-static FUTEXES: Mutex<FutexTable<Waiter>> = Mutex::new(FutexTable::new());
+static FUTEXES: Lock<FutexTable<Waiter>> = Lock::new(LockClass::FutexTable, FutexTable::new());
 
 pub fn futex(a: &Args) -> SysResult {
     let (uaddr, op, val, timeout) = (a[0], a[1], a[2] as u32, a[3]);
@@ -62,38 +66,42 @@ pub fn futex(a: &Args) -> SysResult {
 }
 
 fn wait(uaddr: u64, val: u32, deadline: Option<u64>) -> SysResult {
-    let t = current();
     let word = uaccess::user_word(uaddr)?;
-    let mut table = FUTEXES.lock();
-    if word.load(Ordering::SeqCst) != val {
-        return Err(EAGAIN);
-    }
-    if crate::signal::has_deliverable(&t) {
-        return Err(EINTR);
-    }
-    if deadline.is_some_and(|d| clock::monotonic_ns() >= d) {
-        return Err(ETIMEDOUT);
-    }
-    table.wait(uaddr, Waiter { tid: t.tid, thread: t.clone() });
-    let generation = prepare_block(&t, deadline);
-    drop(table);
-    schedule();
-    finish_block(&t, deadline, generation);
-    // Still queued means no FUTEX_WAKE took us: a timeout or a signal.
-    if FUTEXES.lock().remove(uaddr, |w| w.tid == t.tid) {
-        if deadline.is_some_and(|d| clock::monotonic_ns() >= d) {
-            return Err(ETIMEDOUT);
+    let (t, generation) = begin_wait();
+    {
+        let mut table = FUTEXES.lock();
+        if word.load(Ordering::SeqCst) != val {
+            return Err(EAGAIN);
         }
-        return Err(EINTR);
+        table.wait(uaddr, Waiter { tid: t.tid, thread: t.clone(), generation });
     }
-    Ok(0)
+    loop {
+        let outcome = block(&t, deadline);
+        // Out of the table means a FUTEX_WAKE took us, whatever else happened.
+        let still_queued = |table: &mut FutexTable<Waiter>| table.remove(uaddr, |w| w.tid == t.tid);
+        match outcome {
+            Ok(()) => {
+                // Woken: by FUTEX_WAKE (no longer queued), else by the timer
+                // or a signal, which the next `block` reports.
+                if !FUTEXES.lock().contains(uaddr, |w| w.tid == t.tid) {
+                    return Ok(0);
+                }
+            }
+            Err(e) => {
+                if !still_queued(&mut FUTEXES.lock()) {
+                    return Ok(0);
+                }
+                return Err(if e == WaitError::TimedOut { ETIMEDOUT } else { EINTR });
+            }
+        }
+    }
 }
 
 /// Wakes up to `n` waiters on `uaddr`; returns how many.
 pub fn wake(uaddr: u64, n: usize) -> usize {
     let woken = FUTEXES.lock().wake(uaddr, n);
     for w in &woken {
-        wake_thread(&w.thread);
+        wake_thread(&w.thread, w.generation);
     }
     woken.len()
 }

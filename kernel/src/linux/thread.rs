@@ -6,8 +6,8 @@ use crate::arch;
 use crate::mm::uaccess;
 use crate::process::{self, process};
 use crate::sched::hart::{self, HartState};
-use crate::sched::thread::{Thread, ThreadState};
-use crate::sched::{current, runqueue, schedule, yield_now};
+use crate::sched::thread::Thread;
+use crate::sched::{current, exit_current, place, yield_now};
 use crate::signal::ThreadSignals;
 use alloc::sync::Arc;
 use core::sync::atomic::Ordering;
@@ -55,7 +55,7 @@ pub fn clone(a: &Args) -> SysResult {
         uaccess::write_u32(child_tid, tid)?;
     }
     process().add_thread(child.clone()).map_err(|_| EAGAIN)?;
-    runqueue::enqueue(child);
+    place::wake_up(child);
     Ok(tid as isize)
 }
 
@@ -68,13 +68,11 @@ pub fn exit(a: &Args) -> SysResult {
     if ctid != 0 && uaccess::write_u32(ctid, 0).is_ok() {
         super::futex::wake(ctid, 1);
     }
-    *t.state.lock() = ThreadState::Exited;
     if process().remove_thread(t.tid) == 0 {
         process::exit(a[0] as u32 & 0xff);
     }
     drop(t);
-    schedule();
-    unreachable!("an exited thread was resumed")
+    exit_current()
 }
 
 pub fn exit_group(a: &Args) -> SysResult {

@@ -7,7 +7,7 @@ use crate::arch::{csr, Context};
 use crate::param::MAX_HARTS;
 use alloc::sync::Arc;
 use core::cell::UnsafeCell;
-use core::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 
 /// Lifecycle of a hart (InfOS's states).
 #[repr(u8)]
@@ -55,10 +55,25 @@ pub struct Hart {
     /// When the current busy or idle period began (monotonic ns), so the
     /// statistics can include a period still in progress at exit.
     pub period_start: AtomicU64,
-    /// In the idle loop (or about to wait): new work needs an IPI.
+    /// In the idle loop: not running a thread (placement prefers it).
     pub idle: AtomicBool,
+    /// Idle and about to `wfi` or in it: new work for it needs an IPI. An
+    /// idle hart that is not napping polls its queue and needs none.
+    pub napping: AtomicBool,
+    /// A wakeup queued a thread here while it ran one: switch at the next
+    /// trap (wakeup preemption, place.rs).
+    pub need_resched: AtomicBool,
+    /// How long the idle loop polls before it naps (ns; adapted, idle.rs).
+    pub poll_ns: AtomicU64,
+    /// Lock classes this hart holds (debug builds; lockorder.rs).
+    #[cfg_attr(not(debug_assertions), allow(dead_code))]
+    pub held_locks: AtomicU32,
     /// Running a thread (for placement's load count).
     pub running: AtomicBool,
+    /// When another hart last sent this idle hart an IPI for work, and when
+    /// this hart then left `wfi` (monotonic ns; 0: none), for the statistics.
+    pub kicked_at: AtomicU64,
+    pub awake_at: AtomicU64,
     /// TLB shootdown generations asked of this hart, and done by it.
     pub tlb_requested: AtomicU64,
     pub tlb_done: AtomicU64,
@@ -80,7 +95,13 @@ impl Hart {
             next_tick: AtomicU64::new(0),
             period_start: AtomicU64::new(0),
             idle: AtomicBool::new(false),
+            napping: AtomicBool::new(false),
+            need_resched: AtomicBool::new(false),
+            poll_ns: AtomicU64::new(0),
+            held_locks: AtomicU32::new(0),
             running: AtomicBool::new(false),
+            kicked_at: AtomicU64::new(0),
+            awake_at: AtomicU64::new(0),
             tlb_requested: AtomicU64::new(0),
             tlb_done: AtomicU64::new(0),
             stats: HartStats {

@@ -1,13 +1,37 @@
 //! Threads and scheduling: which thread runs on which hart, and how threads
 //! block, wake and sleep.
+//!
+//! - block.rs: the one blocking primitive (begin_wait / block / wake) that
+//!   futex, wait queues, sleep and epoll use.
+//! - place.rs: the one place that decides where a new or woken thread runs
+//!   (policy, idle harts first, wakeup preemption).
+//! - idle.rs: halt polling, napping, timer advance.
+//! - runqueue.rs, scheduler.rs, timer.rs, hart.rs, thread.rs: the parts.
+//!
+//! Lock order (outermost first; lockorder.rs checks it in debug builds and
+//! panics with the lock's name when a hart takes a lock twice or out of
+//! order):
+//!
+//!   futex table → wait queue → thread state → sleepers → run queue
+//!
+//! In practice no two of them nest: wakers take a waiter out of the futex
+//! table or wait queue, release that lock, then wake it; `wake` releases
+//! the thread state lock before queuing the thread. The thread state lock
+//! is taken before the thread's signal lock (block.rs looks at pending
+//! signals under it); nothing takes them the other way round.
 
+pub mod block;
 pub mod clock;
 pub mod hart;
+pub mod idle;
+pub mod lockorder;
+pub mod place;
 pub mod runqueue;
 pub mod scheduler;
 pub mod thread;
 pub mod timer;
 pub mod wait;
 
-pub use scheduler::{current, schedule, yield_now};
+pub use block::exit_current;
+pub use scheduler::{current, yield_now};
 pub use thread::Thread;

@@ -1,10 +1,11 @@
 //! The per-hart scheduler loop and the operations a thread uses to give up
-//! its hart: yield, block, exit. A thread switches to its hart's scheduler
-//! context (xv6's `sched`/`scheduler` pair), which picks the next thread.
+//! its hart: yield, block (block.rs), exit. A thread switches to its hart's
+//! scheduler context (xv6's `sched`/`scheduler` pair), which picks the next
+//! thread.
 
 use super::hart::{this_hart, Hart};
-use super::thread::{Thread, ThreadState};
-use super::{clock, runqueue, timer};
+use super::thread::{RunState, Thread};
+use super::{clock, idle, place, runqueue};
 use crate::arch;
 use alloc::sync::Arc;
 use core::sync::atomic::Ordering;
@@ -19,7 +20,7 @@ pub fn run(hart: &'static Hart) -> ! {
     loop {
         match runqueue::dequeue(hart) {
             Some(t) => run_thread(hart, t),
-            None => idle(hart),
+            None => idle::idle(hart),
         }
     }
 }
@@ -31,16 +32,15 @@ fn run_thread(hart: &Hart, t: Arc<Thread>) {
         core::hint::spin_loop();
     }
     t.on_cpu.store(true, Ordering::Relaxed);
-    *t.state.lock() = ThreadState::Running;
+    t.state.lock().run = RunState::Running;
+    // Whatever asked for a switch on this hart is answered by this one.
+    hart.need_resched.store(false, Ordering::Relaxed);
     let last = t.last_hart.swap(hart.index(), Ordering::Relaxed);
     if last != hart.index() && last != usize::MAX {
         hart.stats.migrations.fetch_add(1, Ordering::Relaxed);
     }
     hart.stats.threads_run.fetch_add(1, Ordering::Relaxed);
-    let woken = t.woken_at.swap(0, Ordering::Relaxed);
-    if woken != 0 {
-        crate::stats::record_wake_delay(clock::monotonic_ns().saturating_sub(woken));
-    }
+    record_wake_delay(hart, &t);
     let ctx = t.context_ptr();
     hart.running.store(true, Ordering::Relaxed);
     hart.set_current(Some(t));
@@ -58,24 +58,22 @@ fn run_thread(hart: &Hart, t: Arc<Thread>) {
     // now that nothing runs on that stack any more.
 }
 
-/// Waits for work, handling interrupts by polling (S-mode never takes them).
-fn idle(hart: &Hart) {
-    let start = clock::monotonic_ns();
-    hart.period_start.store(start, Ordering::Relaxed);
-    // Announce idleness before the last look at the queues: whoever queues
-    // work after that look sees `idle` and sends an IPI, which wfi notices.
-    hart.idle.store(true, Ordering::SeqCst);
-    timer::program(hart); // tickless while idle
-    loop {
-        crate::trap::poll_interrupts(hart);
-        if runqueue::has_work(hart) {
-            break;
-        }
-        arch::wait_for_interrupt();
+/// The wake-to-run statistics: how long since a wakeup made `t` runnable.
+fn record_wake_delay(hart: &Hart, t: &Thread) {
+    let woken = t.woken_at.swap(0, Ordering::Relaxed);
+    if woken == 0 {
+        return;
     }
-    hart.idle.store(false, Ordering::SeqCst);
-    timer::start(hart); // time slicing again
-    hart.stats.idle_ns.fetch_add(clock::monotonic_ns() - start, Ordering::Relaxed);
+    let now = clock::monotonic_ns();
+    if t.woken_with_idle.load(Ordering::Relaxed) {
+        crate::stats::WAKE_WITH_IDLE_HART.record(now.saturating_sub(woken));
+    } else {
+        crate::stats::WAKE_ALL_BUSY.record(now.saturating_sub(woken));
+    }
+    let awake = hart.awake_at.swap(0, Ordering::Relaxed);
+    if awake != 0 {
+        crate::stats::IDLE_EXIT_TO_RUN.record(now.saturating_sub(awake));
+    }
 }
 
 /// Switches from the current thread to this hart's scheduler. The caller has
@@ -97,48 +95,9 @@ pub fn schedule() {
 /// waits at the back of this hart's queue).
 pub fn yield_now() {
     let t = current();
-    *t.state.lock() = ThreadState::Runnable;
-    runqueue::requeue_here(t);
+    t.state.lock().run = RunState::Runnable;
+    place::requeue_here(t);
     schedule();
-}
-
-/// Marks the current thread blocked and, with a deadline, arms a timer that
-/// wakes it. The caller then releases its wait lock and calls `schedule`.
-/// Returns the wait's generation.
-pub fn prepare_block(t: &Arc<Thread>, deadline_ns: Option<u64>) -> u64 {
-    let generation = t.wait_generation.fetch_add(1, Ordering::AcqRel) + 1;
-    *t.state.lock() = ThreadState::Blocked;
-    if let Some(d) = deadline_ns {
-        timer::add(d, t.clone(), generation);
-    }
-    generation
-}
-
-/// Ends a wait begun with `prepare_block` once the thread runs again: drops
-/// its timer if the wait ended before the deadline.
-pub fn finish_block(t: &Arc<Thread>, deadline_ns: Option<u64>, generation: u64) {
-    if let Some(d) = deadline_ns {
-        timer::cancel(d, t, generation);
-    }
-}
-
-/// Makes a blocked thread runnable again. Waking a thread that is not
-/// blocked does nothing (wakeups may race with timeouts).
-pub fn wake(t: &Arc<Thread>) {
-    let mut state = t.state.lock();
-    if *state == ThreadState::Blocked {
-        *state = ThreadState::Runnable;
-        drop(state);
-        t.woken_at.store(clock::monotonic_ns(), Ordering::Relaxed);
-        runqueue::enqueue(t.clone());
-    }
-}
-
-/// Wakes `t` only if it is still in the wait numbered `generation`.
-pub fn wake_if_generation(t: &Arc<Thread>, generation: u64) {
-    if t.generation() == generation {
-        wake(t);
-    }
 }
 
 /// Entered through `thread_trampoline` the first time a thread runs.

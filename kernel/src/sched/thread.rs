@@ -11,16 +11,28 @@ const KERNEL_STACK_PAGES: usize = KERNEL_STACK_SIZE / crate::memlayout::PAGE_SIZ
 use crate::signal::ThreadSignals;
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use super::lockorder::{Lock, LockClass};
 use spin::Mutex;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ThreadState {
+pub(in crate::sched) enum RunState {
     /// In a run queue, or about to be.
     Runnable,
     Running,
     /// Waiting for a wakeup (futex, timer, I/O).
     Blocked,
     Exited,
+}
+
+/// What the thread's state lock protects: the run state and the current
+/// wait (see block.rs). Private to sched/.
+pub(in crate::sched) struct SchedState {
+    pub run: RunState,
+    /// Numbers the thread's waits; a wakeup for an older wait is ignored.
+    pub generation: u64,
+    /// A wakeup for the current wait arrived before the thread blocked:
+    /// `block` returns at once instead of sleeping.
+    pub woken_early: bool,
 }
 
 pub struct Thread {
@@ -34,19 +46,19 @@ pub struct Thread {
     /// contiguous frames: taken from program memory, not the kernel heap, so
     /// a program making threads runs out of memory with EAGAIN, not a panic).
     kernel_stack: u64,
-    pub state: Mutex<ThreadState>,
+    pub(in crate::sched) state: Lock<SchedState>,
     /// True while a hart is running this thread or still switching away
     /// from it; another hart must not resume it until it is false.
-    pub on_cpu: AtomicBool,
-    /// Bumped at every block, so a stale timer cannot wake a later wait.
-    pub wait_generation: AtomicU64,
+    pub(in crate::sched) on_cpu: AtomicBool,
     pub signals: Mutex<ThreadSignals>,
     /// CLONE_CHILD_CLEARTID address: zeroed and futex-woken at exit.
     pub clear_child_tid: AtomicU64,
-    pub last_hart: AtomicUsize,
+    pub(in crate::sched) last_hart: AtomicUsize,
     /// When the thread was last made runnable by a wakeup (monotonic ns,
     /// 0 if not), for the wake-to-run statistics.
-    pub woken_at: AtomicU64,
+    pub(in crate::sched) woken_at: AtomicU64,
+    /// Whether some hart was idle when it was last queued by a wakeup.
+    pub(in crate::sched) woken_with_idle: AtomicBool,
 }
 
 // SAFETY: the UnsafeCell fields (frame, context, fp) are only touched by the
@@ -67,13 +79,16 @@ impl Thread {
             context: UnsafeCell::new(Context::default()),
             fp: UnsafeCell::new(fp),
             kernel_stack,
-            state: Mutex::new(ThreadState::Runnable),
+            state: Lock::new(
+                LockClass::ThreadState,
+                SchedState { run: RunState::Runnable, generation: 0, woken_early: false },
+            ),
             on_cpu: AtomicBool::new(false),
-            wait_generation: AtomicU64::new(0),
             signals: Mutex::new(signals),
             clear_child_tid: AtomicU64::new(0),
             last_hart: AtomicUsize::new(usize::MAX),
             woken_at: AtomicU64::new(0),
+            woken_with_idle: AtomicBool::new(false),
         };
         // SAFETY: the thread is not shared yet.
         unsafe { *t.context.get() = Context::new_thread(t.kernel_stack_top(), t.frame_ptr() as u64) };
@@ -113,8 +128,10 @@ impl Thread {
         self.last_hart.load(Ordering::Relaxed) != usize::MAX
     }
 
-    pub fn generation(&self) -> u64 {
-        self.wait_generation.load(Ordering::Acquire)
+    /// The hart this thread ran on last, if it is running there now.
+    pub fn running_on(&self) -> Option<usize> {
+        let h = self.last_hart.load(Ordering::Relaxed);
+        (self.state.lock().run == RunState::Running && h < crate::param::MAX_HARTS).then_some(h)
     }
 }
 

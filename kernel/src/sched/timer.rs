@@ -1,71 +1,97 @@
 //! Timed wakeups and the scheduler tick. Sleeping threads wait in a map
-//! ordered by deadline; each hart's timer is programmed (through the SBI) for
-//! the earlier of its next tick and the earliest deadline. A thread has at
-//! most one entry (it waits for one thing at a time), and removes it when it
-//! is woken early, so the map never grows beyond the number of threads.
+//! ordered by deadline; a busy hart's timer is programmed (through the SBI)
+//! for the earlier of its next tick and the earliest deadline; an idle hart
+//! has no tick (idle.rs decides when it naps and for how long). A thread has
+//! at most one entry (it waits for one thing at a time), and removes it when
+//! it is woken early, so the map never grows beyond the number of threads.
 
+use super::block::wake;
 use super::clock;
 use super::hart::Hart;
-use super::scheduler::wake_if_generation;
+use super::lockorder::{Lock, LockClass};
 use super::thread::Thread;
 use crate::param::TICK_NS;
 use alloc::collections::BTreeMap;
 use alloc::sync::Arc;
-use core::sync::atomic::Ordering;
-use spin::Mutex;
+use core::sync::atomic::{AtomicU64, Ordering};
 
 /// (deadline in monotonic ns, tid, wait generation).
 type Key = (u64, u32, u64);
 
-static SLEEPERS: Mutex<BTreeMap<Key, Arc<Thread>>> = Mutex::new(BTreeMap::new());
+static SLEEPERS: Lock<BTreeMap<Key, Arc<Thread>>> = Lock::new(LockClass::Sleepers, BTreeMap::new());
+/// The earliest deadline in SLEEPERS (u64::MAX: none), readable without the
+/// lock by polling idle harts and by `program`.
+static EARLIEST: AtomicU64 = AtomicU64::new(u64::MAX);
+
+fn update_earliest(map: &BTreeMap<Key, Arc<Thread>>) {
+    EARLIEST.store(map.keys().next().map_or(u64::MAX, |k| k.0), Ordering::SeqCst);
+}
 
 /// Wakes `thread` at `deadline_ns` if it is still in wait `generation`.
 pub fn add(deadline_ns: u64, thread: Arc<Thread>, generation: u64) {
-    SLEEPERS.lock().insert((deadline_ns, thread.tid, generation), thread);
+    {
+        let mut map = SLEEPERS.lock();
+        map.insert((deadline_ns, thread.tid, generation), thread);
+        update_earliest(&map);
+    }
     // This hart's timer may be set for a later tick: pull it in.
     program(super::hart::this_hart());
 }
 
 /// Forgets a wakeup that is no longer needed (the wait ended early).
 pub fn cancel(deadline_ns: u64, thread: &Thread, generation: u64) {
-    SLEEPERS.lock().remove(&(deadline_ns, thread.tid, generation));
+    let mut map = SLEEPERS.lock();
+    if map.remove(&(deadline_ns, thread.tid, generation)).is_some() {
+        update_earliest(&map);
+    }
 }
 
-fn earliest() -> Option<u64> {
-    SLEEPERS.lock().keys().next().map(|k| k.0)
+/// The earliest sleeper's deadline (u64::MAX: none).
+pub fn earliest() -> u64 {
+    EARLIEST.load(Ordering::SeqCst)
 }
 
 /// Wakes every thread whose deadline has passed.
 pub fn fire_expired() {
     let now = clock::monotonic_ns();
+    if earliest() > now {
+        return;
+    }
     loop {
         let due = {
             let mut map = SLEEPERS.lock();
-            match map.first_key_value() {
+            let due = match map.first_key_value() {
                 Some((k, _)) if k.0 <= now => map.pop_first(),
                 _ => None,
-            }
+            };
+            update_earliest(&map);
+            due
         };
         match due {
-            Some(((_, _, generation), t)) => wake_if_generation(&t, generation),
+            Some(((deadline, _, generation), t)) => {
+                crate::stats::TIMER_LATE.record(clock::monotonic_ns().saturating_sub(deadline));
+                wake(&t, generation)
+            }
             None => break,
         }
     }
 }
 
-/// Programs this hart's timer for its next event.
-/// An idle hart has no time slice to end: it wakes only for the earliest
-/// sleeper (tickless idle), or for an IPI when work arrives. On a host
-/// with fewer cores than harts, ticking idle harts would take host time
-/// from the busy ones.
+/// Programs this hart's timer: a busy hart for its next tick or the
+/// earliest deadline; an idle one only for the deadline (tickless idle:
+/// on a host with fewer cores than harts, ticking idle harts would take
+/// host time from the busy ones).
 pub fn program(hart: &Hart) {
     let mut next = if hart.idle.load(Ordering::Relaxed) { u64::MAX } else { hart.next_tick.load(Ordering::Relaxed) };
     if super::runqueue::runs_threads(hart) {
-        if let Some(d) = earliest() {
-            next = next.min(d);
-        }
+        next = next.min(earliest());
     }
-    let ticks = if next == u64::MAX { u64::MAX } else { clock::ns_to_ticks(next) };
+    program_at(next);
+}
+
+/// Sets this hart's timer for monotonic time `ns` (u64::MAX: never).
+pub fn program_at(ns: u64) {
+    let ticks = if ns == u64::MAX { u64::MAX } else { clock::ns_to_ticks(ns) };
     sbi_rt::set_timer(ticks);
 }
 

@@ -1,0 +1,134 @@
+//! What a hart does with no thread to run: poll, then nap in `wfi`.
+//!
+//! Under QEMU a hart napping in `wfi` is a host thread asleep; an IPI or a
+//! timer must first get the host to run that thread again, which on a busy
+//! host takes from tens of µs to several ms (docs/scheduling.md has the
+//! measurements). Two things keep wakeups off that path:
+//!
+//! - **Halt polling** (as KVM and Linux's haltpoll do): an idle hart first
+//!   polls its queues for `poll_ns`, so a wakeup soon after it went idle
+//!   needs no IPI and no host wakeup. The window adapts per hart: it grows
+//!   when a nap turned out short (polling a little longer would have caught
+//!   the work) and shrinks when naps are long (polling would only burn host
+//!   time that other harts could use).
+//! - **Timer advance** (as KVM's lapic timer advance does): one idle hart,
+//!   the timer watcher, programs its timer `TIMER_ADVANCE_NS` before the
+//!   earliest sleeper's deadline and polls the clock for the rest, so the
+//!   host's lateness in waking it is absorbed before the deadline. Other idle
+//!   harts nap until the deadline itself.
+//!
+//! S-mode never takes interrupts: pending ones are polled from `sip`.
+
+use super::hart::Hart;
+use super::{clock, runqueue, timer};
+use crate::arch;
+use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+/// Longest halt-polling window (the `idlepoll=` kernel argument, in µs).
+static POLL_MAX_NS: AtomicU64 = AtomicU64::new(200_000);
+/// First window after a nap that was short enough to have been caught.
+const POLL_GROW_START_NS: u64 = 20_000;
+/// How early the timer watcher's timer fires before the deadline (also
+/// set by `idlepoll=`; 0 turns both off).
+static TIMER_ADVANCE_NS: AtomicU64 = AtomicU64::new(300_000);
+
+/// Applies `idlepoll=US` (at boot).
+pub fn configure(poll_us: u64) {
+    POLL_MAX_NS.store(poll_us * 1000, Ordering::Relaxed);
+    TIMER_ADVANCE_NS.store(poll_us * 1000 * 3 / 2, Ordering::Relaxed);
+}
+
+fn poll_max() -> u64 {
+    POLL_MAX_NS.load(Ordering::Relaxed)
+}
+
+fn advance() -> u64 {
+    TIMER_ADVANCE_NS.load(Ordering::Relaxed)
+}
+
+const NO_WATCHER: usize = usize::MAX;
+/// Index of the idle hart that polls for the earliest deadline.
+static TIMER_WATCHER: AtomicUsize = AtomicUsize::new(NO_WATCHER);
+
+/// Waits for work. Returns when a thread may be queued for this hart.
+pub fn idle(hart: &Hart) {
+    let start = clock::monotonic_ns();
+    hart.period_start.store(start, Ordering::Relaxed);
+    // Announce idleness before the last look at the queues: whoever queues
+    // work after that look sees `idle` (and `napping` before wfi).
+    hart.idle.store(true, Ordering::SeqCst);
+    timer::program(hart); // tickless while idle
+    let poll_until = start + hart.poll_ns.load(Ordering::Relaxed);
+    let mut napped_ns = None;
+    loop {
+        crate::trap::poll_interrupts(hart);
+        timer::fire_expired();
+        if runqueue::has_work(hart) {
+            break;
+        }
+        let now = clock::monotonic_ns();
+        let watching = watch_timer(hart, now);
+        if now < poll_until || watching {
+            core::hint::spin_loop();
+            continue;
+        }
+        napped_ns = Some(nap(hart, now).saturating_add(napped_ns.unwrap_or(0)));
+    }
+    if TIMER_WATCHER.load(Ordering::Relaxed) == hart.index() {
+        TIMER_WATCHER.store(NO_WATCHER, Ordering::SeqCst);
+    }
+    if let Some(ns) = napped_ns {
+        adapt_poll(hart, ns);
+    }
+    hart.idle.store(false, Ordering::SeqCst);
+    timer::start(hart); // time slicing again
+    hart.stats.idle_ns.fetch_add(clock::monotonic_ns() - start, Ordering::Relaxed);
+}
+
+/// Whether this hart should poll for an imminent deadline: it is (or now
+/// becomes) the watcher and the earliest deadline is within the advance.
+fn watch_timer(hart: &Hart, now: u64) -> bool {
+    let me = hart.index();
+    if advance() == 0 || timer::earliest().saturating_sub(now) > advance() {
+        // Nothing imminent: give up watching, so another hart may.
+        let _ = TIMER_WATCHER.compare_exchange(me, NO_WATCHER, Ordering::SeqCst, Ordering::SeqCst);
+        return false;
+    }
+    match TIMER_WATCHER.compare_exchange(NO_WATCHER, me, Ordering::SeqCst, Ordering::SeqCst) {
+        Ok(_) => true,
+        Err(w) => w == me,
+    }
+}
+
+/// Naps in `wfi` until an interrupt; returns how long it slept.
+fn nap(hart: &Hart, now: u64) -> u64 {
+    hart.napping.store(true, Ordering::SeqCst);
+    if runqueue::has_work(hart) {
+        hart.napping.store(false, Ordering::SeqCst);
+        return 0;
+    }
+    let deadline = timer::earliest();
+    // Only one hart wakes early for a deadline; the rest wake at it.
+    let watcher_free = TIMER_WATCHER.load(Ordering::SeqCst) == NO_WATCHER;
+    let wake_at = if watcher_free { deadline.saturating_sub(advance()) } else { deadline };
+    timer::program_at(wake_at.max(now));
+    arch::wait_for_interrupt();
+    hart.napping.store(false, Ordering::SeqCst);
+    clock::monotonic_ns().saturating_sub(now)
+}
+
+/// KVM's halt-polling rule: a nap shorter than the longest window would
+/// have been caught by polling, so poll longer next time; a longer nap
+/// means polling wastes time, so poll less.
+fn adapt_poll(hart: &Hart, napped_ns: u64) {
+    let poll = hart.poll_ns.load(Ordering::Relaxed);
+    let max = poll_max();
+    let next = if napped_ns <= max {
+        (poll * 2).clamp(POLL_GROW_START_NS.min(max), max)
+    } else if poll <= POLL_GROW_START_NS {
+        0
+    } else {
+        poll / 2
+    };
+    hart.poll_ns.store(next, Ordering::Relaxed);
+}

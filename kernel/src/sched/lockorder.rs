@@ -1,0 +1,122 @@
+//! The scheduler's locks, each with a class from the lock order written at
+//! the top of sched/mod.rs. In debug builds every acquisition is checked
+//! against the locks this hart already holds: taking a class while holding
+//! the same class or a later one panics with both names, instead of hanging
+//! (a lock taken twice by one hart) or deadlocking two harts some day (an
+//! inverted order). Release builds compile the checks away.
+
+use core::ops::{Deref, DerefMut};
+use spin::{Mutex, MutexGuard};
+
+/// Lock classes in the order they may be nested: a hart holding one may
+/// only take classes listed after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum LockClass {
+    /// The futex table (linux/futex.rs).
+    FutexTable = 0,
+    /// A wait queue's list of waiters (wait.rs).
+    WaitQueue = 1,
+    /// One thread's run state and current wait (thread.rs).
+    ThreadState = 2,
+    /// The sleepers ordered by deadline (timer.rs).
+    Sleepers = 3,
+    /// One hart's run queue (runqueue.rs).
+    RunQueue = 4,
+}
+
+impl LockClass {
+    #[cfg_attr(not(debug_assertions), allow(dead_code))]
+    pub const fn name(self) -> &'static str {
+        match self {
+            LockClass::FutexTable => "futex table",
+            LockClass::WaitQueue => "wait queue",
+            LockClass::ThreadState => "thread state",
+            LockClass::Sleepers => "sleepers",
+            LockClass::RunQueue => "run queue",
+        }
+    }
+}
+
+/// A spin lock of a known class.
+pub struct Lock<T> {
+    class: LockClass,
+    inner: Mutex<T>,
+}
+
+impl<T> Lock<T> {
+    pub const fn new(class: LockClass, value: T) -> Self {
+        Lock { class, inner: Mutex::new(value) }
+    }
+
+    pub fn lock(&self) -> LockGuard<'_, T> {
+        held::acquire(self.class);
+        LockGuard { class: self.class, inner: self.inner.lock() }
+    }
+}
+
+pub struct LockGuard<'a, T> {
+    class: LockClass,
+    inner: MutexGuard<'a, T>,
+}
+
+impl<T> Deref for LockGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.inner
+    }
+}
+
+impl<T> DerefMut for LockGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.inner
+    }
+}
+
+impl<T> Drop for LockGuard<'_, T> {
+    fn drop(&mut self) {
+        held::release(self.class);
+    }
+}
+
+#[cfg(debug_assertions)]
+mod held {
+    //! Per-hart set of held classes (a bit each), in the hart structure.
+    use super::LockClass;
+    use core::sync::atomic::Ordering;
+
+    fn hart() -> Option<&'static crate::sched::hart::Hart> {
+        // Before a hart has entered the kernel proper tp is 0: no checks.
+        (crate::arch::csr::tp() != 0).then(crate::sched::hart::this_hart)
+    }
+
+    pub fn acquire(class: LockClass) {
+        let Some(h) = hart() else { return };
+        let held = h.held_locks.load(Ordering::Relaxed);
+        let bit = 1u32 << class as u8;
+        if held & bit != 0 {
+            panic!("lock order: hart {} takes the {} lock twice", h.index(), class.name());
+        }
+        // Any held class at or after this one is an inversion.
+        if held >> class as u8 != 0 {
+            let later = (class as u8..32).find(|&c| held & (1 << c) != 0).unwrap_or(0);
+            panic!("lock order: hart {} takes the {} lock while holding class {later}", h.index(), class.name());
+        }
+        h.held_locks.store(held | bit, Ordering::Relaxed);
+    }
+
+    pub fn release(class: LockClass) {
+        if let Some(h) = hart() {
+            h.held_locks.fetch_and(!(1u32 << class as u8), Ordering::Relaxed);
+        }
+    }
+}
+
+#[cfg(not(debug_assertions))]
+mod held {
+    use super::LockClass;
+    #[inline(always)]
+    pub fn acquire(_class: LockClass) {}
+    #[inline(always)]
+    pub fn release(_class: LockClass) {}
+}
