@@ -7,13 +7,15 @@
 //     thread sends them SIGURG as fast as it can, so signals land between
 //     "check for a pending signal" and "block": a lost wakeup hangs a round
 //     (the watchdog names it).
+//   - interrupt: futex waits that only a signal ends, the signal sent at
+//     varying moments of the thread's entry into the wait.
 //   - timers: futex waits with timeouts of a few tens of µs race wakes from
 //     another thread; with no signal sent, a wait must end in 0, EAGAIN or
 //     ETIMEDOUT, never EINTR (a stale timer ending the next wait).
 //   - exits: groups of locked goroutines end together, so their threads
 //     exit at the same moment; the program then exits while more do.
 //
-// wakerace [-rounds 300]
+// wakerace [-rounds 300] [-phases masked,signals,interrupt,timers,exits]
 package main
 
 import (
@@ -22,6 +24,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -166,6 +169,74 @@ func signals(n, rounds int) {
 	fmt.Printf("signals: %d waiters x %d futex wakes, none lost, with %d SIGURGs sent\n", n, rounds, sent.Load())
 }
 
+// interrupt: a thread enters futex waits that nothing wakes; each wait is
+// ended by a SIGUSR2 sent at a varying moment of its entry into the kernel.
+// A signal landing between the kernel's "any signal pending?" and "mark
+// Blocked" was lost: the wait then runs into its 2 s timeout and the signal
+// is delivered only after it. (A signal that lands before the thread even
+// enters the kernel is delivered at once, in user mode, and the wait then
+// rightly times out: Go's handler saw that signal before the timeout.)
+func interrupt(rounds int) {
+	defer watchdog("interrupt", 120*time.Second)()
+	base := time.Now()
+	sigs := make(chan os.Signal, 4096)
+	signal.Notify(sigs, syscall.SIGUSR2) // handled, so not fatal
+	defer signal.Stop(sigs)
+	var lastSignal atomic.Int64 // when Go last saw SIGUSR2, ns since base
+	go func() {
+		for range sigs {
+			lastSignal.Store(int64(time.Since(base)))
+		}
+	}()
+	var word uint32
+	var seq atomic.Int64 // the waiter's round, published before each wait
+	tid := make(chan int)
+	done := make(chan struct{})
+	early := 0
+	go func() {
+		defer close(done)
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		tid <- syscall.Gettid()
+		for r := 1; r <= rounds; r++ {
+			start := int64(time.Since(base))
+			seq.Store(int64(r))
+			e := wait(&word, 0, 2*time.Second)
+			if e == syscall.EINTR {
+				continue
+			}
+			time.Sleep(50 * time.Millisecond) // let Go's signal goroutine catch up
+			if e == syscall.ETIMEDOUT && lastSignal.Load()-start < int64(time.Second) {
+				early++ // delivered before the wait began
+				continue
+			}
+			fail("interrupt: round %d: futex wait ended %v after %v; the SIGUSR2 sent during it came only after (lost wakeup)",
+				r, e, time.Duration(int64(time.Since(base))-start))
+		}
+		seq.Store(-1)
+	}()
+	t := <-tid
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	last := int64(0)
+	for i := 0; ; i++ {
+		cur := seq.Load()
+		for cur == last {
+			cur = seq.Load()
+		}
+		if cur < 0 {
+			break
+		}
+		last = cur
+		deadline := time.Now().Add(time.Duration(i*7%40) * time.Microsecond)
+		for time.Now().Before(deadline) {
+		}
+		syscall.Tgkill(os.Getpid(), t, syscall.SIGUSR2)
+	}
+	<-done
+	fmt.Printf("interrupt: %d futex waits ended by a signal, none lost (%d signals arrived before the wait)\n", rounds, early)
+}
+
 // timers: futex waits with short timeouts race wakes. The waiters block
 // SIGURG (which Go's runtime sends to preempt long-running goroutines), so
 // no signal may end a wait.
@@ -238,12 +309,25 @@ func exits(groups, size int) {
 
 func main() {
 	rounds := flag.Int("rounds", 300, "futex wakes per waiter in the signals and timers phases")
+	phases := flag.String("phases", "masked,signals,interrupt,timers,exits", "phases to run, in this order")
 	flag.Parse()
 	t0 := time.Now()
-	masked()
-	signals(4, *rounds)
-	timers(4, *rounds)
-	exits(8, 8)
+	for _, p := range strings.Split(*phases, ",") {
+		switch p {
+		case "masked":
+			masked()
+		case "signals":
+			signals(4, *rounds)
+		case "interrupt":
+			interrupt(*rounds * 4)
+		case "timers":
+			timers(4, *rounds)
+		case "exits":
+			exits(8, 8)
+		default:
+			fail("unknown phase %q", p)
+		}
+	}
 	fmt.Printf("wakerace: all phases in %v\n", time.Since(t0).Round(time.Millisecond))
 	fmt.Println("PASS wakerace")
 	// Exit while more threads are exiting: both exit paths at once.
