@@ -16,13 +16,20 @@
 //	timer            cyclictest-style: sleep 1 ms with clock_nanosleep,
 //	                 lateness = wake-up time − deadline, µs: p50/p99/max and
 //	                 a histogram
+//	gc-pause         GC stop-the-world pauses with a spinning goroutine on
+//	                 every hart (each pause must preempt them all with
+//	                 SIGURG, so this measures signal delivery across harts):
+//	                 the runtime's own /sched/pauses/total/gc:seconds
+//	                 histogram over -gc forced collections, µs: p50/p99/max
 //
-//	micro [-pingpong 20000] [-threads 500] [-syscalls 200000] [-futex 2000] [-timer 10000]
+//	micro [-pingpong 20000] [-threads 500] [-syscalls 200000] [-futex 2000] [-timer 10000] [-gc 200]
 package main
 
 import (
 	"flag"
+	"math"
 	"runtime"
+	"runtime/metrics"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -150,6 +157,77 @@ func timerLateness(n int) []float64 {
 	return lat
 }
 
+// gcPauses forces n collections while NumCPU goroutines spin in loops
+// without calls (only async preemption stops them) and returns the
+// runtime's histogram of the stop-the-world pauses they caused.
+func gcPauses(n int) *metrics.Float64Histogram {
+	const name = "/sched/pauses/total/gc:seconds"
+	read := func() *metrics.Float64Histogram {
+		s := []metrics.Sample{{Name: name}}
+		metrics.Read(s)
+		return s[0].Value.Float64Histogram()
+	}
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for i := 0; i < runtime.NumCPU(); i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := 0
+			for !stop.Load() {
+				x++
+			}
+			_ = x
+		}()
+	}
+	before := read()
+	var keep [][]byte
+	for i := 0; i < n; i++ {
+		keep = append(keep, make([]byte, 64<<10))
+		if len(keep) > 16 {
+			keep = keep[1:]
+		}
+		runtime.GC()
+	}
+	after := read()
+	stop.Store(true)
+	wg.Wait()
+	for i := range after.Counts {
+		after.Counts[i] -= before.Counts[i]
+	}
+	return after
+}
+
+// histPercentiles gives p50, p99 and max (µs) of a runtime/metrics time
+// histogram: each sample counts as its bucket's upper bound (the lower
+// one for the last, unbounded bucket).
+func histPercentiles(h *metrics.Float64Histogram) (p50, p99, max float64, total uint64) {
+	for _, c := range h.Counts {
+		total += c
+	}
+	bound := func(i int) float64 {
+		if math.IsInf(h.Buckets[i+1], 1) {
+			return h.Buckets[i] * 1e6
+		}
+		return h.Buckets[i+1] * 1e6
+	}
+	var seen uint64
+	for i, c := range h.Counts {
+		if c == 0 {
+			continue
+		}
+		if seen < (total+1)/2 && seen+c >= (total+1)/2 {
+			p50 = bound(i)
+		}
+		if q := (total*99 + 99) / 100; seen < q && seen+c >= q {
+			p99 = bound(i)
+		}
+		seen += c
+		max = bound(i)
+	}
+	return
+}
+
 func pct(sorted []float64, p float64) float64 {
 	if len(sorted) == 0 {
 		return 0
@@ -188,6 +266,7 @@ func main() {
 	ns := flag.Int("syscalls", 200000, "getpid calls")
 	nf := flag.Int("futex", 2000, "futex wake samples")
 	nl := flag.Int("timer", 10000, "1 ms sleeps")
+	ng := flag.Int("gc", 200, "forced GC cycles with spinners on every hart")
 	flag.Parse()
 	cpus := runtime.NumCPU()
 
@@ -207,5 +286,7 @@ func main() {
 
 	reportDist("futex-wake", futexLatency(*nf), false)
 	reportDist("timer", timerLateness(*nl), true)
+	p50, p99, mx, pauses := histPercentiles(gcPauses(*ng))
+	guest.Report("micro", "name", "gc-pause", "samples", pauses, "p50_us", p50, "p99_us", p99, "max_us", mx, "cpus", cpus)
 	guest.PowerOff()
 }

@@ -113,7 +113,7 @@ func runFootprint(s *Session) Section {
 	note := fmt.Sprintf("Footprint: smallest -m for hello: gometal %s", firstWord(smallest[Gometal]))
 	if len(s.Kinds) > 1 {
 		note += fmt.Sprintf(", Linux %s", firstWord(smallest[Linux]))
-		note += fmt.Sprintf("; boot to main (1 core): gometal %s ms, Linux %s ms", sm.cell("gometal.dev/gometal/c1/boot", "%.0f"), sm.cell("linux/c1/boot", "%.0f"))
+		note += fmt.Sprintf("; boot to main (1 core): gometal %s ms, Linux %s ms", sm.cell("gometal/c1/boot", "%.0f"), sm.cell("linux/c1/boot", "%.0f"))
 	}
 	sec.Notes = append(sec.Notes, note+".")
 	return sec
@@ -187,14 +187,14 @@ func runMicro(s *Session) Section {
 	}
 	var args []string
 	if s.O.Quick {
-		args = []string{"-pingpong", "5000", "-threads", "100", "-syscalls", "50000", "-futex", "300", "-timer", "1000"}
+		args = []string{"-pingpong", "5000", "-threads", "100", "-syscalls", "50000", "-futex", "300", "-timer", "1000", "-gc", "50"}
 	}
 	cores := min(2, s.MaxCores())
 	sm := newSamples()
 	hist := map[Kind][]float64{}
 	bucket := 10.0
 	stats := map[Kind]*Boot{}
-	names := []string{"pingpong-same", "pingpong-threads", "thread-create", "syscall", "futex-wake", "timer"}
+	names := []string{"pingpong-same", "pingpong-threads", "thread-create", "syscall", "futex-wake", "timer", "gc-pause"}
 	for r := 1; r <= s.O.Runs; r++ {
 		for _, k := range s.Kinds {
 			b := s.Boot(Spec{Kind: k, Cores: cores, Prog: prog, Args: args, KernelArgs: "stats", Timeout: bootTimeout(s)},
@@ -239,7 +239,7 @@ func runMicro(s *Session) Section {
 		}
 	}
 	var body strings.Builder
-	argText := "the defaults: 20000 round trips, 500 threads, 200000 getpid calls, 2000 futex wakes, 10000 timer samples"
+	argText := "the defaults: 20000 round trips, 500 threads, 200000 getpid calls, 2000 futex wakes, 10000 timer samples, 200 forced GCs"
 	if len(args) > 0 {
 		argText = "`" + strings.Join(args, " ") + "`"
 	}
@@ -256,13 +256,16 @@ func runMicro(s *Session) Section {
 		{"timer", "1 ms nanosleep lateness p50", "p50", "µs", "%.1f"},
 		{"timer", "1 ms nanosleep lateness p99", "p99", "µs", "%.1f"},
 		{"timer", "1 ms nanosleep lateness max", "max", "µs", "%.0f"},
+		{"gc-pause", "GC stop-the-world pause p50 (spinners on every hart; runtime/metrics)", "p50", "µs", "%.0f"},
+		{"gc-pause", "GC stop-the-world pause p99", "p99", "µs", "%.0f"},
+		{"gc-pause", "GC stop-the-world pause max", "max", "µs", "%.0f"},
 	}
 	header := []string{"figure", "unit"}
 	for _, k := range s.Kinds {
 		header = append(header, string(k))
 	}
 	if len(s.Kinds) > 1 {
-		header = append(header, "gometal.dev/gometal/Linux")
+		header = append(header, "gometal/Linux")
 	}
 	var rows [][]string
 	for _, r := range spec {
@@ -271,7 +274,7 @@ func runMicro(s *Session) Section {
 			line = append(line, sm.cell(fmt.Sprintf("%s/%s/%s", k, r.name, r.field), r.format))
 		}
 		if len(s.Kinds) > 1 {
-			line = append(line, sm.ratio(fmt.Sprintf("gometal.dev/gometal/%s/%s", r.name, r.field), fmt.Sprintf("linux/%s/%s", r.name, r.field)))
+			line = append(line, sm.ratio(fmt.Sprintf("gometal/%s/%s", r.name, r.field), fmt.Sprintf("linux/%s/%s", r.name, r.field)))
 		}
 		rows = append(rows, line)
 	}
@@ -321,10 +324,10 @@ func runMicro(s *Session) Section {
 		}
 	}
 	sec := Section{Body: body.String()}
-	note := fmt.Sprintf("Timer lateness p99 (1 ms sleeps): gometal %s µs", sm.cell("gometal.dev/gometal/timer/p99", "%.0f"))
+	note := fmt.Sprintf("Timer lateness p99 (1 ms sleeps): gometal %s µs", sm.cell("gometal/timer/p99", "%.0f"))
 	if len(s.Kinds) > 1 {
 		note += fmt.Sprintf(", Linux %s µs", sm.cell("linux/timer/p99", "%.0f"))
-		note += fmt.Sprintf("; getpid round trip gometal %s ns, Linux %s ns", sm.cell("gometal.dev/gometal/syscall/v", "%.0f"), sm.cell("linux/syscall/v", "%.0f"))
+		note += fmt.Sprintf("; getpid round trip gometal %s ns, Linux %s ns", sm.cell("gometal/syscall/v", "%.0f"), sm.cell("linux/syscall/v", "%.0f"))
 	}
 	sec.Notes = append(sec.Notes, note+".")
 	return sec

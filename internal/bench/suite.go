@@ -73,7 +73,7 @@ func runArith(s *Session) Section {
 		header = append(header, fmt.Sprintf("%s 1 core", k), fmt.Sprintf("%s %d cores", k, N), fmt.Sprintf("%s speedup", k))
 	}
 	if len(s.Kinds) > 1 {
-		header = append(header, "gometal.dev/gometal/Linux (1 core)", fmt.Sprintf("gometal.dev/gometal/Linux (%d cores)", N))
+		header = append(header, "gometal/Linux (1 core)", fmt.Sprintf("gometal/Linux (%d cores)", N))
 	}
 	var rows [][]string
 	for _, g := range arithGs {
@@ -148,7 +148,7 @@ func runMatmul(s *Session) Section {
 	}
 	body.WriteString(table([]string{"kernel", "Go ms", "C ms", "Go/C"}, rows) + "\n")
 	if len(s.Kinds) > 1 {
-		fmt.Fprintf(&body, "gometal.dev/gometal/Linux: Go %s, C %s.\n\n", sm.ratioBoth(key(Gometal, "go"), key(Linux, "go")), sm.ratioBoth(key(Gometal, "c"), key(Linux, "c")))
+		fmt.Fprintf(&body, "gometal/Linux: Go %s, C %s.\n\n", sm.ratioBoth(key(Gometal, "go"), key(Linux, "go")), sm.ratioBoth(key(Gometal, "c"), key(Linux, "c")))
 	}
 	body.WriteString("Binary sizes (static, as booted):\n\n")
 	sizes := [][]string{{"Go (bench/matmul)", kib(goProg.Size)}}
@@ -223,7 +223,7 @@ func runGothreads(s *Session) Section {
 		header = append(header, string(k)+" ms", string(k)+" vs goroutines")
 	}
 	if len(s.Kinds) > 1 {
-		header = append(header, "gometal.dev/gometal/Linux")
+		header = append(header, "gometal/Linux")
 	}
 	var rows [][]string
 	for _, size := range []string{"small", "large"} {
