@@ -51,6 +51,7 @@ pub fn handle_ipi(me: &Hart) {
         let now = crate::sched::clock::monotonic_ns();
         crate::stats::IPI_TO_WAKE.record(now.saturating_sub(kicked));
         me.awake_at.store(now, Ordering::Relaxed);
+        me.kick_answered.store(kicked, Ordering::Relaxed);
     }
     serve_flush(me);
     halt_if_requested();

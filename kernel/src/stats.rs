@@ -52,12 +52,44 @@ pub static IDLE_EXIT_TO_RUN: Histogram = Histogram::new();
 /// Timer expiry: deadline → the sleeper made runnable (interrupt latency).
 pub static TIMER_LATE: Histogram = Histogram::new();
 
+/// The slowest wakeup's stages (monotonic ns): made runnable, IPI sent to
+/// the idle hart that ran it (0: none — it was polling or busy), that hart
+/// awake, the thread running.
+static SLOWEST: spin::Mutex<[u64; 4]> = spin::Mutex::new([0; 4]);
+
+pub fn record_slowest(woken: u64, kicked: u64, awake: u64, running: u64) {
+    let mut s = SLOWEST.lock();
+    if running - woken > s[3] - s[0] {
+        *s = [woken, kicked, awake, running];
+    }
+}
+
+fn report_slowest() {
+    let [woken, kicked, awake, running] = *SLOWEST.lock();
+    if running == 0 {
+        return;
+    }
+    let us = |a: u64, b: u64| b.saturating_sub(a) / 1000;
+    if kicked == 0 {
+        crate::println!("gometal: slowest wakeup: {} us, no IPI (queued on a busy or polling hart)", us(woken, running));
+    } else {
+        crate::println!(
+            "gometal: slowest wakeup: {} us = runnable→IPI sent {} us + IPI→hart awake {} us + awake→running {} us",
+            us(woken, running),
+            us(woken, kicked),
+            us(kicked, awake),
+            us(awake, running)
+        );
+    }
+}
+
 fn report_wake_delays() {
     WAKE_WITH_IDLE_HART.report("wake-to-run delay, a hart was idle");
     WAKE_ALL_BUSY.report("wake-to-run delay, every hart busy");
     IPI_TO_WAKE.report("IPI sent to idle hart awake");
     IDLE_EXIT_TO_RUN.report("idle hart awake to thread running");
     TIMER_LATE.report("timer deadline to sleeper woken");
+    report_slowest();
 }
 
 pub fn request() {

@@ -74,6 +74,8 @@ pub struct Hart {
     /// this hart then left `wfi` (monotonic ns; 0: none), for the statistics.
     pub kicked_at: AtomicU64,
     pub awake_at: AtomicU64,
+    /// The `kicked_at` that `awake_at` answered.
+    pub kick_answered: AtomicU64,
     /// TLB shootdown generations asked of this hart, and done by it.
     pub tlb_requested: AtomicU64,
     pub tlb_done: AtomicU64,
@@ -102,6 +104,7 @@ impl Hart {
             running: AtomicBool::new(false),
             kicked_at: AtomicU64::new(0),
             awake_at: AtomicU64::new(0),
+            kick_answered: AtomicU64::new(0),
             tlb_requested: AtomicU64::new(0),
             tlb_done: AtomicU64::new(0),
             stats: HartStats {

@@ -71,9 +71,13 @@ fn record_wake_delay(hart: &Hart, t: &Thread) {
         crate::stats::WAKE_ALL_BUSY.record(now.saturating_sub(woken));
     }
     let awake = hart.awake_at.swap(0, Ordering::Relaxed);
+    let kicked = hart.kick_answered.swap(0, Ordering::Relaxed);
     if awake != 0 {
         crate::stats::IDLE_EXIT_TO_RUN.record(now.saturating_sub(awake));
     }
+    // Only stamps that belong to this wakeup (an IPI sent after it).
+    let (kicked, awake) = if kicked >= woken { (kicked, awake) } else { (0, 0) };
+    crate::stats::record_slowest(woken, kicked, awake, now);
 }
 
 /// Switches from the current thread to this hart's scheduler. The caller has
