@@ -76,6 +76,8 @@ Kernel arguments (-kernel-args, or set by the flags above):
 	stats       print per-hart accounting and memory use after the program exits
 	trace       log every system call with its arguments and result
 	cores=N     use at most N harts; the others stay parked
+	idlepoll=US an idle hart polls for work up to US µs before it naps
+	            (default 200; 0: nap at once, no timer advance)
 	rdinit=PATH run PATH from the initramfs instead of /init
 `)
 }

@@ -76,19 +76,17 @@ fn wait(uaddr: u64, val: u32, deadline: Option<u64>) -> SysResult {
         table.wait(uaddr, Waiter { tid: t.tid, thread: t.clone(), generation });
     }
     loop {
-        let outcome = block(&t, deadline);
-        // Out of the table means a FUTEX_WAKE took us, whatever else happened.
-        let still_queued = |table: &mut FutexTable<Waiter>| table.remove(uaddr, |w| w.tid == t.tid);
-        match outcome {
+        match block(&t, deadline) {
+            // Woken: by FUTEX_WAKE if no longer queued, else by the timer or
+            // a signal, which the next `block` reports.
             Ok(()) => {
-                // Woken: by FUTEX_WAKE (no longer queued), else by the timer
-                // or a signal, which the next `block` reports.
                 if !FUTEXES.lock().contains(uaddr, |w| w.tid == t.tid) {
                     return Ok(0);
                 }
             }
             Err(e) => {
-                if !still_queued(&mut FUTEXES.lock()) {
+                // A FUTEX_WAKE that took us first wins over the timeout or signal.
+                if !FUTEXES.lock().remove(uaddr, |w| w.tid == t.tid) {
                     return Ok(0);
                 }
                 return Err(if e == WaitError::TimedOut { ETIMEDOUT } else { EINTR });
