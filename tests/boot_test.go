@@ -240,9 +240,14 @@ func runBoot(t *testing.T, c bootCase, r bootRun) {
 	if c.mem != "" {
 		args = append(args, "-mem", c.mem)
 	}
+	kargs := c.kargs
 	if r.sched != "" {
 		// stats: the kernel names the policy it used and lists every hart.
-		args = append(args, "-sched", r.sched, "-kernel-args", "stats")
+		args = append(args, "-sched", r.sched)
+		kargs = strings.TrimSpace(kargs + " stats")
+	}
+	if kargs != "" {
+		args = append(args, "-kernel-args", kargs)
 	}
 	for _, e := range c.env {
 		args = append(args, "-env", e)
