@@ -1,10 +1,12 @@
 //! Memory management: physical frames, the kernel heap, page tables and the
 //! program's address space.
 
+#[deny(unsafe_code)]
 pub mod addrspace;
 pub mod frames;
 pub mod heap;
 pub mod pagetable;
+#[deny(unsafe_code)]
 pub mod tlb;
 pub mod uaccess;
 
