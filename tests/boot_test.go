@@ -35,7 +35,9 @@ import (
 	"testing"
 	"time"
 
+	"gometal.dev/gometal/internal/gobuild"
 	"gometal.dev/gometal/internal/kernelimage"
+	"gometal.dev/gometal/internal/kstats"
 )
 
 const (
@@ -64,10 +66,6 @@ var (
 	summary   []bootResult
 )
 
-// schedPolicies are the kernel's placement policies (gometal run -sched);
-// TestSchedPolicies keeps this list and the CLI's in step.
-var schedPolicies = []string{"round-robin", "random", "least-loaded", "affinity"}
-
 // smpCores are the hart counts the SMP cases run at, under every policy.
 // (The other cases run at smp1 and smp4 with the kernel's default policy.)
 var smpCores = []int{1, 2, 4}
@@ -94,15 +92,11 @@ func TestMain(m *testing.M) {
 }
 
 func setup() error {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
+	root, err := gobuild.ModuleRoot()
 	if err != nil {
-		return fmt.Errorf("go env GOMOD: %v", err)
+		return err
 	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return errors.New("not inside the gometal module (go env GOMOD is empty)")
-	}
-	modRoot = filepath.Dir(gomod)
+	modRoot = root
 
 	if _, err := exec.LookPath("qemu-system-riscv64"); err != nil {
 		qemuErr = fmt.Errorf("qemu-system-riscv64 not found on PATH (%v): install it (`make deps`, or apt-get install qemu-system-misc) — the boot tests need it", err)
@@ -335,56 +329,28 @@ func runBoot(t *testing.T, c bootCase, r bootRun) {
 	}
 }
 
-// checkStats checks the kernel's per-hart statistics (-kernel-args stats)
-// after a boot under policy r.sched: the header names that policy, and the
-// table has one row per hart, each online.
+// checkStats checks the kernel's statistics (-kernel-args stats) after a
+// boot under policy r.sched: they name that policy and list every hart once,
+// each online.
 func checkStats(out string, r bootRun) []string {
-	header := fmt.Sprintf("gometal: per-hart statistics (placement policy %s):", r.sched)
-	i := strings.Index(out, header)
-	if i < 0 {
-		if strings.Contains(out, "gometal: per-hart statistics") {
-			line, _, _ := strings.Cut(out[strings.Index(out, "gometal: per-hart statistics"):], "\n")
-			return []string{fmt.Sprintf("stats name the wrong policy: %q, want %q", strings.TrimSpace(line), header)}
-		}
-		return []string{fmt.Sprintf("output lacks the stats header %q", header)}
+	st, err := kstats.Parse(out)
+	if err != nil {
+		return []string{"stats: " + err.Error()}
 	}
-	var problems []string
-	harts := map[int]bool{}
-	lines := strings.Split(out[i:], "\n")
-	for _, l := range lines[1:] {
-		f := strings.Fields(l)
-		if len(f) == 0 || f[0] == "hart" {
-			continue
-		}
-		h, err := strconv.Atoi(f[0])
-		if err != nil {
-			break // the end of the table
-		}
-		if harts[h] {
-			problems = append(problems, fmt.Sprintf("stats list hart %d twice", h))
-		}
-		harts[h] = true
-		if len(f) < 2 || f[1] != "online" {
-			problems = append(problems, fmt.Sprintf("stats: hart %d is not online: %q", h, strings.TrimSpace(l)))
-		}
-	}
-	if len(harts) != r.cores {
-		problems = append(problems, fmt.Sprintf("stats list %d harts, want %d", len(harts), r.cores))
-	}
-	return problems
+	return st.Check(r.sched, r.cores)
 }
 
-// TestSchedPolicies keeps schedPolicies in step with the CLI's -sched, whose
-// error for an unknown policy lists the ones it accepts.
+// TestSchedPolicies checks that the CLI's -sched accepts the kernel's
+// policies: its error for an unknown one lists them.
 func TestSchedPolicies(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, gometal, "run", "-sched", "no-such-policy", filepath.Join(progDir, "hello"))
 	cmd.Dir = modRoot
 	out, _ := cmd.CombinedOutput()
-	want := "want one of " + strings.Join(schedPolicies, ", ")
+	want := "want one of " + strings.Join(kstats.SchedPolicies, ", ")
 	if !strings.Contains(string(out), want) {
-		t.Errorf("gometal run -sched no-such-policy: output lacks %q (update schedPolicies in boot_test.go):\n%s", want, out)
+		t.Errorf("gometal run -sched no-such-policy: output lacks %q:\n%s", want, out)
 	}
 }
 

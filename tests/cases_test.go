@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"gometal.dev/gometal/internal/kstats"
 )
 
 // bootCase is one program booted on gometal.
@@ -67,11 +69,11 @@ func (c bootCase) runs() []bootRun {
 	return rs
 }
 
-// policies is schedPolicies, or the subset GOMETAL_TEST_POLICIES names.
+// policies is the kernel's placement policies, or the subset GOMETAL_TEST_POLICIES names.
 func policies() []string {
 	s := os.Getenv("GOMETAL_TEST_POLICIES")
 	if s == "" {
-		return schedPolicies
+		return kstats.SchedPolicies
 	}
 	var ps []string
 	for _, p := range strings.Split(s, ",") {

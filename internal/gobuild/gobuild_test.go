@@ -71,3 +71,13 @@ func TestBuild(t *testing.T) {
 		t.Errorf("broken build: err = %v, stderr = %q", err, stderr.String())
 	}
 }
+
+func TestModuleRoot(t *testing.T) {
+	root, err := ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Errorf("ModuleRoot %q has no go.mod: %v", root, err)
+	}
+}

@@ -1,6 +1,6 @@
 //! The system-call table: every number gometal answers and its handler. It
 //! is the one list: the dispatcher is generated from it, and the host test
-//! tests/syscalls_doc_test.go checks docs/syscalls.md against it (every
+//! kernel/core/tests/syscall_doc.rs checks docs/syscalls.md against it (every
 //! call here documented with its number, nothing documented that is not
 //! here). rt_sigreturn is the exception: it restores every register, a0
 //! included, so `syscall` handles it before the table.

@@ -65,27 +65,15 @@ impl<const N: usize> UserValue for [u8; N] {
     }
 }
 
-/// int[2], as pipe2 fills it.
-impl UserValue for [i32; 2] {
-    const SIZE: usize = 8;
+/// Two of a kind: int[2] (pipe2's descriptors), struct rlimit (two longs).
+impl<T: UserValue> UserValue for [T; 2] {
+    const SIZE: usize = 2 * T::SIZE;
     fn decode(bytes: &[u8]) -> Self {
-        [i32::decode(&bytes[..4]), i32::decode(&bytes[4..8])]
+        [T::decode(&bytes[..T::SIZE]), T::decode(&bytes[T::SIZE..2 * T::SIZE])]
     }
     fn encode(&self, out: &mut [u8]) {
-        self[0].encode(&mut out[..4]);
-        self[1].encode(&mut out[4..8]);
-    }
-}
-
-/// Two longs (struct rlimit).
-impl UserValue for [u64; 2] {
-    const SIZE: usize = 16;
-    fn decode(bytes: &[u8]) -> Self {
-        [u64::decode(&bytes[..8]), u64::decode(&bytes[8..16])]
-    }
-    fn encode(&self, out: &mut [u8]) {
-        self[0].encode(&mut out[..8]);
-        self[1].encode(&mut out[8..16]);
+        self[0].encode(&mut out[..T::SIZE]);
+        self[1].encode(&mut out[T::SIZE..2 * T::SIZE]);
     }
 }
 
