@@ -166,22 +166,24 @@ impl ProgramMemory {
 }
 
 /// The right to touch the current program's memory, for one kernel entry.
-/// Not `Send`: it stays on the hart that entered.
+/// Not `Send` or `Sync`: it belongs to the thread that entered.
 pub struct UserSpace {
-    _this_hart: PhantomData<*const ()>,
+    _this_thread: PhantomData<*const ()>,
 }
 
 impl UserSpace {
     /// The user space of this kernel entry.
     ///
     /// # Safety
-    /// Call only where the kernel is entered from (or leaves for) user mode:
-    /// no guard of the address-space lock may be held on this hart, and no
-    /// other `UserSpace` may be alive on it. Then every lock of the address
-    /// space goes through this value, and the borrow checker keeps the copies
-    /// below from running while it is held.
+    /// Call only where the current thread enters the kernel from user mode
+    /// (or leaves for it), with nothing of its own below on its kernel
+    /// stack: then it holds no guard of the address-space lock and no other
+    /// `UserSpace`. Every lock of the address space on the thread's way
+    /// through the kernel goes through this value, and the borrow checker
+    /// keeps the copies below from running while the guard lives. (A thread
+    /// never blocks holding the guard: it is a spin lock.)
     pub unsafe fn enter() -> Self {
-        UserSpace { _this_hart: PhantomData }
+        UserSpace { _this_thread: PhantomData }
     }
 
     /// The address space, locked for as long as the guard (and with it this
