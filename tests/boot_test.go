@@ -120,7 +120,6 @@ func setup() error {
 	exampleDir = filepath.Join(workDir, "examples") + string(filepath.Separator)
 	hostBin = filepath.Join(workDir, "hostbin")
 
-	riscv := []string{"GOOS=linux", "GOARCH=riscv64", "CGO_ENABLED=0"}
 	cliBuild := []string{"build", "-o", gometal, "./cmd/gometal"}
 	if p := os.Getenv("GOMETAL_TEST_CLI"); p != "" {
 		if gometal, err = filepath.Abs(p); err != nil {
@@ -128,49 +127,28 @@ func setup() error {
 		}
 		cliBuild = []string{"version"} // nothing to build
 	}
-	builds := []struct {
-		what string
-		env  []string
-		args []string
-	}{
-		{"the gometal CLI", nil, cliBuild},
-		{"the test programs", riscv, []string{"build", "-o", progDir, "./tests/progs/..."}},
-		{"the examples", riscv, []string{"build", "-o", exampleDir, "./examples/..."}},
-		{"a host binary", []string{"GOOS=" + runtime.GOOS, "GOARCH=" + runtime.GOARCH}, []string{"build", "-o", hostBin, "./tests/progs/hello"}},
+	builds := []gobuild.Job{
+		{What: "the gometal CLI", Args: cliBuild},
+		{What: "the test programs", Env: gobuild.TargetEnv, Args: []string{"build", "-o", progDir, "./tests/progs/..."}},
+		{What: "the examples", Env: gobuild.TargetEnv, Args: []string{"build", "-o", exampleDir, "./examples/..."}},
+		{What: "a host binary", Env: []string{"GOOS=" + runtime.GOOS, "GOARCH=" + runtime.GOARCH},
+			Args: []string{"build", "-o", hostBin, "./tests/progs/hello"}},
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
 	defer cancel()
-	errs := make([]error, len(builds))
-	var wg sync.WaitGroup
-	for i, b := range builds {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cmd := exec.CommandContext(ctx, "go", b.args...)
-			cmd.Dir = modRoot
-			cmd.Env = append(os.Environ(), b.env...)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				errs[i] = fmt.Errorf("building %s (%s go %s): %v\n%s",
-					b.what, strings.Join(b.env, " "), strings.Join(b.args, " "), err, out)
-			}
-		}()
-	}
 	// Resolve (and if need be build, with cargo) the kernel once, the way the
 	// CLI does, and hand it to every boot through GOMETAL_KERNEL: no boot then
 	// waits on cargo, and a kernel that does not build fails TestBoot once,
 	// clearly.
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	return gobuild.RunAll(ctx, modRoot, builds, func() error {
 		// Find searches up from the working directory (tests/, inside the
 		// checkout) unless GOMETAL_KERNEL is set.
 		kernel, kernelErr = kernelimage.New(nil).Find("")
 		if kernelErr == nil {
 			kernel, kernelErr = filepath.Abs(kernel)
 		}
-	}()
-	wg.Wait()
-	return errors.Join(errs...)
+		return nil
+	})
 }
 
 func printSummary() {

@@ -256,18 +256,13 @@ func build(ctx context.Context, cfg config, root, work string) (cli string, bins
 	cli = filepath.Join(work, "gometal")
 	progDir := filepath.Join(work, "progs") + string(filepath.Separator)
 	bins = map[string]string{}
-	type job struct {
-		what string
-		env  []string
-		args []string
-	}
-	var jobs []job
+	var jobs []gobuild.Job
 	if cfg.cli != "" {
 		if cli, err = filepath.Abs(cfg.cli); err != nil {
 			return "", nil, "", err
 		}
 	} else {
-		jobs = append(jobs, job{"the gometal CLI", nil, []string{"build", "-o", cli, "./cmd/gometal"}})
+		jobs = append(jobs, gobuild.Job{What: "the gometal CLI", Args: []string{"build", "-o", cli, "./cmd/gometal"}})
 	}
 	pkgs := []string{"build", "-o", progDir}
 	for _, p := range cfg.progs {
@@ -277,25 +272,8 @@ func build(ctx context.Context, cfg config, root, work string) (cli string, bins
 		pkgs = append(pkgs, "./tests/progs/"+p)
 		bins[p] = filepath.Join(progDir, p)
 	}
-	jobs = append(jobs, job{"the stress programs", gobuild.TargetEnv, pkgs})
-
-	errs := make([]error, len(jobs)+1)
-	var wg sync.WaitGroup
-	for i, j := range jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cmd := exec.CommandContext(ctx, "go", j.args...)
-			cmd.Dir = root
-			cmd.Env = append(os.Environ(), j.env...)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				errs[i] = fmt.Errorf("building %s (go %s): %v\n%s", j.what, strings.Join(j.args, " "), err, out)
-			}
-		}()
-	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	jobs = append(jobs, gobuild.Job{What: "the stress programs", Env: gobuild.TargetEnv, Args: pkgs})
+	err = gobuild.RunAll(ctx, root, jobs, func() error {
 		// -kernel, else GOMETAL_KERNEL, else the checkout's kernel (built
 		// with cargo if need be), as the CLI finds it from the module root.
 		f := kernelimage.New(nil)
@@ -305,12 +283,12 @@ func build(ctx context.Context, cfg config, root, work string) (cli string, bins
 			k, err = filepath.Abs(k)
 		}
 		if err != nil {
-			errs[len(jobs)] = fmt.Errorf("finding the kernel: %v", err)
+			return fmt.Errorf("finding the kernel: %v", err)
 		}
 		kernel = k
-	}()
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+		return nil
+	})
+	if err != nil {
 		return "", nil, "", err
 	}
 	return cli, bins, kernel, nil
