@@ -84,11 +84,15 @@ pub fn zero_frame(pa: u64, offset: usize) {
     unsafe { core::ptr::write_bytes(dst, 0, PAGE_SIZE - offset) }
 }
 
-/// The kernel-virtual address of the 4-byte word at `pa`, for the futex
-/// code's atomic load (mm/uaccess.rs), which is the only caller.
-pub(super) fn word_ptr(pa: u64) -> *const core::sync::atomic::AtomicU32 {
+/// The 4-byte word at `pa` (inside a frame), read atomically: a futex word
+/// that user threads change concurrently (mm/uaccess.rs's FutexWord).
+pub fn load_word(pa: u64) -> u32 {
     assert!(pa.is_multiple_of(4));
-    phys_to_virt(pa) as *const core::sync::atomic::AtomicU32
+    let word = phys_to_virt(pa) as *const core::sync::atomic::AtomicU32;
+    // SAFETY: the word is 4-byte aligned inside a RAM frame the caller owns
+    // (above), mapped by the linear map; user threads access it
+    // concurrently, which is what AtomicU32 is for.
+    unsafe { (*word).load(Ordering::SeqCst) }
 }
 
 pub struct FrameStats {

@@ -8,6 +8,7 @@ pub mod heap;
 pub mod pagetable;
 #[deny(unsafe_code)]
 pub mod tlb;
+#[deny(unsafe_code)]
 pub mod uaccess;
 
 use crate::boot::machine::{Machine, Range};

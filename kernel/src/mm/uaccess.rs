@@ -16,7 +16,6 @@ use crate::memlayout::{PAGE_SIZE, USER_END};
 use crate::process::process;
 use alloc::vec::Vec;
 use core::marker::PhantomData;
-use core::sync::atomic::Ordering;
 use gometal_core::errno::{Errno, EFAULT, EINVAL, ENAMETOOLONG, ENOMEM};
 use spin::{Mutex, MutexGuard};
 
@@ -182,6 +181,7 @@ impl UserSpace {
     /// through the kernel goes through this value, and the borrow checker
     /// keeps the copies below from running while the guard lives. (A thread
     /// never blocks holding the guard: it is a spin lock.)
+    #[allow(unsafe_code)] // the one unsafe item of this file: the contract above
     pub unsafe fn enter() -> Self {
         UserSpace { _this_thread: PhantomData }
     }
@@ -273,11 +273,7 @@ pub struct FutexWord<'a> {
 impl FutexWord<'_> {
     /// The word's value now (user threads change it concurrently).
     pub fn load(&self) -> u32 {
-        let word = frames::word_ptr(self.pa);
-        // SAFETY: the word is 4-byte aligned inside a frame of the program's
-        // address space that stays allocated for this borrow (above); user
-        // threads access it concurrently, which is what AtomicU32 is for.
-        unsafe { (*word).load(Ordering::SeqCst) }
+        frames::load_word(self.pa)
     }
 }
 
