@@ -4,6 +4,7 @@
 
 use crate::fs::fd::FdTable;
 use crate::mm::addrspace::AddressSpace;
+use crate::mm::uaccess::ProgramMemory;
 use crate::sched::Thread;
 use alloc::collections::BTreeMap;
 use alloc::sync::Arc;
@@ -14,7 +15,8 @@ use spin::{Mutex, Once};
 
 pub struct Process {
     pub pid: u32,
-    pub mm: Mutex<AddressSpace>,
+    /// Locked only through `UserSpace::lock` (mm/uaccess.rs).
+    pub mm: ProgramMemory,
     /// The address space's root page table, fixed for the program's life:
     /// read on every return to user without taking the `mm` lock.
     pub root: u64,
@@ -47,7 +49,7 @@ fn create(mm: AddressSpace, files: FdTable) -> &'static Process {
     PROCESS.call_once(|| Process {
         pid: 1,
         root: mm.root,
-        mm: Mutex::new(mm),
+        mm: ProgramMemory::new(mm),
         files: Mutex::new(files),
         actions: Mutex::new([SigAction::default(); NSIG]),
         threads: Mutex::new(BTreeMap::new()),

@@ -20,16 +20,24 @@
 //! is taken before the thread's signal lock (block.rs looks at pending
 //! signals under it); nothing takes them the other way round.
 
+#[deny(unsafe_code)]
 pub mod block;
+#[deny(unsafe_code)]
 pub mod clock;
 pub mod hart;
+#[deny(unsafe_code)]
 pub mod idle;
+#[deny(unsafe_code)]
 pub mod lockorder;
+#[deny(unsafe_code)]
 pub mod place;
+#[deny(unsafe_code)]
 pub mod runqueue;
 pub mod scheduler;
 pub mod thread;
+#[deny(unsafe_code)]
 pub mod timer;
+#[deny(unsafe_code)]
 pub mod wait;
 
 pub use block::exit_current;
