@@ -26,8 +26,6 @@ use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// Longest halt-polling window (the `idlepoll=` kernel argument, in µs).
 static POLL_MAX_NS: AtomicU64 = AtomicU64::new(200_000);
-/// First window after a nap that was short enough to have been caught.
-const POLL_GROW_START_NS: u64 = 20_000;
 /// How early the timer watcher's timer fires before the deadline (also
 /// set by `idlepoll=`; 0 turns both off).
 static TIMER_ADVANCE_NS: AtomicU64 = AtomicU64::new(300_000);
@@ -117,18 +115,8 @@ fn nap(hart: &Hart, now: u64) -> u64 {
     clock::monotonic_ns().saturating_sub(now)
 }
 
-/// KVM's halt-polling rule: a nap shorter than the longest window would
-/// have been caught by polling, so poll longer next time; a longer nap
-/// means polling wastes time, so poll less.
+/// KVM's halt-polling rule (gometal_core::haltpoll, host-tested).
 fn adapt_poll(hart: &Hart, napped_ns: u64) {
     let poll = hart.poll_ns.load(Ordering::Relaxed);
-    let max = poll_max();
-    let next = if napped_ns <= max {
-        (poll * 2).clamp(POLL_GROW_START_NS.min(max), max)
-    } else if poll <= POLL_GROW_START_NS {
-        0
-    } else {
-        poll / 2
-    };
-    hart.poll_ns.store(next, Ordering::Relaxed);
+    hart.poll_ns.store(gometal_core::haltpoll::next_window(poll, napped_ns, poll_max()), Ordering::Relaxed);
 }
