@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -102,7 +103,7 @@ func boot(cfg qemu.Config, f *runFlags) error {
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 
-	stdio, finish, err := consoleStdio(f.verbose)
+	stdio, finish, err := consoleStdio(&cfg, f.verbose)
 	if err != nil {
 		return err
 	}
@@ -114,22 +115,28 @@ func boot(cfg qemu.Config, f *runFlags) error {
 	return exitStatusOf(res, f.timeout)
 }
 
-// consoleStdio wires the guest console to our stdio: output through the
-// firmware-banner filter (shown with -v), piped input held back until the
-// banner has passed. A terminal is handed to QEMU as is, so that raw mode
-// and Ctrl-C work. finish flushes output and releases the input pipe.
-func consoleStdio(showBanner bool) (qemu.Stdio, func(), error) {
-	out := console.NewBannerFilter(os.Stdout, showBanner)
-	stdio := qemu.Stdio{Stdin: os.Stdin, Stdout: out, Stderr: os.Stderr}
-	stopInput := func() {}
-	if !console.IsTerminal(os.Stdin) {
-		in, stop, err := console.GatedInput(os.Stdin, out.Done())
-		if err != nil {
-			return stdio, nil, err
-		}
-		stdio.Stdin, stopInput = in, stop
+// consoleStdio wires the machine to our stdio the way a Linux process has
+// it: the program's stdin, stdout and stderr each on its own virtio port
+// (console.Streams), byte for byte with a real end of input; the UART,
+// which carries only the firmware banner and the kernel's own messages,
+// goes to our stderr through the banner filter (the banner shows with -v).
+// QEMU gets no stdin, so it leaves a terminal alone: the terminal keeps
+// its line editing, and Ctrl-C stops gometal and QEMU as any command.
+// It also adds the entropy device and the kernel options that say which
+// streams are terminals. finish waits for the program's output to drain.
+func consoleStdio(cfg *qemu.Config, showBanner bool) (qemu.Stdio, func(), error) {
+	streams, err := console.NewStreams(os.Stdin, os.Stdout, os.Stderr)
+	if err != nil {
+		return qemu.Stdio{}, nil, err
 	}
-	return stdio, func() { stopInput(); out.Flush() }, nil
+	cfg.Entropy, cfg.StdioPorts = true, true
+	if opts := console.KernelOptions(os.Stdin, os.Stdout, os.Stderr); len(opts) > 0 {
+		// Options may come in any order before "--": prefixing is safe.
+		cfg.Append = strings.TrimSpace(strings.Join(opts, " ") + " " + cfg.Append)
+	}
+	log := console.NewBannerFilter(os.Stderr, showBanner)
+	stdio := qemu.Stdio{Stdout: log, Stderr: os.Stderr, Ports: streams.QEMU, Started: streams.Start}
+	return stdio, func() { streams.Wait(); log.Flush() }, nil
 }
 
 // exitStatusOf maps a QEMU result to gometal's exit status. QEMU exits 0

@@ -250,7 +250,7 @@ func execBoot(cfg qemu.Config, f *execFlags, timeout time.Duration) error {
 		}
 	}()
 
-	stdio, finish, err := consoleStdio(f.verbose)
+	stdio, finish, err := consoleStdio(&cfg, f.verbose)
 	if err != nil {
 		return err
 	}

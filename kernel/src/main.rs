@@ -28,6 +28,7 @@ mod sched;
 mod signal;
 mod smp;
 mod start;
+mod stdio;
 mod stats;
 mod trap;
 mod vdso;

@@ -102,7 +102,7 @@ pub fn lseek(a: &Args) -> SysResult {
     let size = match &file.kind {
         FileKind::File(node) => node.size() as i64,
         FileKind::Directory(_) => 0,
-        FileKind::Device(d) if *d != Device::Console => return Ok(0),
+        FileKind::Device(d) if !matches!(d, Device::Console | Device::Stdio(_)) => return Ok(0),
         _ => return Err(ESPIPE),
     };
     let mut offset = file.offset.lock();
@@ -163,8 +163,14 @@ pub fn ioctl(a: &Args) -> SysResult {
             Ok(0)
         }
         FIOCLEX | FIONCLEX => process().files.lock().set_cloexec(a[0] as usize, a[1] == FIOCLEX).map(|_| 0),
-        // The console is a plain serial line, not a terminal with termios.
-        _ => Err(ENOTTY),
+        // A standard stream whose host side is a terminal answers the
+        // terminal requests (isatty); the rest are no terminals.
+        request => match &file.kind {
+            FileKind::Device(Device::Stdio(n)) if crate::stdio::is_tty(crate::stdio::Stream::from_fd(*n as usize)) => {
+                super::tty::ioctl(request, a[2])
+            }
+            _ => Err(ENOTTY),
+        },
     }
 }
 

@@ -29,11 +29,27 @@ pub fn uname(a: &Args) -> SysResult {
     Ok(0)
 }
 
+const GRND_NONBLOCK: u64 = 1;
+const GRND_RANDOM: u64 = 2;
+const GRND_INSECURE: u64 = 4;
+
+/// getrandom(buf, len, flags) with Linux's flags: before the generator is
+/// keyed from entropy it blocks, or fails with EAGAIN under GRND_NONBLOCK;
+/// GRND_INSECURE never waits (random.rs). GRND_RANDOM is the same pool,
+/// as on Linux since 5.6.
 pub fn getrandom(a: &Args) -> SysResult {
+    let flags = a[2];
+    if flags & !(GRND_NONBLOCK | GRND_RANDOM | GRND_INSECURE) != 0 || flags & (GRND_RANDOM | GRND_INSECURE) == (GRND_RANDOM | GRND_INSECURE) {
+        return Err(EINVAL);
+    }
     // Linux may return fewer bytes than asked; callers loop.
     let len = (a[1] as usize).min(64 * 1024);
     let mut bytes = alloc::vec![0u8; len];
-    crate::random::fill(&mut bytes);
+    if flags & GRND_INSECURE != 0 {
+        crate::random::fill(&mut bytes);
+    } else {
+        crate::random::fill_secure(&mut bytes, flags & GRND_NONBLOCK != 0).map_err(super::io::random_errno)?;
+    }
     uaccess::write_bytes(a[0], &bytes)?;
     Ok(len as isize)
 }

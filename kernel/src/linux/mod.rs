@@ -14,6 +14,7 @@ mod signal;
 mod stat;
 mod thread;
 mod time;
+mod tty;
 
 use crate::sched::current;
 use core::sync::atomic::{AtomicU64, Ordering};
