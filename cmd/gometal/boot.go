@@ -92,9 +92,6 @@ func boot(cfg qemu.Config, f *runFlags) error {
 	if err := cfg.Validate(); err != nil {
 		return inputError(err)
 	}
-	if f.verbose {
-		fmt.Fprintf(os.Stderr, "gometal: %s\n", qemu.ShellQuote(cfg.Args()))
-	}
 	if f.gdb {
 		fmt.Fprintf(os.Stderr, "gometal: QEMU is waiting for a debugger; attach with:\n\tgdb-multiarch %s -ex 'target remote localhost:%d'\n",
 			cfg.Kernel, qemu.GDBPort)
@@ -106,6 +103,9 @@ func boot(cfg qemu.Config, f *runFlags) error {
 	stdio, finish, err := consoleStdio(&cfg, f.verbose)
 	if err != nil {
 		return err
+	}
+	if f.verbose {
+		fmt.Fprintf(os.Stderr, "gometal: %s\n", qemu.ShellQuote(cfg.Args()))
 	}
 	res, err := qemu.Run(cfg, stdio, qemu.RunOptions{Timeout: f.timeout, Signals: sigs})
 	finish()

@@ -233,9 +233,6 @@ func execBoot(cfg qemu.Config, f *execFlags, timeout time.Duration) error {
 	if err := cfg.Validate(); err != nil {
 		return inputError(err)
 	}
-	if f.verbose {
-		fmt.Fprintf(os.Stderr, "gometal: %s\n", qemu.ShellQuote(cfg.Args()))
-	}
 	caught := make(chan os.Signal, 1)
 	signal.Notify(caught, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer signal.Stop(caught)
@@ -253,6 +250,9 @@ func execBoot(cfg qemu.Config, f *execFlags, timeout time.Duration) error {
 	stdio, finish, err := consoleStdio(&cfg, f.verbose)
 	if err != nil {
 		return err
+	}
+	if f.verbose {
+		fmt.Fprintf(os.Stderr, "gometal: %s\n", qemu.ShellQuote(cfg.Args()))
 	}
 	res, err := qemu.Run(cfg, stdio, qemu.RunOptions{Timeout: timeout, Signals: sigs})
 	finish()

@@ -92,6 +92,11 @@ func (s *Streams) Close() {
 	}
 }
 
+// IsTerminal reports whether f is a terminal.
+func IsTerminal(f *os.File) bool {
+	return isTerminal(f.Fd())
+}
+
 // KernelOptions tells the guest kernel which of the three streams are
 // terminals (isatty) and whether stderr is the same file as stdout, so
 // that it sends both down one port and their order survives.
