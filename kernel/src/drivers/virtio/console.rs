@@ -26,13 +26,13 @@ use spin::{Mutex, Once};
 use virtio_drivers::queue::VirtQueue;
 use virtio_drivers::transport::{DeviceStatus, Transport};
 
-const QUEUE_SIZE: usize = 16;
+const QUEUE_SIZE: usize = 32;
 type Queue = VirtQueue<KernelHal, QUEUE_SIZE>;
 
 /// Ports this driver serves (the CLI uses 1, 2, 3: stdin, stdout, stderr).
 pub const MAX_PORTS: usize = 4;
 const RX_BUF: usize = 4096;
-const RX_POSTED: usize = 8;
+const RX_POSTED: usize = 32;
 const CTRL_BUF: usize = 64;
 const INPUT_LIMIT: usize = 256 * 1024;
 
@@ -287,9 +287,11 @@ pub fn take_input(port: usize, buf: &mut [u8]) -> Input {
         return if p.state.host_closed { Input::EndOfFile } else { Input::Empty };
     }
     let n = buf.len().min(p.state.input.len());
-    for (dst, b) in buf.iter_mut().zip(p.state.input.drain(..n)) {
-        *dst = b;
-    }
+    let (front, back) = p.state.input.as_slices();
+    let from_front = n.min(front.len());
+    buf[..from_front].copy_from_slice(&front[..from_front]);
+    buf[from_front..n].copy_from_slice(&back[..n - from_front]);
+    p.state.input.drain(..n);
     if p.state.input.len() < INPUT_LIMIT / 2 && !p.rx.parked.is_empty() {
         while let Some(b) = p.rx.parked.pop() {
             if !p.rx.post(b) {
