@@ -1,7 +1,9 @@
 //! The kernel's random bytes (getrandom, /dev/random, /dev/urandom,
 //! AT_RANDOM): rand_chacha's ChaCha20 generator, keyed at boot from a real
-//! entropy source — virtio-rng (drivers/virtio/rng.rs) and/or the Zkr
-//! `seed` CSR (seed.rs). No cryptography of our own.
+//! entropy source, virtio-rng (drivers/virtio/rng.rs). No cryptography of
+//! our own. (The Zkr `seed` CSR is not used: S-mode may read it only when
+//! the firmware sets mseccfg.SSEED, which QEMU 7.2's OpenSBI 1.1 does not —
+//! the read traps — and its raw output would need a vetted conditioner.)
 //!
 //! Without an entropy source the generator is *not initialised*, and the
 //! calls behave as Linux's do before its pool is: getrandom blocks (EAGAIN

@@ -51,7 +51,7 @@ extern "C" fn rust_boot(hartid: usize, dtb_pa: usize) -> ! {
     let rtc_now = init_devices(&m);
     let args = bootargs::parse(&m.bootargs);
     mm::init(&m);
-    start_virtio(&m, rtc_now);
+    start_virtio(&m, rtc_now, args.verbose);
     crate::stdio::configure(args.tty, args.stderr_to_stdout);
     if args.stats || args.verbose {
         crate::stats::request();
@@ -101,11 +101,19 @@ fn init_devices(m: &machine::Machine) -> Option<u64> {
 
 /// The virtio devices (they need the frame allocator for their queues):
 /// entropy for the random generator, the console for stdin/out/err.
-fn start_virtio(m: &machine::Machine, rtc_now: Option<u64>) {
+fn start_virtio(m: &machine::Machine, rtc_now: Option<u64>, verbose: bool) {
     let mut key = [0u8; crate::random::KEY_LEN];
     let got = crate::drivers::virtio::probe(&m.virtio, &mut key);
+    if m.has_zkr && verbose {
+        // The seed CSR is the firmware's to grant (mseccfg.SSEED); QEMU
+        // 7.2's OpenSBI 1.1 does not, and a read then traps. Not used.
+        crate::println!("gometal: the CPU has Zkr, but S-mode use of its seed CSR depends on the firmware; not used");
+    }
     let entropy = (got == key.len()).then_some(key);
     crate::random::init(entropy, rtc_now.unwrap_or(0), crate::arch::csr::time());
+    if verbose && entropy.is_some() {
+        crate::println!("gometal: random generator (ChaCha20) keyed from virtio-rng");
+    }
     if entropy.is_none() {
         crate::println!(
             "gometal: no entropy source (virtio-rng): getrandom blocks (EAGAIN with GRND_NONBLOCK) and /dev/random blocks; /dev/urandom is not secure"
