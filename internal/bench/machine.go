@@ -5,15 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"gometal.dev/gometal/internal/bootargs"
+	"gometal.dev/gometal/internal/console"
 	"gometal.dev/gometal/internal/gobuild"
 	"gometal.dev/gometal/internal/initramfs"
 	"gometal.dev/gometal/internal/qemu"
@@ -130,6 +133,11 @@ type Spec struct {
 	Args       []string
 	KernelArgs string // gometal options (stats, trace, sched=...); Linux ignores them
 	Timeout    time.Duration
+	// Stdin feeds the program's stdin and Stdout takes its stdout (nil:
+	// nothing, and into Output). On gometal both travel on the virtio
+	// console ports, as with gometal run.
+	Stdin  io.Reader
+	Stdout io.Writer
 }
 
 // HartStat is one row of gometal's per-hart statistics.
@@ -157,6 +165,25 @@ type Boot struct {
 // OK reports whether the boot produced results without errors.
 func (b *Boot) OK() bool { return b.Err == nil }
 
+// lockedBuffer collects output that QEMU and the stream relays write at
+// the same time.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 // Why says in a few words why a boot failed.
 func (b *Boot) Why() string {
 	if b.Err == nil {
@@ -178,7 +205,8 @@ func (m *Machine) Config(s Spec) qemu.Config {
 	}
 	switch s.Kind {
 	case Gometal:
-		cfg.Kernel = m.Gometal
+		// The devices gometal run adds: entropy and the stdio ports.
+		cfg.Kernel, cfg.Entropy, cfg.StdioPorts = m.Gometal, true, true
 		cfg.Append = bootargs.Cmdline{Raw: s.KernelArgs, Args: s.Args}.String()
 	case Linux:
 		cfg.Kernel = m.Linux
@@ -201,9 +229,30 @@ func (m *Machine) Run(s Spec) *Boot {
 		b.Err = fmt.Errorf("no Linux kernel")
 		return b
 	}
-	var out bytes.Buffer
+	out := &lockedBuffer{}
+	cfg := m.Config(s)
+	stdio := qemu.Stdio{Stdout: out, Stderr: out}
+	var streams *console.Streams
+	if cfg.StdioPorts {
+		in, sink := s.Stdin, s.Stdout
+		if in == nil {
+			in = strings.NewReader("")
+		}
+		if sink == nil {
+			sink = out
+		}
+		var err error
+		if streams, err = console.NewStreams(in, sink, out); err != nil {
+			b.Err = err
+			return b
+		}
+		stdio.Ports, stdio.Started = streams.QEMU, streams.Start
+	}
 	start := time.Now()
-	res, err := qemu.Run(m.Config(s), qemu.Stdio{Stdout: &out, Stderr: &out}, qemu.RunOptions{Timeout: s.Timeout})
+	res, err := qemu.Run(cfg, stdio, qemu.RunOptions{Timeout: s.Timeout})
+	if streams != nil {
+		streams.Wait()
+	}
 	b.Wall = time.Since(start)
 	b.Output = out.String()
 	if err != nil {

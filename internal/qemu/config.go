@@ -12,15 +12,15 @@ import (
 // Config describes one QEMU run. Args turns it into an argv; keeping that a
 // pure function makes the exact command line testable and printable.
 type Config struct {
-	Binary  string   // path to qemu-system-riscv64
-	Machine string   // -M; "" means "virt"
-	SMP     int      // number of harts; 0 means QEMU's default (1)
-	Memory  string   // -m, QEMU syntax: "256M", "1G"; "" means QEMU's default
-	BIOS    string   // -bios; "" means "default" (QEMU's bundled OpenSBI)
-	Kernel  string   // -kernel: an ELF or raw image
-	Initrd  string   // -initrd; optional
-	Append  string   // -append: the kernel command line; optional
-	GDB     bool     // -s -S: wait for a debugger on localhost:1234
+	Binary  string // path to qemu-system-riscv64
+	Machine string // -M; "" means "virt"
+	SMP     int    // number of harts; 0 means QEMU's default (1)
+	Memory  string // -m, QEMU syntax: "256M", "1G"; "" means QEMU's default
+	BIOS    string // -bios; "" means "default" (QEMU's bundled OpenSBI)
+	Kernel  string // -kernel: an ELF or raw image
+	Initrd  string // -initrd; optional
+	Append  string // -append: the kernel command line; optional
+	GDB     bool   // -s -S: wait for a debugger on localhost:1234
 	// Entropy adds a virtio-rng device fed from the host's /dev/urandom.
 	Entropy bool
 	// StdioPorts adds a multiport virtio console whose ports 1, 2 and 3

@@ -40,7 +40,7 @@ func fail(format string, args ...any) {
 }
 
 func getrandom(buf []byte, flags uintptr) (int, error) {
-	n, _, errno := syscall.Syscall(syscall.SYS_GETRANDOM, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), flags)
+	n, _, errno := syscall.Syscall(sysGetrandom, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), flags)
 	if errno != 0 {
 		return 0, errno
 	}
