@@ -46,7 +46,7 @@ stress: deps kernel
 	GOMETAL_KERNEL=$(abspath $(KERNEL)) go run ./tools/stress
 
 # The standard-library tests of a fast subset (strings, sort, errors,
-# container/list, unicode/utf8) on gometal via `gometal exec`; part of make test.
+# container/list, unicode/utf8, crypto/rand) on gometal via `gometal exec`; part of make test.
 conformance-quick:
 	GOMETAL_KERNEL=$(abspath $(KERNEL)) go test -count=1 -timeout 15m ./tools/conformance/
 
