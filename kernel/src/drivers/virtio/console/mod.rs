@@ -19,7 +19,6 @@
 use super::hal::KernelHal;
 use super::Mmio;
 use crate::sched::wait::WaitQueue;
-use alloc::boxed::Box;
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use spin::{Mutex, Once};
@@ -47,43 +46,11 @@ const PORT_READY: u16 = 3;
 const CONSOLE_PORT: u16 = 4;
 const PORT_OPEN: u16 = 6;
 
-/// Receive buffers the device holds, by token, so they stay alive.
-struct RxBuffers {
-    queue: Queue,
-    posted: Vec<Option<Box<[u8]>>>,
-    /// Buffers held back while the reader is behind (flow control).
-    parked: Vec<Box<[u8]>>,
-}
+mod rx;
+mod stream;
 
-impl RxBuffers {
-    fn new(queue: Queue) -> Self {
-        RxBuffers { queue, posted: (0..QUEUE_SIZE).map(|_| None).collect(), parked: Vec::new() }
-    }
-
-    fn post(&mut self, mut buf: Box<[u8]>) -> bool {
-        // SAFETY: the buffer is kept in `posted` under its token until
-        // pop_used hands it back, so it outlives the device's use.
-        match unsafe { self.queue.add(&[], &mut [&mut buf]) } {
-            Ok(token) => {
-                self.posted[token as usize] = Some(buf);
-                true
-            }
-            Err(_) => {
-                self.parked.push(buf);
-                false
-            }
-        }
-    }
-
-    /// The next filled buffer and its length.
-    fn pop(&mut self) -> Option<(Box<[u8]>, usize)> {
-        let token = self.queue.peek_used()?;
-        let mut buf = self.posted[token as usize].take()?;
-        // SAFETY: the same buffer that was added under `token`.
-        let len = unsafe { self.queue.pop_used(token, &[], &mut [&mut buf]) }.ok()? as usize;
-        Some((buf, len.min(RX_BUF)))
-    }
-}
+use rx::RxBuffers;
+pub use stream::{input_ready, take_input, write, Input, WriteError};
 
 #[derive(Default)]
 pub struct PortState {
@@ -269,108 +236,4 @@ pub fn on_interrupt() {
     INPUT_WAITERS.wake_all();
     OUTPUT_WAITERS.wake_all();
     crate::fs::epoll::notify();
-}
-
-/// What a read of `port` finds now.
-pub enum Input {
-    Data(usize),
-    EndOfFile,
-    Empty,
-}
-
-/// Takes up to `buf.len()` queued bytes of `port`.
-pub fn take_input(port: usize, buf: &mut [u8]) -> Input {
-    let mut guard = CONSOLE.lock();
-    let Some(c) = guard.as_mut() else { return Input::EndOfFile };
-    let Some(p) = c.ports.get_mut(port) else { return Input::EndOfFile };
-    if p.state.input.is_empty() {
-        return if p.state.host_closed { Input::EndOfFile } else { Input::Empty };
-    }
-    let n = buf.len().min(p.state.input.len());
-    let (front, back) = p.state.input.as_slices();
-    let from_front = n.min(front.len());
-    buf[..from_front].copy_from_slice(&front[..from_front]);
-    buf[from_front..n].copy_from_slice(&back[..n - from_front]);
-    p.state.input.drain(..n);
-    if p.state.input.len() < INPUT_LIMIT / 2 && !p.rx.parked.is_empty() {
-        while let Some(b) = p.rx.parked.pop() {
-            if !p.rx.post(b) {
-                break;
-            }
-        }
-        let (rx, _) = data_queues(port);
-        c.notify_queue(rx);
-    }
-    Input::Data(n)
-}
-
-/// Whether a read of `port` would not block.
-pub fn input_ready(port: usize) -> bool {
-    let guard = CONSOLE.lock();
-    guard.as_ref().and_then(|c| c.ports.get(port)).is_some_and(|p| !p.state.input.is_empty() || p.state.host_closed)
-}
-
-#[derive(Debug, PartialEq, Eq)]
-pub enum WriteError {
-    /// The host closed its side (a reader that went away): EPIPE.
-    Closed,
-    /// A signal came while waiting for the port: EINTR, nothing written.
-    Interrupted,
-}
-
-/// Writes all of `bytes` to `port`, waiting until the device took them.
-pub fn write(port: usize, bytes: &[u8]) -> Result<usize, WriteError> {
-    if bytes.is_empty() {
-        return Ok(0);
-    }
-    // One writer per port at a time: the used ring returns buffers in order
-    // and each writer must pop its own.
-    OUTPUT_WAITERS
-        .wait_until(None, || {
-            let mut guard = CONSOLE.lock();
-            let s = &mut guard.as_mut()?.ports.get_mut(port)?.state;
-            (!s.writing).then(|| s.writing = true)
-        })
-        .map_err(|_| WriteError::Interrupted)?;
-    let result = transmit(port, bytes);
-    if let Some(c) = CONSOLE.lock().as_mut() {
-        c.ports[port].state.writing = false;
-    }
-    OUTPUT_WAITERS.wake_all();
-    result
-}
-
-fn transmit(port: usize, bytes: &[u8]) -> Result<usize, WriteError> {
-    let token = {
-        let mut guard = CONSOLE.lock();
-        let c = guard.as_mut().ok_or(WriteError::Closed)?;
-        if c.ports[port].state.host_closed {
-            return Err(WriteError::Closed);
-        }
-        // SAFETY: `bytes` stays borrowed until pop_used below returns it.
-        let token = unsafe { c.ports[port].tx.add(&[bytes], &mut []) }.map_err(|_| WriteError::Closed)?;
-        let (_, tx) = data_queues(port);
-        c.notify_queue(tx);
-        token
-    };
-    let mut popped = || {
-        let mut guard = CONSOLE.lock();
-        let q = &mut guard.as_mut()?.ports[port].tx;
-        if !q.can_pop() {
-            q.set_dev_notify(true); // the host is slow: wake us when it is done
-            if !q.can_pop() {
-                return None;
-            }
-        }
-        q.set_dev_notify(false);
-        // SAFETY: the buffer added under `token` above.
-        unsafe { q.pop_used(token, &[bytes], &mut []) }.ok()
-    };
-    // The device owns the buffer until it is used: a signal cannot cut
-    // this wait short, so an interrupted wait just waits again.
-    loop {
-        if let Ok(_) = OUTPUT_WAITERS.wait_until(None, &mut popped) {
-            return Ok(bytes.len());
-        }
-    }
 }
