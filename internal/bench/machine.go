@@ -57,6 +57,11 @@ type Machine struct {
 // BuildGo builds a package under bench/ (e.g. "./bench/mandelbrot") and
 // packs it.
 func (m *Machine) BuildGo(name, pkg string, flags ...string) (*Prog, error) {
+	return m.BuildGoWith(name, pkg, nil, flags...)
+}
+
+// BuildGoWith is BuildGo with extra files packed into the initramfs.
+func (m *Machine) BuildGoWith(name, pkg string, extras []initramfs.Mapping, flags ...string) (*Prog, error) {
 	if p := m.progs[name]; p != nil {
 		return p, nil
 	}
@@ -69,7 +74,7 @@ func (m *Machine) BuildGo(name, pkg string, flags ...string) (*Prog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%v\n%s", err, errb.String())
 	}
-	return m.pack(name, exe)
+	return m.pack(name, exe, extras)
 }
 
 // BuildC compiles a C file as a static riscv64 Linux binary with -O2.
@@ -92,7 +97,7 @@ func (m *Machine) BuildC(name, src string) (*Prog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s -O2 -static %s: %v\n%s", cc, src, err, out)
 	}
-	return m.pack(name, exe)
+	return m.pack(name, exe, nil)
 }
 
 // CrossCCName is Debian's riscv64 cross compiler (package gcc-riscv64-linux-gnu).
@@ -107,13 +112,13 @@ func CrossCC() (string, error) {
 	return p, nil
 }
 
-func (m *Machine) pack(name, exe string) (*Prog, error) {
+func (m *Machine) pack(name, exe string, extras []initramfs.Mapping) (*Prog, error) {
 	st, err := os.Stat(exe)
 	if err != nil {
 		return nil, err
 	}
 	initrd := filepath.Join(filepath.Dir(exe), "initramfs.cpio")
-	if err := initramfs.Create(initrd, exe, nil); err != nil {
+	if err := initramfs.Create(initrd, exe, extras); err != nil {
 		return nil, err
 	}
 	p := &Prog{Name: name, Binary: exe, Initrd: initrd, Size: st.Size()}
@@ -135,9 +140,11 @@ type Spec struct {
 	Timeout    time.Duration
 	// Stdin feeds the program's stdin and Stdout takes its stdout (nil:
 	// nothing, and into Output). On gometal both travel on the virtio
-	// console ports, as with gometal run.
+	// console ports, as with gometal run; on Linux too with Ports (the
+	// program must then move its stdio there: bench/stdio -ports).
 	Stdin  io.Reader
 	Stdout io.Writer
+	Ports  bool
 }
 
 // HartStat is one row of gometal's per-hart statistics.
@@ -209,7 +216,7 @@ func (m *Machine) Config(s Spec) qemu.Config {
 		cfg.Kernel, cfg.Entropy, cfg.StdioPorts = m.Gometal, true, true
 		cfg.Append = bootargs.Cmdline{Raw: s.KernelArgs, Args: s.Args}.String()
 	case Linux:
-		cfg.Kernel = m.Linux
+		cfg.Kernel, cfg.StdioPorts = m.Linux, s.Ports
 		cfg.Append = strings.TrimSpace(LinuxCmdline + " -- " + strings.Join(args, " "))
 	}
 	return cfg

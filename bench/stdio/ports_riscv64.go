@@ -1,0 +1,67 @@
+package main
+
+// On the Linux guest the program's stdio is /dev/console (the UART), not
+// the console ports gometal gives it. For the same setup on both kernels,
+// the benchmark passes Linux the virtio-mmio transport module (Debian
+// builds it as a module) and this program loads it, mounts devtmpfs and
+// moves its stdin, stdout and stderr onto ports 1, 2 and 3 itself.
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// sysFinitModule is finit_module on linux/riscv64 (the generic table).
+const sysFinitModule = 273
+
+// moduleInitCompressedFile lets finit_module take the .ko.xz as shipped.
+const moduleInitCompressedFile = 4
+
+func useConsolePorts(module string) error {
+	f, err := os.Open(module)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	flags := uintptr(0)
+	if strings.HasSuffix(module, ".xz") {
+		flags = moduleInitCompressedFile
+	}
+	empty := []byte{0}
+	if _, _, e := syscall.Syscall(sysFinitModule, f.Fd(), uintptr(unsafe.Pointer(&empty[0])), flags); e != 0 && e != syscall.EEXIST {
+		return fmt.Errorf("finit_module %s: %v", module, e)
+	}
+	os.MkdirAll("/dev", 0o755)
+	if err := syscall.Mount("devtmpfs", "/dev", "devtmpfs", 0, ""); err != nil && err != syscall.EBUSY {
+		return fmt.Errorf("mount devtmpfs: %v", err)
+	}
+	var ports []string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if ports, _ = filepath.Glob("/dev/vport*p[123]"); len(ports) == 3 {
+			break
+		}
+	}
+	if len(ports) != 3 {
+		return fmt.Errorf("console ports: found %q", ports)
+	}
+	for fd, port := range ports {
+		mode := os.O_WRONLY
+		if fd == 0 {
+			mode = os.O_RDONLY
+		}
+		p, err := os.OpenFile(port, mode, 0)
+		if err != nil {
+			return err
+		}
+		if err := syscall.Dup3(int(p.Fd()), fd, 0); err != nil {
+			return fmt.Errorf("dup3 %s: %v", port, err)
+		}
+		p.Close()
+	}
+	return nil
+}
