@@ -101,7 +101,7 @@ fn transmit(port: usize, bytes: &[u8]) -> Result<usize, WriteError> {
     // The device owns the buffer until it is used: a signal cannot cut
     // this wait short, so an interrupted wait just waits again.
     loop {
-        if let Ok(_) = OUTPUT_WAITERS.wait_until(None, &mut popped) {
+        if OUTPUT_WAITERS.wait_until(None, &mut popped).is_ok() {
             return Ok(bytes.len());
         }
     }
