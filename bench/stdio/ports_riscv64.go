@@ -50,18 +50,20 @@ func useConsolePorts(module string) error {
 		return fmt.Errorf("console ports: found %q", ports)
 	}
 	for fd, port := range ports {
-		mode := os.O_WRONLY
+		mode := syscall.O_WRONLY
 		if fd == 0 {
-			mode = os.O_RDONLY
+			mode = syscall.O_RDONLY
 		}
-		p, err := os.OpenFile(port, mode, 0)
+		// A raw open: os.OpenFile would make the descriptor non-blocking
+		// (for the netpoller), and stdio descriptors are blocking.
+		p, err := syscall.Open(port, mode, 0)
 		if err != nil {
-			return err
+			return fmt.Errorf("open %s: %v", port, err)
 		}
-		if err := syscall.Dup3(int(p.Fd()), fd, 0); err != nil {
+		if err := syscall.Dup3(p, fd, 0); err != nil {
 			return fmt.Errorf("dup3 %s: %v", port, err)
 		}
-		p.Close()
+		syscall.Close(p)
 	}
 	return nil
 }

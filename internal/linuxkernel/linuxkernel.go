@@ -317,6 +317,9 @@ var Needed = []ConfigCheck{
 	{Option: "CONFIG_RISCV_SBI", Why: "SBI: timer, IPIs, HSM, and the SRST poweroff"},
 	{Option: "CONFIG_POWER_RESET_SYSCON_POWEROFF", Why: "poweroff through virt's test device (the SBI path is the fallback)"},
 	{Option: "CONFIG_RTC_DRV_GOLDFISH", Why: "the wall clock (virt's goldfish RTC)"},
+	{Option: "CONFIG_VIRTIO_CONSOLE", Why: "stdio benchmark: the console ports"},
+	{Option: "CONFIG_VIRTIO_MMIO", Why: "stdio benchmark: virtio on virt (a module: the stdio initramfs carries it)"},
+	{Option: "CONFIG_MODULE_DECOMPRESS", Why: "stdio benchmark: loading the module as shipped (.ko.xz)"},
 }
 
 // CheckConfig reads a kernel config file and fills in each option's value.
