@@ -65,7 +65,20 @@ func runMain(args []string) error {
 		Binary: qemuBin, SMP: f.cores, Memory: f.mem,
 		Kernel: kernel, Initrd: initrd, Append: cmdline(f), GDB: f.gdb,
 	}
-	return boot(cfg, f)
+	return boot(cfg, bootOptions{verbose: f.verbose, gdb: f.gdb, timeout: f.timeout})
+}
+
+// findMachine finds QEMU and the kernel (exec and bench; run finds the
+// kernel only after building the program, so that a bad program is
+// reported first).
+func findMachine(qemuFlag, kernelFlag string) (qemuBin, kernel string, err error) {
+	if qemuBin, err = qemu.Find(qemuFlag); err != nil {
+		return "", "", inputError(err)
+	}
+	if kernel, err = findKernel(kernelFlag); err != nil {
+		return "", "", err
+	}
+	return qemuBin, kernel, nil
 }
 
 // findKernel wraps kernelimage.Find with the CLI's messages and statuses:
@@ -85,34 +98,58 @@ func cmdline(f *runFlags) string {
 	return bootargs.Cmdline{Options: f.kernelOptions(), Env: f.env, Raw: f.kernelArgs, Args: f.args}.String()
 }
 
+// bootOptions is what the commands that boot (run, exec) choose.
+type bootOptions struct {
+	verbose bool          // print the QEMU command line; show the firmware banner
+	gdb     bool          // QEMU waits for a debugger: say how to attach
+	timeout time.Duration // stop QEMU after this long (0: never)
+	// quitStops: SIGQUIT stops QEMU (with a note) instead of being ignored;
+	// a Go runtime would dump goroutines, which the guest's cannot be.
+	quitStops bool
+}
+
 // boot runs QEMU on our own stdio and converts how it ended into gometal's
 // exit status. Signals that would kill gometal are forwarded to QEMU
 // instead, so temp files are cleaned and the terminal is restored.
-func boot(cfg qemu.Config, f *runFlags) error {
+func boot(cfg qemu.Config, o bootOptions) error {
 	if err := cfg.Validate(); err != nil {
 		return inputError(err)
 	}
-	if f.gdb {
+	if o.gdb {
 		fmt.Fprintf(os.Stderr, "gometal: QEMU is waiting for a debugger; attach with:\n\tgdb-multiarch %s -ex 'target remote localhost:%d'\n",
 			cfg.Kernel, qemu.GDBPort)
 	}
+	caught := make(chan os.Signal, 1)
+	forwarded := []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
+	if o.quitStops {
+		forwarded = append(forwarded, syscall.SIGQUIT)
+	}
+	signal.Notify(caught, forwarded...)
+	defer signal.Stop(caught)
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
+	go func() {
+		for s := range caught {
+			if s == syscall.SIGQUIT {
+				fmt.Fprintln(os.Stderr, "gometal exec: SIGQUIT: stopping QEMU (the guest's goroutines cannot be dumped from outside)")
+				s = syscall.SIGTERM
+			}
+			sigs <- s
+		}
+	}()
 
-	stdio, finish, err := consoleStdio(&cfg, f.verbose)
+	stdio, finish, err := consoleStdio(&cfg, o.verbose)
 	if err != nil {
 		return err
 	}
-	if f.verbose {
+	if o.verbose {
 		fmt.Fprintf(os.Stderr, "gometal: %s\n", qemu.ShellQuote(cfg.Args()))
 	}
-	res, err := qemu.Run(cfg, stdio, qemu.RunOptions{Timeout: f.timeout, Signals: sigs})
+	res, err := qemu.Run(cfg, stdio, qemu.RunOptions{Timeout: o.timeout, Signals: sigs})
 	finish()
 	if err != nil {
 		return fmt.Errorf("starting QEMU: %v", err)
 	}
-	return exitStatusOf(res, f.timeout)
+	return exitStatusOf(res, o.timeout)
 }
 
 // consoleStdio wires the machine to our stdio the way a Linux process has

@@ -14,7 +14,7 @@
 use crate::console;
 use crate::drivers::virtio::console as vcon;
 use core::sync::atomic::{AtomicBool, Ordering};
-use gometal_core::errno::{EAGAIN, EINTR, EPIPE};
+use gometal_core::errno::{Errno, EAGAIN, EINTR, EPIPE};
 
 /// Which of the three standard streams.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,7 +62,7 @@ pub fn is_tty(s: Stream) -> bool {
 }
 
 /// Reads stdin: Ok(0) is end of file.
-pub fn read(s: Stream, buf: &mut [u8], nonblocking: bool) -> Result<usize, isize> {
+pub fn read(s: Stream, buf: &mut [u8], nonblocking: bool) -> Result<usize, Errno> {
     let Some(p) = port(s) else {
         if nonblocking {
             return console::take_input(buf).ok_or(EAGAIN);
@@ -81,7 +81,7 @@ pub fn read(s: Stream, buf: &mut [u8], nonblocking: bool) -> Result<usize, isize
 }
 
 /// Writes to stdout or stderr; EPIPE when the host's reader went away.
-pub fn write(s: Stream, bytes: &[u8]) -> Result<usize, isize> {
+pub fn write(s: Stream, bytes: &[u8]) -> Result<usize, Errno> {
     let Some(p) = port(s) else {
         console::write_bytes(bytes);
         return Ok(bytes.len());

@@ -6,15 +6,15 @@
 //! applied, since the guest cannot change the host's terminal.
 
 use super::SysResult;
-use crate::mm::uaccess;
+use crate::mm::uaccess::{UserPtr, UserSpace};
 use gometal_core::errno::ENOTTY;
 
-const TCGETS: u64 = 0x5401;
-const TCSETS: u64 = 0x5402;
-const TCSETSW: u64 = 0x5403;
-const TCSETSF: u64 = 0x5404;
-const TIOCGWINSZ: u64 = 0x5413;
-const TIOCSWINSZ: u64 = 0x5414;
+const TCGETS: u32 = 0x5401;
+const TCSETS: u32 = 0x5402;
+const TCSETSW: u32 = 0x5403;
+const TCSETSF: u32 = 0x5404;
+const TIOCGWINSZ: u32 = 0x5413;
+const TIOCSWINSZ: u32 = 0x5414;
 
 /// struct termios (36 bytes on riscv64): Linux's defaults for a terminal
 /// in cooked mode, as `stty sane` leaves it.
@@ -33,16 +33,16 @@ fn default_termios() -> [u8; 36] {
     t
 }
 
-pub fn ioctl(request: u64, arg: u64) -> SysResult {
+pub fn ioctl(user: &mut UserSpace, request: u32, arg: u64) -> SysResult {
     match request {
         TCGETS => {
-            uaccess::write_bytes(arg, &default_termios())?;
+            user.write(UserPtr::<[u8; 36]>::new(arg), &default_termios())?;
             Ok(0)
         }
         TCSETS | TCSETSW | TCSETSF | TIOCSWINSZ => Ok(0),
         // The size is unknown to the guest: 0 x 0, as a serial terminal reports.
         TIOCGWINSZ => {
-            uaccess::write_bytes(arg, &[0u8; 8])?;
+            user.write(UserPtr::<[u8; 8]>::new(arg), &[0u8; 8])?;
             Ok(0)
         }
         _ => Err(ENOTTY),
