@@ -25,11 +25,14 @@ func main() {
 	mib := flag.Int("mib", 64, "for -mode out: MiB to write")
 	ports := flag.String("ports", "", "Linux: load this virtio_mmio module and use the console ports")
 	flag.Parse()
+	var report io.Writer = os.Stderr
 	if *ports != "" {
-		if err := useConsolePorts(*ports); err != nil {
+		console, err := useConsolePorts(*ports)
+		if err != nil {
 			guest.Report("stdio", "mode", *mode, "error", err.Error())
 			guest.PowerOff()
 		}
+		report = console
 	}
 	h := sha256.New()
 	start := time.Now()
@@ -53,9 +56,9 @@ func main() {
 	}
 	elapsed := time.Since(start)
 	if err != nil {
-		guest.ReportTo(os.Stderr, "stdio", "mode", *mode, "error", err.Error())
+		guest.ReportTo(report, "stdio", "mode", *mode, "error", err.Error())
 	} else {
-		guest.ReportTo(os.Stderr, "stdio", "mode", *mode, "bytes", n, "ms", guest.MS(elapsed), "sha256", hex.EncodeToString(h.Sum(nil)))
+		guest.ReportTo(report, "stdio", "mode", *mode, "bytes", n, "ms", guest.MS(elapsed), "sha256", hex.EncodeToString(h.Sum(nil)))
 	}
 	if *ports != "" {
 		// Linux's port writes complete asynchronously: let the last ones

@@ -22,10 +22,12 @@ const sysFinitModule = 273
 // moduleInitCompressedFile lets finit_module take the .ko.xz as shipped.
 const moduleInitCompressedFile = 4
 
-func useConsolePorts(module string) error {
+// useConsolePorts returns the console (the former stderr) for the result
+// line, so that it does not depend on the ports it measures.
+func useConsolePorts(module string) (*os.File, error) {
 	f, err := os.Open(module)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer f.Close()
 	flags := uintptr(0)
@@ -34,11 +36,11 @@ func useConsolePorts(module string) error {
 	}
 	empty := []byte{0}
 	if _, _, e := syscall.Syscall(sysFinitModule, f.Fd(), uintptr(unsafe.Pointer(&empty[0])), flags); e != 0 && e != syscall.EEXIST {
-		return fmt.Errorf("finit_module %s: %v", module, e)
+		return nil, fmt.Errorf("finit_module %s: %v", module, e)
 	}
 	os.MkdirAll("/dev", 0o755)
 	if err := syscall.Mount("devtmpfs", "/dev", "devtmpfs", 0, ""); err != nil && err != syscall.EBUSY {
-		return fmt.Errorf("mount devtmpfs: %v", err)
+		return nil, fmt.Errorf("mount devtmpfs: %v", err)
 	}
 	var ports []string
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
@@ -47,7 +49,11 @@ func useConsolePorts(module string) error {
 		}
 	}
 	if len(ports) != 3 {
-		return fmt.Errorf("console ports: found %q", ports)
+		return nil, fmt.Errorf("console ports: found %q", ports)
+	}
+	console, err := syscall.Dup(2)
+	if err != nil {
+		return nil, err
 	}
 	for fd, port := range ports {
 		mode := syscall.O_WRONLY
@@ -58,12 +64,12 @@ func useConsolePorts(module string) error {
 		// (for the netpoller), and stdio descriptors are blocking.
 		p, err := syscall.Open(port, mode, 0)
 		if err != nil {
-			return fmt.Errorf("open %s: %v", port, err)
+			return nil, fmt.Errorf("open %s: %v", port, err)
 		}
 		if err := syscall.Dup3(p, fd, 0); err != nil {
-			return fmt.Errorf("dup3 %s: %v", port, err)
+			return nil, fmt.Errorf("dup3 %s: %v", port, err)
 		}
 		syscall.Close(p)
 	}
-	return nil
+	return os.NewFile(uintptr(console), "console"), nil
 }
