@@ -29,7 +29,8 @@ func main() {
 	if *ports != "" {
 		console, err := useConsolePorts(*ports)
 		if err != nil {
-			guest.Report("stdio", "mode", *mode, "error", err.Error())
+			guest.ReportTo(console, "stdio", "mode", *mode, "error", err.Error())
+			time.Sleep(300 * time.Millisecond)
 			guest.PowerOff()
 		}
 		report = console

@@ -25,9 +25,14 @@ const moduleInitCompressedFile = 4
 // useConsolePorts returns the console (the former stderr) for the result
 // line, so that it does not depend on the ports it measures.
 func useConsolePorts(module string) (*os.File, error) {
+	fd2, err := syscall.Dup(2)
+	if err != nil {
+		return os.Stderr, err
+	}
+	console := os.NewFile(uintptr(fd2), "console")
 	f, err := os.Open(module)
 	if err != nil {
-		return nil, err
+		return console, err
 	}
 	defer f.Close()
 	flags := uintptr(0)
@@ -36,11 +41,11 @@ func useConsolePorts(module string) (*os.File, error) {
 	}
 	empty := []byte{0}
 	if _, _, e := syscall.Syscall(sysFinitModule, f.Fd(), uintptr(unsafe.Pointer(&empty[0])), flags); e != 0 && e != syscall.EEXIST {
-		return nil, fmt.Errorf("finit_module %s: %v", module, e)
+		return console, fmt.Errorf("finit_module %s: %v", module, e)
 	}
 	os.MkdirAll("/dev", 0o755)
 	if err := syscall.Mount("devtmpfs", "/dev", "devtmpfs", 0, ""); err != nil && err != syscall.EBUSY {
-		return nil, fmt.Errorf("mount devtmpfs: %v", err)
+		return console, fmt.Errorf("mount devtmpfs: %v", err)
 	}
 	var ports []string
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
@@ -49,11 +54,7 @@ func useConsolePorts(module string) (*os.File, error) {
 		}
 	}
 	if len(ports) != 3 {
-		return nil, fmt.Errorf("console ports: found %q", ports)
-	}
-	console, err := syscall.Dup(2)
-	if err != nil {
-		return nil, err
+		return console, fmt.Errorf("console ports: found %q", ports)
 	}
 	for fd, port := range ports {
 		mode := syscall.O_WRONLY
@@ -62,14 +63,26 @@ func useConsolePorts(module string) (*os.File, error) {
 		}
 		// A raw open: os.OpenFile would make the descriptor non-blocking
 		// (for the netpoller), and stdio descriptors are blocking.
-		p, err := syscall.Open(port, mode, 0)
+		p, err := openPort(port, mode)
 		if err != nil {
-			return nil, fmt.Errorf("open %s: %v", port, err)
+			return console, fmt.Errorf("open %s: %v", port, err)
 		}
 		if err := syscall.Dup3(p, fd, 0); err != nil {
-			return nil, fmt.Errorf("dup3 %s: %v", port, err)
+			return console, fmt.Errorf("dup3 %s: %v", port, err)
 		}
 		syscall.Close(p)
 	}
-	return os.NewFile(uintptr(console), "console"), nil
+	return console, nil
+}
+
+// openPort opens a port device, retrying while Linux has created its node
+// but not yet listed the port (open then fails with ENXIO for a moment).
+func openPort(path string, mode int) (int, error) {
+	for tries := 0; ; tries++ {
+		fd, err := syscall.Open(path, mode, 0)
+		if err != syscall.ENXIO || tries == 100 {
+			return fd, err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
