@@ -11,6 +11,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -280,4 +281,68 @@ func TestRandomNoEntropy(t *testing.T) {
 	if res.ExitCode != 0 || t.Failed() {
 		t.Fatalf("exit status %d:\n%s", res.ExitCode, tail(out.String(), 30))
 	}
+}
+
+// TestStdioTerminalInput: a terminal on stdin, as when a user types. The
+// host terminal's line discipline does the editing: a typed line and Ctrl-D
+// reach the program as that line and end of file, isatty is true for fd 0;
+// and Ctrl-C while the program waits for input stops the machine (130).
+func TestStdioTerminalInput(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		typed  string
+		status int
+	}{
+		{"eof", "typed line\n\x04", 0},
+		{"ctrl-c", "\x03", 130},
+	} {
+		master, slave, err := openPty()
+		if err != nil {
+			t.Skipf("no pseudo-terminal here: %v", err)
+		}
+		go io.Copy(io.Discard, master) // the terminal's echo
+		outF, errF := tempFile(t, "out", nil), tempFile(t, "err", nil)
+		done := make(chan int, 1)
+		go func() {
+			done <- bootFilesTTY(t, slave, outF, errF, "-cores", "1", filepath.Join(progDir, "stdio"))
+		}()
+		time.Sleep(2 * time.Second) // typed while the program runs
+		master.Write([]byte(tc.typed))
+		status := <-done
+		master.Close()
+		slave.Close()
+		errText := string(readBack(t, errF))
+		if status != tc.status {
+			t.Fatalf("%s: exit status %d, want %d; stderr:\n%s", tc.name, status, tc.status, tail(errText, 20))
+		}
+		if tc.status == 0 {
+			if out := string(readBack(t, outF)); out != "typed line\n" {
+				t.Errorf("%s: the program copied %q, want the typed line", tc.name, out)
+			}
+			if !strings.Contains(errText, "isatty 0=true 1=false 2=false") {
+				t.Errorf("%s: isatty wrong for a terminal on stdin:\n%s", tc.name, tail(errText, 20))
+			}
+		}
+	}
+}
+
+// bootFilesTTY is bootFiles with stdin the controlling terminal of a new
+// session, so that the terminal's Ctrl-C signals gometal and QEMU.
+func bootFilesTTY(t *testing.T, tty, stdout, stderr *os.File, args ...string) int {
+	bootSem <- struct{}{}
+	defer func() { <-bootSem }()
+	ctx, cancel := context.WithTimeout(context.Background(), hostTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, gometal, append([]string{"run", "-timeout", "120s"}, args...)...)
+	cmd.Dir = modRoot
+	cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+kernel)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	cmd.WaitDelay = 5 * time.Second
+	status, err := exitStatus(cmd.Run())
+	if err != nil {
+		t.Errorf("running gometal: %v", err)
+	}
+	return status
 }
