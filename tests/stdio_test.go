@@ -305,9 +305,15 @@ func TestStdioTerminalInput(t *testing.T) {
 		outF, errF := tempFile(t, "out", nil), tempFile(t, "err", nil)
 		done := make(chan int, 1)
 		go func() {
-			done <- bootFilesTTY(t, slave, outF, errF, "-cores", "1", filepath.Join(progDir, "stdio"))
+			// -v: the QEMU command line on stderr says gometal is up (and
+			// catching Ctrl-C) before anything is typed.
+			done <- bootFilesTTY(t, slave, outF, errF, "-v", "-cores", "1", filepath.Join(progDir, "stdio"))
 		}()
-		time.Sleep(2 * time.Second) // typed while the program runs
+		for start := time.Now(); time.Since(start) < time.Minute; time.Sleep(50 * time.Millisecond) {
+			if strings.Contains(string(readBack(t, errF)), "-device virtserialport") {
+				break
+			}
+		}
 		master.Write([]byte(tc.typed))
 		status := <-done
 		master.Close()
