@@ -29,13 +29,12 @@ const (
 // A kernel without them (built before they existed, or not gometal's)
 // is an error that says so.
 func ReadInfo(path string) (Info, error) {
-	f, err := elf.Open(path)
-	var ferr *elf.FormatError
-	if errors.As(err, &ferr) {
-		return Info{}, fmt.Errorf("kernel %s: not an ELF file", path)
+	if err := checkFile(path); err != nil {
+		return Info{}, err
 	}
+	f, err := elf.Open(path)
 	if err != nil {
-		return Info{}, fmt.Errorf("kernel %s: %w", path, err)
+		return Info{}, fmt.Errorf("kernel %s: not an ELF file (%v)", path, err)
 	}
 	defer f.Close()
 	var info Info
