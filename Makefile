@@ -31,21 +31,30 @@ deps:
 	@command -v cargo >/dev/null || { echo "gometal needs Rust (rustup): https://rustup.rs"; exit 1; }
 	@command -v go >/dev/null || { echo "gometal needs Go 1.26 or newer"; exit 1; }
 	@cd $(KERNEL_DIR) && rustup target list --installed | grep -q $(TARGET) || rustup target add $(TARGET)
+	@cd $(KERNEL_DIR) && cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
 
 # The kernel is built by the same code gometal uses (reproducibly: fixed
 # toolchain, remapped paths), so the embedded copy can be checked against
 # the sources; `make test` fails with "run make kernel and commit ..." when
-# it is stale. kernel-build leaves the committed copy alone.
-kernel:
+# it is stale. kernel-build leaves the committed copy alone. The build fails
+# if a floating-point instruction appears outside the FP save/restore code
+# (tools/fpcheck says why that matters).
+kernel: kernel-build
 	go run ./tools/kernelimage -refresh
 
 kernel-build:
 	go run ./tools/kernelimage
+	go run ./tools/fpcheck $(KERNEL)
 
+# clippy with warnings as errors: the crate root's lints (an unsafe block
+# without a SAFETY comment, an unsafe operation outside an unsafe block) and
+# the per-module #[deny(unsafe_code)] fail here.
 unit:
+	cd $(KERNEL_DIR) && cargo clippy --release --target $(TARGET) -- -D warnings
+	cd $(KERNEL_DIR) && cargo clippy -p gometal-core --all-targets -- -D warnings
 	cd $(KERNEL_DIR) && cargo test -p gometal-core
 	go vet ./...
-	go test ./cmd/... ./internal/...
+	go test ./cmd/... ./internal/... ./tools/fpcheck/
 
 boot-tests:
 	GOMETAL_KERNEL=$(abspath $(KERNEL)) go test -count=1 -timeout 20m ./tests/

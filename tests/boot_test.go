@@ -35,7 +35,9 @@ import (
 	"testing"
 	"time"
 
+	"gometal.dev/gometal/internal/gobuild"
 	"gometal.dev/gometal/internal/kernelimage"
+	"gometal.dev/gometal/internal/kstats"
 )
 
 const (
@@ -64,10 +66,6 @@ var (
 	summary   []bootResult
 )
 
-// schedPolicies are the kernel's placement policies (gometal run -sched);
-// TestSchedPolicies keeps this list and the CLI's in step.
-var schedPolicies = []string{"round-robin", "random", "least-loaded", "affinity"}
-
 // smpCores are the hart counts the SMP cases run at, under every policy.
 // (The other cases run at smp1 and smp4 with the kernel's default policy.)
 var smpCores = []int{1, 2, 4}
@@ -94,15 +92,11 @@ func TestMain(m *testing.M) {
 }
 
 func setup() error {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
+	root, err := gobuild.ModuleRoot()
 	if err != nil {
-		return fmt.Errorf("go env GOMOD: %v", err)
+		return err
 	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return errors.New("not inside the gometal module (go env GOMOD is empty)")
-	}
-	modRoot = filepath.Dir(gomod)
+	modRoot = root
 
 	if _, err := exec.LookPath("qemu-system-riscv64"); err != nil {
 		qemuErr = fmt.Errorf("qemu-system-riscv64 not found on PATH (%v): install it (`make deps`, or apt-get install qemu-system-misc) — the boot tests need it", err)
@@ -126,7 +120,6 @@ func setup() error {
 	exampleDir = filepath.Join(workDir, "examples") + string(filepath.Separator)
 	hostBin = filepath.Join(workDir, "hostbin")
 
-	riscv := []string{"GOOS=linux", "GOARCH=riscv64", "CGO_ENABLED=0"}
 	cliBuild := []string{"build", "-o", gometal, "./cmd/gometal"}
 	if p := os.Getenv("GOMETAL_TEST_CLI"); p != "" {
 		if gometal, err = filepath.Abs(p); err != nil {
@@ -134,49 +127,28 @@ func setup() error {
 		}
 		cliBuild = []string{"version"} // nothing to build
 	}
-	builds := []struct {
-		what string
-		env  []string
-		args []string
-	}{
-		{"the gometal CLI", nil, cliBuild},
-		{"the test programs", riscv, []string{"build", "-o", progDir, "./tests/progs/..."}},
-		{"the examples", riscv, []string{"build", "-o", exampleDir, "./examples/..."}},
-		{"a host binary", []string{"GOOS=" + runtime.GOOS, "GOARCH=" + runtime.GOARCH}, []string{"build", "-o", hostBin, "./tests/progs/hello"}},
+	builds := []gobuild.Job{
+		{What: "the gometal CLI", Args: cliBuild},
+		{What: "the test programs", Env: gobuild.TargetEnv, Args: []string{"build", "-o", progDir, "./tests/progs/..."}},
+		{What: "the examples", Env: gobuild.TargetEnv, Args: []string{"build", "-o", exampleDir, "./examples/..."}},
+		{What: "a host binary", Env: []string{"GOOS=" + runtime.GOOS, "GOARCH=" + runtime.GOARCH},
+			Args: []string{"build", "-o", hostBin, "./tests/progs/hello"}},
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
 	defer cancel()
-	errs := make([]error, len(builds))
-	var wg sync.WaitGroup
-	for i, b := range builds {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cmd := exec.CommandContext(ctx, "go", b.args...)
-			cmd.Dir = modRoot
-			cmd.Env = append(os.Environ(), b.env...)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				errs[i] = fmt.Errorf("building %s (%s go %s): %v\n%s",
-					b.what, strings.Join(b.env, " "), strings.Join(b.args, " "), err, out)
-			}
-		}()
-	}
 	// Resolve (and if need be build, with cargo) the kernel once, the way the
 	// CLI does, and hand it to every boot through GOMETAL_KERNEL: no boot then
 	// waits on cargo, and a kernel that does not build fails TestBoot once,
 	// clearly.
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	return gobuild.RunAll(ctx, modRoot, builds, func() error {
 		// Find searches up from the working directory (tests/, inside the
 		// checkout) unless GOMETAL_KERNEL is set.
 		kernel, kernelErr = kernelimage.New(nil).Find("")
 		if kernelErr == nil {
 			kernel, kernelErr = filepath.Abs(kernel)
 		}
-	}()
-	wg.Wait()
-	return errors.Join(errs...)
+		return nil
+	})
 }
 
 func printSummary() {
@@ -240,9 +212,14 @@ func runBoot(t *testing.T, c bootCase, r bootRun) {
 	if c.mem != "" {
 		args = append(args, "-mem", c.mem)
 	}
+	kargs := c.kargs
 	if r.sched != "" {
 		// stats: the kernel names the policy it used and lists every hart.
-		args = append(args, "-sched", r.sched, "-kernel-args", "stats")
+		args = append(args, "-sched", r.sched)
+		kargs = strings.TrimSpace(kargs + " stats")
+	}
+	if kargs != "" {
+		args = append(args, "-kernel-args", kargs)
 	}
 	for _, e := range c.env {
 		args = append(args, "-env", e)
@@ -330,56 +307,28 @@ func runBoot(t *testing.T, c bootCase, r bootRun) {
 	}
 }
 
-// checkStats checks the kernel's per-hart statistics (-kernel-args stats)
-// after a boot under policy r.sched: the header names that policy, and the
-// table has one row per hart, each online.
+// checkStats checks the kernel's statistics (-kernel-args stats) after a
+// boot under policy r.sched: they name that policy and list every hart once,
+// each online.
 func checkStats(out string, r bootRun) []string {
-	header := fmt.Sprintf("gometal: per-hart statistics (placement policy %s):", r.sched)
-	i := strings.Index(out, header)
-	if i < 0 {
-		if strings.Contains(out, "gometal: per-hart statistics") {
-			line, _, _ := strings.Cut(out[strings.Index(out, "gometal: per-hart statistics"):], "\n")
-			return []string{fmt.Sprintf("stats name the wrong policy: %q, want %q", strings.TrimSpace(line), header)}
-		}
-		return []string{fmt.Sprintf("output lacks the stats header %q", header)}
+	st, err := kstats.Parse(out)
+	if err != nil {
+		return []string{"stats: " + err.Error()}
 	}
-	var problems []string
-	harts := map[int]bool{}
-	lines := strings.Split(out[i:], "\n")
-	for _, l := range lines[1:] {
-		f := strings.Fields(l)
-		if len(f) == 0 || f[0] == "hart" {
-			continue
-		}
-		h, err := strconv.Atoi(f[0])
-		if err != nil {
-			break // the end of the table
-		}
-		if harts[h] {
-			problems = append(problems, fmt.Sprintf("stats list hart %d twice", h))
-		}
-		harts[h] = true
-		if len(f) < 2 || f[1] != "online" {
-			problems = append(problems, fmt.Sprintf("stats: hart %d is not online: %q", h, strings.TrimSpace(l)))
-		}
-	}
-	if len(harts) != r.cores {
-		problems = append(problems, fmt.Sprintf("stats list %d harts, want %d", len(harts), r.cores))
-	}
-	return problems
+	return st.Check(r.sched, r.cores)
 }
 
-// TestSchedPolicies keeps schedPolicies in step with the CLI's -sched, whose
-// error for an unknown policy lists the ones it accepts.
+// TestSchedPolicies checks that the CLI's -sched accepts the kernel's
+// policies: its error for an unknown one lists them.
 func TestSchedPolicies(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, gometal, "run", "-sched", "no-such-policy", filepath.Join(progDir, "hello"))
 	cmd.Dir = modRoot
 	out, _ := cmd.CombinedOutput()
-	want := "want one of " + strings.Join(schedPolicies, ", ")
+	want := "want one of " + strings.Join(kstats.SchedPolicies, ", ")
 	if !strings.Contains(string(out), want) {
-		t.Errorf("gometal run -sched no-such-policy: output lacks %q (update schedPolicies in boot_test.go):\n%s", want, out)
+		t.Errorf("gometal run -sched no-such-policy: output lacks %q:\n%s", want, out)
 	}
 }
 

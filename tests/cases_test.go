@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"gometal.dev/gometal/internal/kstats"
 )
 
 // bootCase is one program booted on gometal.
@@ -27,6 +29,7 @@ type bootCase struct {
 	cores   []int    // default {1, 4}
 	smp     bool     // also at smpCores under every policy (and not at cores)
 	skipEnv string   // skip when this environment variable is set non-empty
+	kargs   string   // -kernel-args
 }
 
 // bootRun is one boot of a case: a hart count and a policy ("" for the
@@ -66,11 +69,11 @@ func (c bootCase) runs() []bootRun {
 	return rs
 }
 
-// policies is schedPolicies, or the subset GOMETAL_TEST_POLICIES names.
+// policies is the kernel's placement policies, or the subset GOMETAL_TEST_POLICIES names.
 func policies() []string {
 	s := os.Getenv("GOMETAL_TEST_POLICIES")
 	if s == "" {
-		return schedPolicies
+		return kstats.SchedPolicies
 	}
 	var ps []string
 	for _, p := range strings.Split(s, ",") {
@@ -107,6 +110,15 @@ func cases() []bootCase {
 			once: []string{"unsupported syscall 450", "tried to start a process"}},
 		// The SMP stress programs: threads on every hart at once.
 		{name: "files", prog: "files"},
+		// trace names errors: the hostile program's calls, as the kernel logs them.
+		{name: "trace", prog: "hostile", args: fixed("trace"), kargs: "trace", cores: []int{1},
+			want: []string{
+				"write(0x1, 0xffffffc080200000, 0x10, 0x0) = -1 EFAULT (14)",
+				"close(0x3e7, 0x0, 0x0, 0x0) = -1 EBADF (9)",
+				"unknown(0x0, 0x0, 0x0, 0x0) = -1 ENOSYS (38)",
+				"clock_gettime(0x63, ",
+				") = -1 EINVAL (22)",
+			}},
 		{name: "exhaust", prog: "exhaust", mem: "256M",
 			want: []string{"EMFILE after", "ENOSPC after", "200 locked goroutines"}},
 		{name: "arith", prog: "arith", smp: true, want: []string{"arith: 16 goroutines"}},

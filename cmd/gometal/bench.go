@@ -152,11 +152,7 @@ func benchMain(args []string) error {
 	if _, err := qemu.ParseSize(f.mem); err != nil {
 		return usageErrorf("bench", "bench: -mem: %v", err)
 	}
-	qemuBin, err := qemu.Find(f.qemu)
-	if err != nil {
-		return inputError(err)
-	}
-	kernel, err := findKernel(f.kernel)
+	qemuBin, kernel, err := findMachine(f.qemu, f.kernel)
 	if err != nil {
 		return err
 	}

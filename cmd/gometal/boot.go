@@ -64,18 +64,36 @@ func runMain(args []string) error {
 		Binary: qemuBin, SMP: f.cores, Memory: f.mem,
 		Kernel: kernel, Initrd: initrd, Append: cmdline(f), GDB: f.gdb,
 	}
-	return boot(cfg, f)
+	return boot(cfg, bootOptions{verbose: f.verbose, gdb: f.gdb, timeout: f.timeout})
+}
+
+// findMachine finds QEMU and the kernel (exec and bench; run finds the
+// kernel only after building the program, so that a bad program is
+// reported first).
+func findMachine(qemuFlag, kernelFlag string) (qemuBin, kernel string, err error) {
+	if qemuBin, err = qemu.Find(qemuFlag); err != nil {
+		return "", "", inputError(err)
+	}
+	if kernel, err = findKernel(kernelFlag); err != nil {
+		return "", "", err
+	}
+	return qemuBin, kernel, nil
 }
 
 // findKernel wraps kernelimage.Find with the CLI's messages and statuses:
 // a missing kernel is a setup problem (2), a failed build is 1.
 func findKernel(explicit string) (string, error) {
-	slow := func() { fmt.Fprintln(os.Stderr, "gometal: building kernel...") }
-	k, err := kernelimage.New(slow).Find(explicit)
+	k, err := kernelFinder().Find(explicit)
 	if errors.Is(err, kernelimage.ErrNotFound) {
 		return "", inputError(err)
 	}
 	return k, err
+}
+
+// kernelFinder finds kernels for the CLI, telling the user when that
+// means a cargo build.
+func kernelFinder() *kernelimage.Finder {
+	return kernelimage.New(func() { fmt.Fprintln(os.Stderr, "gometal: building kernel...") })
 }
 
 // cmdline turns flags into the kernel command line: options, then the
@@ -84,34 +102,58 @@ func cmdline(f *runFlags) string {
 	return bootargs.Cmdline{Options: f.kernelOptions(), Env: f.env, Raw: f.kernelArgs, Args: f.args}.String()
 }
 
+// bootOptions is what the commands that boot (run, exec) choose.
+type bootOptions struct {
+	verbose bool          // print the QEMU command line; show the firmware banner
+	gdb     bool          // QEMU waits for a debugger: say how to attach
+	timeout time.Duration // stop QEMU after this long (0: never)
+	// quitStops: SIGQUIT stops QEMU (with a note) instead of being ignored;
+	// a Go runtime would dump goroutines, which the guest's cannot be.
+	quitStops bool
+}
+
 // boot runs QEMU on our own stdio and converts how it ended into gometal's
 // exit status. Signals that would kill gometal are forwarded to QEMU
 // instead, so temp files are cleaned and the terminal is restored.
-func boot(cfg qemu.Config, f *runFlags) error {
+func boot(cfg qemu.Config, o bootOptions) error {
 	if err := cfg.Validate(); err != nil {
 		return inputError(err)
 	}
-	if f.verbose {
+	if o.verbose {
 		fmt.Fprintf(os.Stderr, "gometal: %s\n", qemu.ShellQuote(cfg.Args()))
 	}
-	if f.gdb {
+	if o.gdb {
 		fmt.Fprintf(os.Stderr, "gometal: QEMU is waiting for a debugger; attach with:\n\tgdb-multiarch %s -ex 'target remote localhost:%d'\n",
 			cfg.Kernel, qemu.GDBPort)
 	}
+	caught := make(chan os.Signal, 1)
+	forwarded := []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
+	if o.quitStops {
+		forwarded = append(forwarded, syscall.SIGQUIT)
+	}
+	signal.Notify(caught, forwarded...)
+	defer signal.Stop(caught)
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
+	go func() {
+		for s := range caught {
+			if s == syscall.SIGQUIT {
+				fmt.Fprintln(os.Stderr, "gometal exec: SIGQUIT: stopping QEMU (the guest's goroutines cannot be dumped from outside)")
+				s = syscall.SIGTERM
+			}
+			sigs <- s
+		}
+	}()
 
-	stdio, finish, err := consoleStdio(f.verbose)
+	stdio, finish, err := consoleStdio(o.verbose)
 	if err != nil {
 		return err
 	}
-	res, err := qemu.Run(cfg, stdio, qemu.RunOptions{Timeout: f.timeout, Signals: sigs})
+	res, err := qemu.Run(cfg, stdio, qemu.RunOptions{Timeout: o.timeout, Signals: sigs})
 	finish()
 	if err != nil {
 		return fmt.Errorf("starting QEMU: %v", err)
 	}
-	return exitStatusOf(res, f.timeout)
+	return exitStatusOf(res, o.timeout)
 }
 
 // consoleStdio wires the guest console to our stdio: output through the

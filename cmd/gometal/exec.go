@@ -8,11 +8,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"gometal.dev/gometal/internal/bootargs"
@@ -132,14 +130,8 @@ func parseExecFlags(args []string, getenv func(string) string) (*execFlags, erro
 			return nil, usageErrorf("exec", "exec: %s: %q is not a flag", goexec.EnvFlags, fs.Arg(0))
 		}
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, usageErrorf("exec", "exec: %v", err)
-	}
-	if fs.NArg() == 0 {
-		return nil, usageErrorf("exec", "exec: no binary given")
+	if err := parseCommand(fs, "exec", args, "no binary given"); err != nil {
+		return nil, err
 	}
 	f.binary, f.args = fs.Arg(0), fs.Args()[1:]
 	return f, f.validate()
@@ -170,11 +162,7 @@ func execMain(args []string) error {
 	if err := elfcheck.Check(f.binary); err != nil {
 		return inputError(err)
 	}
-	qemuBin, err := qemu.Find(f.qemu)
-	if err != nil {
-		return inputError(err)
-	}
-	kernel, err := findKernel(f.kernel)
+	qemuBin, kernel, err := findMachine(f.qemu, f.kernel)
 	if err != nil {
 		return err
 	}
@@ -213,7 +201,8 @@ func execMain(args []string) error {
 		Binary: qemuBin, SMP: f.cores, Memory: f.mem,
 		Kernel: kernel, Initrd: initrd, Append: execCmdline(f, dir, os.Environ()),
 	}
-	return execBoot(cfg, f, goexec.QEMUTimeout(f.timeout, f.args))
+	// SIGQUIT is what go test sends a test that overran its deadline.
+	return boot(cfg, bootOptions{verbose: f.verbose, timeout: goexec.QEMUTimeout(f.timeout, f.args), quitStops: true})
 }
 
 // execCmdline is the kernel command line: options, cwd=, the environment,
@@ -244,41 +233,4 @@ func goroot() string {
 		}
 	}
 	return runtime.GOROOT() //nolint:staticcheck // a last resort
-}
-
-// execBoot runs QEMU like boot does, with two differences for the go
-// command: SIGQUIT (what go test sends a test that overran its deadline)
-// stops QEMU instead of dumping gometal's goroutines, and a timeout is
-// derived from -test.timeout.
-func execBoot(cfg qemu.Config, f *execFlags, timeout time.Duration) error {
-	if err := cfg.Validate(); err != nil {
-		return inputError(err)
-	}
-	if f.verbose {
-		fmt.Fprintf(os.Stderr, "gometal: %s\n", qemu.ShellQuote(cfg.Args()))
-	}
-	caught := make(chan os.Signal, 1)
-	signal.Notify(caught, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	defer signal.Stop(caught)
-	sigs := make(chan os.Signal, 1)
-	go func() {
-		for s := range caught {
-			if s == syscall.SIGQUIT {
-				fmt.Fprintln(os.Stderr, "gometal exec: SIGQUIT: stopping QEMU (the guest's goroutines cannot be dumped from outside)")
-				s = syscall.SIGTERM
-			}
-			sigs <- s
-		}
-	}()
-
-	stdio, finish, err := consoleStdio(f.verbose)
-	if err != nil {
-		return err
-	}
-	res, err := qemu.Run(cfg, stdio, qemu.RunOptions{Timeout: timeout, Signals: sigs})
-	finish()
-	if err != nil {
-		return fmt.Errorf("starting QEMU: %v", err)
-	}
-	return exitStatusOf(res, timeout)
 }

@@ -1,14 +1,36 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"gometal.dev/gometal/internal/initramfs"
+	"gometal.dev/gometal/internal/kstats"
 	"gometal.dev/gometal/internal/qemu"
 )
+
+// parseCommand parses the command line of `cmd` (run, exec): flags, then
+// at least one argument, else a usage error saying `missing`. flag.ErrHelp
+// (-h) comes back as it is.
+func parseCommand(fs *flag.FlagSet, cmd string, args []string, missing string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageErrorf(cmd, "%s: %v", cmd, err)
+	}
+	if fs.NArg() == 0 {
+		return usageErrorf(cmd, "%s: %s", cmd, missing)
+	}
+	return nil
+}
+
+// schedPolicies are the placement policies the kernel accepts for sched=.
+var schedPolicies = kstats.SchedPolicies
 
 // machineFlags are the flags that describe the machine and the boot,
 // shared by `run` and `exec` (each registers them with its own defaults

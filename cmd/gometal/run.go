@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,9 +13,6 @@ var runCommand = &command{
 	usage:   runUsage,
 	run:     runMain,
 }
-
-// schedPolicies are the placement policies the kernel accepts for sched=.
-var schedPolicies = []string{"round-robin", "random", "least-loaded", "affinity"}
 
 // maxCores bounds -cores; the kernel's hart table is sized for it.
 const maxCores = 64
@@ -104,14 +100,8 @@ func newRunFlagSet() (*flag.FlagSet, *runFlags) {
 // parseRunFlags parses and validates args; flag.ErrHelp means -h.
 func parseRunFlags(args []string) (*runFlags, error) {
 	fs, f := newRunFlagSet()
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, usageErrorf("run", "run: %v", err)
-	}
-	if fs.NArg() == 0 {
-		return nil, usageErrorf("run", "run: no package or binary given")
+	if err := parseCommand(fs, "run", args, "no package or binary given"); err != nil {
+		return nil, err
 	}
 	f.target, f.args = fs.Arg(0), fs.Args()[1:]
 	return f, f.validate()

@@ -44,7 +44,7 @@ func versionMain(args []string) error {
 		return usageErrorf("version", "version takes no arguments")
 	}
 	fmt.Fprintf(os.Stdout, "gometal %s %s %s/%s\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	k, err := locateKernel(*kernel)
+	k, err := kernelFinder().Locate(*kernel)
 	if err != nil {
 		return err
 	}
@@ -54,13 +54,6 @@ func versionMain(args []string) error {
 	}
 	fmt.Fprintf(os.Stdout, "kernel %s build-id %s (%s: %s)\n", info.Version, info.BuildID, k.Source, k.Path)
 	return nil
-}
-
-// locateKernel finds the kernel as run and exec do, telling the user when
-// that means a cargo build.
-func locateKernel(explicit string) (kernelimage.Kernel, error) {
-	slow := func() { fmt.Fprintln(os.Stderr, "gometal: building kernel...") }
-	return kernelimage.New(slow).Locate(explicit)
 }
 
 // version describes this build: the module version when installed with

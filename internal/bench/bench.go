@@ -18,6 +18,8 @@ import (
 	"strings"
 	"time"
 
+	"gometal.dev/gometal/internal/gobuild"
+	"gometal.dev/gometal/internal/kstats"
 	"gometal.dev/gometal/internal/linuxkernel"
 )
 
@@ -213,11 +215,9 @@ func copyFile(from, to string) error {
 
 // moduleRoot finds the gometal checkout, whose bench/ holds the programs.
 func moduleRoot() (string, error) {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	gomod := strings.TrimSpace(string(out))
-	if err == nil && gomod != "" && gomod != os.DevNull {
-		root := filepath.Dir(gomod)
-		if _, err := os.Stat(filepath.Join(root, "bench", "mandelbrot")); err == nil {
+	root, err := gobuild.ModuleRoot()
+	if err == nil {
+		if _, err = os.Stat(filepath.Join(root, "bench", "mandelbrot")); err == nil {
 			return root, nil
 		}
 	}
@@ -331,18 +331,6 @@ func writeReport(s *Session, env []string, sections []Section) error {
 }
 
 // median of the values (0 for none).
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	c := append([]float64(nil), v...)
-	sort.Float64s(c)
-	if len(c)%2 == 1 {
-		return c[len(c)/2]
-	}
-	return (c[len(c)/2-1] + c[len(c)/2]) / 2
-}
-
 // samples collects values by key and reports medians or why none exist.
 type samples struct {
 	v    map[string][]float64
@@ -361,7 +349,7 @@ func (s *samples) failed(key, why string) {
 // med returns the median for key and whether there was any sample.
 func (s *samples) med(key string) (float64, bool) {
 	v := s.v[key]
-	return median(v), len(v) > 0
+	return kstats.Median(v), len(v) > 0
 }
 
 // best returns the smallest sample for key (the run least disturbed by

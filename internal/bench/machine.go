@@ -8,14 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
 	"gometal.dev/gometal/internal/bootargs"
 	"gometal.dev/gometal/internal/gobuild"
 	"gometal.dev/gometal/internal/initramfs"
+	"gometal.dev/gometal/internal/kstats"
 	"gometal.dev/gometal/internal/qemu"
 )
 
@@ -132,12 +131,8 @@ type Spec struct {
 	Timeout    time.Duration
 }
 
-// HartStat is one row of gometal's per-hart statistics.
-type HartStat struct {
-	Hart                                             int
-	BusyMS, IdleMS, Busy, ThreadsRun, Migrations     int
-	Steals, IPIsSent, IPIsRecv, Syscalls, Interrupts int
-}
+// HartStat is one hart's line of gometal's statistics.
+type HartStat = kstats.Hart
 
 // Boot is what one boot produced.
 type Boot struct {
@@ -186,13 +181,6 @@ func (m *Machine) Config(s Spec) qemu.Config {
 	}
 	return cfg
 }
-
-var (
-	hartRe   = regexp.MustCompile(`^\s*(\d+)\s+online((?:\s+\d+%?){10})\s*$`)
-	policyRe = regexp.MustCompile(`per-hart statistics \(placement policy ([a-z-]+)\)`)
-	peakRe   = regexp.MustCompile(`gometal: memory: peak (\d+) KiB`)
-	topRe    = regexp.MustCompile(`gometal: most frequent system calls: (.*)$`)
-)
 
 // Run boots once and parses what the guest printed.
 func (m *Machine) Run(s Spec) *Boot {
@@ -248,24 +236,9 @@ func parseOutput(b *Boot, output string) {
 				}
 			}
 		}
-		if mm := policyRe.FindStringSubmatch(line); mm != nil {
-			b.Policy = mm[1]
-		}
-		if mm := hartRe.FindStringSubmatch(line); mm != nil {
-			f := strings.Fields(strings.ReplaceAll(mm[2], "%", ""))
-			v := make([]int, len(f))
-			for i := range f {
-				v[i], _ = strconv.Atoi(f[i])
-			}
-			hart, _ := strconv.Atoi(mm[1])
-			b.Harts = append(b.Harts, HartStat{hart, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]})
-		}
-		if mm := topRe.FindStringSubmatch(line); mm != nil {
-			b.Top = strings.TrimSpace(mm[1])
-		}
-		if mm := peakRe.FindStringSubmatch(line); mm != nil {
-			b.PeakKiB, _ = strconv.Atoi(mm[1])
-		}
+	}
+	if st, err := kstats.Parse(output); err == nil {
+		b.Harts, b.Policy, b.PeakKiB, b.Top = st.Harts, st.Policy, st.Memory.PeakKiB, st.TopSyscalls()
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"gometal.dev/gometal/internal/kstats"
 )
 
 func init() {
@@ -16,7 +18,7 @@ func init() {
 	register(&benchmark{name: "gothreads", title: "Goroutines vs OS threads (CPU-bound tasks)",
 		plan: func(s *Session) int { return s.O.Runs * len(s.Kinds) }, run: runGothreads})
 	register(&benchmark{name: "placement", title: "Placement policies (InfOS §5.2.1 balancing)",
-		plan: func(s *Session) int { return s.O.Runs * (len(schedPolicies) + len(s.Kinds) - 1) }, run: runPlacement})
+		plan: func(s *Session) int { return s.O.Runs * (len(kstats.SchedPolicies) + len(s.Kinds) - 1) }, run: runPlacement})
 }
 
 func bootTimeout(s *Session) time.Duration {
@@ -250,8 +252,6 @@ func runGothreads(s *Session) Section {
 
 // ---- placement ----
 
-var schedPolicies = []string{"round-robin", "random", "least-loaded", "affinity"}
-
 func runPlacement(s *Session) Section {
 	prog, err := s.M.BuildGo("placement", "./bench/placement")
 	if err != nil {
@@ -268,7 +268,7 @@ func runPlacement(s *Session) Section {
 		policy string
 	}
 	var cfgs []cfg
-	for _, p := range schedPolicies {
+	for _, p := range kstats.SchedPolicies {
 		cfgs = append(cfgs, cfg{Gometal, p})
 	}
 	if len(s.Kinds) > 1 {
@@ -328,7 +328,7 @@ func runPlacement(s *Session) Section {
 	}
 	body.WriteString(table([]string{"policy", "slices/s", "fairness", "migrations", "steals", "IPIs", "busy"}, rows))
 	best, bestV := "", 0.0
-	for _, p := range schedPolicies {
+	for _, p := range kstats.SchedPolicies {
 		if v, ok := sm.med(p + "/per_s"); ok && v > bestV {
 			best, bestV = p, v
 		}

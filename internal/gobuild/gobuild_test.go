@@ -71,3 +71,26 @@ func TestBuild(t *testing.T) {
 		t.Errorf("broken build: err = %v, stderr = %q", err, stderr.String())
 	}
 }
+
+func TestModuleRoot(t *testing.T) {
+	root, err := ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Errorf("ModuleRoot %q has no go.mod: %v", root, err)
+	}
+}
+
+func TestRunAll(t *testing.T) {
+	ok := []Job{{What: "nothing", Args: []string{"version"}}}
+	if err := RunAll(context.Background(), ".", ok, nil); err != nil {
+		t.Errorf("go version: %v", err)
+	}
+	bad := append(ok, Job{What: "the impossible", Args: []string{"no-such-subcommand"}})
+	besideErr := errors.New("no kernel")
+	err := RunAll(context.Background(), ".", bad, func() error { return besideErr })
+	if err == nil || !strings.Contains(err.Error(), "building the impossible") || !errors.Is(err, besideErr) {
+		t.Errorf("a failing job and a failing beside(): err = %v", err)
+	}
+}

@@ -55,7 +55,7 @@ fn fill(mm: &mut AddressSpace, va: u64, data: &[u8]) -> Result<(), &'static str>
         let off = (addr % PAGE) as usize;
         let n = (PAGE_SIZE - off).min(data.len() - done);
         let pa = mm.page_for(addr, Access::Populate).map_err(|_| "out of memory while loading")?;
-        frames::frame_bytes(pa)[off..off + n].copy_from_slice(&data[done..done + n]);
+        frames::write_frame(pa, off, &data[done..done + n]);
         done += n;
     }
     Ok(())

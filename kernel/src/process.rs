@@ -4,6 +4,7 @@
 
 use crate::fs::fd::FdTable;
 use crate::mm::addrspace::AddressSpace;
+use crate::mm::uaccess::ProgramMemory;
 use crate::sched::Thread;
 use alloc::collections::BTreeMap;
 use alloc::sync::Arc;
@@ -14,7 +15,8 @@ use spin::{Mutex, Once};
 
 pub struct Process {
     pub pid: u32,
-    pub mm: Mutex<AddressSpace>,
+    /// Locked only through `UserSpace::lock` (mm/uaccess.rs).
+    pub mm: ProgramMemory,
     pub files: Mutex<FdTable>,
     actions: Mutex<[SigAction; NSIG]>,
     threads: Mutex<BTreeMap<u32, Arc<Thread>>>,
@@ -43,7 +45,7 @@ pub fn create_with(loaded: crate::loader::Loaded, files: FdTable) -> Option<(&'s
 fn create(mm: AddressSpace, files: FdTable) -> &'static Process {
     PROCESS.call_once(|| Process {
         pid: 1,
-        mm: Mutex::new(mm),
+        mm: ProgramMemory::new(mm),
         files: Mutex::new(files),
         actions: Mutex::new([SigAction::default(); NSIG]),
         threads: Mutex::new(BTreeMap::new()),

@@ -5,7 +5,7 @@
 
 use crate::arch;
 use crate::memlayout::SIGRETURN_TRAMPOLINE;
-use crate::mm::uaccess;
+use crate::mm::uaccess::{UserPtr, UserSpace};
 use crate::process::{self, process};
 use crate::sched::{scheduler, Thread};
 use alloc::sync::Arc;
@@ -106,7 +106,7 @@ pub fn force_fault(t: &Arc<Thread>, signo: usize, code: i32, addr: u64) {
 /// Delivers every deliverable signal to the current thread `t`: runs default
 /// actions and builds a frame for each handled signal (the last one built
 /// runs first, as on Linux).
-pub fn deliver_pending(t: &Arc<Thread>) {
+pub fn deliver_pending(user: &mut UserSpace, t: &Arc<Thread>) {
     loop {
         let (signo, info) = {
             let mut s = t.signals.lock();
@@ -124,7 +124,7 @@ pub fn deliver_pending(t: &Arc<Thread>) {
                 _ => continue,
             },
             _ => {
-                if !build_frame(t, signo, &info, &action) {
+                if !build_frame(user, t, signo, &info, &action) {
                     process::kill_by_signal(sig::SIGSEGV, None, t.frame().pc());
                 }
             }
@@ -133,7 +133,7 @@ pub fn deliver_pending(t: &Arc<Thread>) {
 }
 
 /// Pushes an rt_sigframe and points the thread at the handler.
-fn build_frame(t: &Arc<Thread>, signo: usize, info: &SigInfo, action: &SigAction) -> bool {
+fn build_frame(user: &mut UserSpace, t: &Arc<Thread>, signo: usize, info: &SigInfo, action: &SigAction) -> bool {
     let frame = t.frame();
     let (old_mask, alt) = {
         let s = t.signals.lock();
@@ -148,7 +148,7 @@ fn build_frame(t: &Arc<Thread>, signo: usize, info: &SigInfo, action: &SigAction
     let on_alt = if alt.contains(frame.sp()) { sig::SS_ONSTACK } else { alt.flags };
     let mut buf = [0u8; FRAME_SIZE];
     sigframe::write_frame(&mut buf, info, &ctx, old_mask, (alt.sp, on_alt, alt.size));
-    if uaccess::write_bytes(sp, &buf).is_err() {
+    if user.write_bytes(UserPtr::new(sp).slice(FRAME_SIZE), &buf).is_err() {
         return false;
     }
     frame.set_pc(action.handler);
@@ -171,11 +171,11 @@ fn build_frame(t: &Arc<Thread>, signo: usize, info: &SigInfo, action: &SigAction
 
 /// rt_sigreturn: restores the registers and mask saved (and perhaps edited
 /// by the handler) in the frame at the current sp.
-pub fn sigreturn(t: &Arc<Thread>) {
+pub fn sigreturn(user: &mut UserSpace, t: &Arc<Thread>) {
     let frame = t.frame();
     let mut buf = [0u8; FRAME_SIZE];
     let sp = frame.sp();
-    match uaccess::read_bytes(sp, FRAME_SIZE) {
+    match user.read_bytes(UserPtr::new(sp).slice(FRAME_SIZE)) {
         Ok(bytes) => buf.copy_from_slice(&bytes),
         Err(_) => process::kill_by_signal(sig::SIGSEGV, Some(sp), frame.pc()),
     }

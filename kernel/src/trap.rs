@@ -4,7 +4,7 @@
 
 use crate::arch::{self, csr, TrapFrame};
 use crate::mm::addrspace::{Access, Fault};
-use crate::process::process;
+use crate::mm::uaccess::UserSpace;
 use crate::sched::hart::{this_hart, Hart};
 use crate::sched::{current, timer, yield_now};
 use crate::signal;
@@ -39,7 +39,9 @@ extern "C" fn user_trap(_frame: *mut TrapFrame) -> ! {
         }
     } else if code == EXC_USER_ECALL {
         this_hart().stats.syscalls.fetch_add(1, Ordering::Relaxed);
-        crate::linux::syscall();
+        // SAFETY: just entered from user mode: this hart holds no lock.
+        let mut user = unsafe { UserSpace::enter() };
+        crate::linux::syscall(&mut user);
     } else {
         user_exception(code, csr::stval());
     }
@@ -50,9 +52,12 @@ extern "C" fn user_trap(_frame: *mut TrapFrame) -> ! {
 pub fn return_to_user() -> ! {
     crate::smp::halt_if_requested();
     let t = current();
-    signal::deliver_pending(&t);
+    // SAFETY: about to leave for user mode: this hart holds no lock (the
+    // callers are the trap handler's end and a new thread's first run).
+    let mut user = unsafe { UserSpace::enter() };
+    signal::deliver_pending(&mut user, &t);
     let hart = this_hart();
-    let root = process().mm.lock().root;
+    let root = user.lock().root;
     if hart.page_table.swap(root, Ordering::Relaxed) != root {
         csr::set_page_table(root);
     }
@@ -118,7 +123,9 @@ fn user_exception(code: u64, stval: u64) {
         _ => None,
     };
     if let Some(access) = access {
-        let result = process().mm.lock().page_for(stval, access);
+        // SAFETY: a page fault from user mode: this hart holds no lock.
+        let mut user = unsafe { UserSpace::enter() };
+        let result = user.lock().page_for(stval, access);
         match result {
             Ok(_) => csr::flush_tlb_page(stval),
             Err(Fault::Unmapped) => signal::force_fault(&t, sig::SIGSEGV, sig::SEGV_MAPERR, stval),

@@ -22,14 +22,12 @@ fn image() -> &'static [u8] {
 
 /// Fills the frame at `pa` with the vDSO, data words included.
 pub fn fill_page(pa: u64) {
-    let page = frames::frame_bytes(pa);
-    let img = image();
-    page[..img.len()].copy_from_slice(img);
+    frames::write_frame(pa, 0, image());
     // SAFETY: an immutable word in .rodata, written by the assembler.
     let data = unsafe { vdso_data_offset } as usize;
     // ns = ticks * factor >> 32: exact when the timebase divides 1e9 (QEMU's
     // 10 MHz does), within a part in 2^32 otherwise.
     let factor = ((1_000_000_000u128 << 32) / clock::timebase_hz() as u128) as u64;
-    page[data..data + 8].copy_from_slice(&factor.to_le_bytes());
-    page[data + 8..data + 16].copy_from_slice(&clock::realtime_offset_ns().to_le_bytes());
+    frames::write_frame(pa, data, &factor.to_le_bytes());
+    frames::write_frame(pa, data + 8, &clock::realtime_offset_ns().to_le_bytes());
 }

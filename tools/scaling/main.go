@@ -18,12 +18,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"gometal.dev/gometal/internal/gobuild"
+	"gometal.dev/gometal/internal/kstats"
 )
 
-var (
-	msRe   = regexp.MustCompile(`: ([0-9.]+) ms$`)
-	busyRe = regexp.MustCompile(`^\s+\d+\s+online\s+\d+\s+\d+\s+(\d+)%`)
-)
+// msRe finds the time on bench/cpubound's result line.
+var msRe = regexp.MustCompile(`: ([0-9.]+) ms$`)
 
 type sample struct {
 	ms   float64
@@ -52,7 +53,7 @@ func main() {
 	defer os.RemoveAll(dir)
 	cli, prog := filepath.Join(dir, "gometal"), filepath.Join(dir, "cpubound")
 	run("go", nil, "build", "-o", cli, "./cmd/gometal")
-	run("go", []string{"GOOS=linux", "GOARCH=riscv64", "CGO_ENABLED=0"}, "build", "-o", prog, "./bench/cpubound")
+	run("go", gobuild.TargetEnv, "build", "-o", prog, "./bench/cpubound")
 
 	results := map[int][]sample{}
 	for r := 1; r <= *rounds; r++ {
@@ -88,19 +89,31 @@ func boot(cli string, args []string) sample {
 		if m := msRe.FindStringSubmatch(line); m != nil && strings.HasPrefix(line, "cpubound:") {
 			s.ms, _ = strconv.ParseFloat(m[1], 64)
 		}
-		if m := busyRe.FindStringSubmatch(line); m != nil {
-			b, _ := strconv.Atoi(m[1])
-			s.busy = append(s.busy, b)
-		}
 	}
 	if s.ms == 0 {
 		fatal("no result line in:\n%s", out)
 	}
+	st, err := kstats.Parse(string(out))
+	if err != nil {
+		fatal("%v in:\n%s", err, out)
+	}
+	for _, h := range st.Harts {
+		s.busy = append(s.busy, h.Busy)
+	}
 	return s
 }
 
-func median(ss []sample) float64 { return medianBoot(ss).ms }
+// median is the median time of the boots.
+func median(ss []sample) float64 {
+	var ms []float64
+	for _, s := range ss {
+		ms = append(ms, s.ms)
+	}
+	return kstats.Median(ms)
+}
 
+// medianBoot is the boot whose time is the median (the slower of the two
+// middle ones for an even count), to show its per-hart busy shares.
 func medianBoot(ss []sample) sample {
 	c := append([]sample(nil), ss...)
 	sort.Slice(c, func(i, j int) bool { return c[i].ms < c[j].ms })

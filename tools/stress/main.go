@@ -33,18 +33,16 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
+	"gometal.dev/gometal/internal/gobuild"
 	"gometal.dev/gometal/internal/kernelimage"
+	"gometal.dev/gometal/internal/kstats"
 )
-
-var allPolicies = []string{"round-robin", "random", "least-loaded", "affinity"}
 
 type config struct {
 	runs     int
@@ -86,7 +84,7 @@ func main() {
 	flag.StringVar(&cfg.mem, "mem", "256M", "memory per boot")
 	flag.StringVar(&cfg.logs, "logs", "stress-logs", "directory for the consoles of failed boots")
 	flag.StringVar(&progs, "progs", "gcheavy,arith", "programs under tests/progs to boot, in turn")
-	flag.StringVar(&policies, "policies", strings.Join(allPolicies, ","), "placement policies to cycle through")
+	flag.StringVar(&policies, "policies", strings.Join(kstats.SchedPolicies, ","), "placement policies to cycle through")
 	flag.StringVar(&cfg.cli, "cli", "", "use this gometal binary instead of building ./cmd/gometal")
 	flag.StringVar(&cfg.kernel, "kernel", "", "boot this kernel ELF (default $GOMETAL_KERNEL, else the checkout's, built with cargo if need be)")
 	flag.BoolVar(&cfg.verbose, "v", false, "print each boot's command")
@@ -117,8 +115,8 @@ func main() {
 		die(2, "-timeout must be positive")
 	}
 	for _, p := range cfg.policies {
-		if !slices.Contains(allPolicies, p) {
-			die(2, "unknown policy %q (want one of %s)", p, strings.Join(allPolicies, ", "))
+		if !slices.Contains(kstats.SchedPolicies, p) {
+			die(2, "unknown policy %q (want one of %s)", p, strings.Join(kstats.SchedPolicies, ", "))
 		}
 	}
 	os.Exit(run(cfg))
@@ -143,7 +141,7 @@ func run(cfg config) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	root, err := moduleRoot()
+	root, err := gobuild.ModuleRoot()
 	if err != nil {
 		die(1, "%v", err)
 	}
@@ -207,7 +205,8 @@ func run(cfg config) int {
 				// every policy within len(progs)*len(policies) boots.
 				prog := cfg.progs[i%len(cfg.progs)]
 				policy := cfg.policies[(i/len(cfg.progs))%len(cfg.policies)]
-				r := boot(ctx, cfg, root, cli, kernel, bins[prog], prog, policy, i+1, logDir)
+				r := boot(ctx, cfg, bootJob{root: root, cli: cli, kernel: kernel, bin: bins[prog],
+					prog: prog, policy: policy, n: i + 1, logDir: logDir})
 				if r.canceled {
 					return
 				}
@@ -252,35 +251,18 @@ func rel(root, p string) string {
 	return p
 }
 
-func moduleRoot() (string, error) {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %v", err)
-	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return "", errors.New("run this inside the gometal module (go env GOMOD is empty)")
-	}
-	return filepath.Dir(gomod), nil
-}
-
 // build builds the CLI and the programs (in parallel) and finds the kernel.
 func build(ctx context.Context, cfg config, root, work string) (cli string, bins map[string]string, kernel string, err error) {
 	cli = filepath.Join(work, "gometal")
 	progDir := filepath.Join(work, "progs") + string(filepath.Separator)
 	bins = map[string]string{}
-	type job struct {
-		what string
-		env  []string
-		args []string
-	}
-	var jobs []job
+	var jobs []gobuild.Job
 	if cfg.cli != "" {
 		if cli, err = filepath.Abs(cfg.cli); err != nil {
 			return "", nil, "", err
 		}
 	} else {
-		jobs = append(jobs, job{"the gometal CLI", nil, []string{"build", "-o", cli, "./cmd/gometal"}})
+		jobs = append(jobs, gobuild.Job{What: "the gometal CLI", Args: []string{"build", "-o", cli, "./cmd/gometal"}})
 	}
 	pkgs := []string{"build", "-o", progDir}
 	for _, p := range cfg.progs {
@@ -290,25 +272,8 @@ func build(ctx context.Context, cfg config, root, work string) (cli string, bins
 		pkgs = append(pkgs, "./tests/progs/"+p)
 		bins[p] = filepath.Join(progDir, p)
 	}
-	jobs = append(jobs, job{"the stress programs", []string{"GOOS=linux", "GOARCH=riscv64", "CGO_ENABLED=0"}, pkgs})
-
-	errs := make([]error, len(jobs)+1)
-	var wg sync.WaitGroup
-	for i, j := range jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cmd := exec.CommandContext(ctx, "go", j.args...)
-			cmd.Dir = root
-			cmd.Env = append(os.Environ(), j.env...)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				errs[i] = fmt.Errorf("building %s (go %s): %v\n%s", j.what, strings.Join(j.args, " "), err, out)
-			}
-		}()
-	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	jobs = append(jobs, gobuild.Job{What: "the stress programs", Env: gobuild.TargetEnv, Args: pkgs})
+	err = gobuild.RunAll(ctx, root, jobs, func() error {
 		// -kernel, else GOMETAL_KERNEL, else the checkout's kernel (built
 		// with cargo if need be), as the CLI finds it from the module root.
 		f := kernelimage.New(nil)
@@ -318,23 +283,33 @@ func build(ctx context.Context, cfg config, root, work string) (cli string, bins
 			k, err = filepath.Abs(k)
 		}
 		if err != nil {
-			errs[len(jobs)] = fmt.Errorf("finding the kernel: %v", err)
+			return fmt.Errorf("finding the kernel: %v", err)
 		}
 		kernel = k
-	}()
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+		return nil
+	})
+	if err != nil {
 		return "", nil, "", err
 	}
 	return cli, bins, kernel, nil
 }
 
-func boot(ctx context.Context, cfg config, root, cli, kernel, bin, prog, policy string, n int, logDir string) result {
+// bootJob is one boot to make: where the CLI, kernel and program are, which
+// program under which policy, its number, and where a failed console goes.
+type bootJob struct {
+	root, cli, kernel, bin string
+	prog, policy           string
+	n                      int
+	logDir                 string
+}
+
+func boot(ctx context.Context, cfg config, j bootJob) result {
+	root, cli, prog, policy, n := j.root, j.cli, j.prog, j.policy, j.n
 	r := result{n: n, prog: prog, policy: policy, status: -1}
 	// stats: the kernel's per-hart table shows that every hart came up (a
 	// hart that fails to start is otherwise silent for these programs).
 	args := []string{"run", "-cores", fmt.Sprint(cfg.cores), "-mem", cfg.mem, "-sched", policy,
-		"-kernel-args", "stats", "-timeout", cfg.timeout.String(), bin}
+		"-kernel-args", "stats", "-timeout", cfg.timeout.String(), j.bin}
 	if prog == "numcpu" {
 		args = append(args, fmt.Sprint(cfg.cores)) // it checks NumCPU against its argument
 	}
@@ -346,7 +321,7 @@ func boot(ctx context.Context, cfg config, root, cli, kernel, bin, prog, policy 
 	defer cancel()
 	cmd := exec.CommandContext(bctx, cli, args...)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+kernel)
+	cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+j.kernel)
 	cmd.WaitDelay = 5 * time.Second
 	var out bytes.Buffer // console and the CLI's own messages, interleaved
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -393,35 +368,21 @@ func boot(ctx context.Context, cfg config, root, cli, kernel, bin, prog, policy 
 		}
 	}
 	if r.failed {
-		r.log = saveLog(logDir, r, cli, args, console)
+		r.log = saveLog(j.logDir, r, cli, args, console)
 	}
 	return r
 }
 
-// checkStats checks the per-hart statistics the kernel prints at exit: they
-// name the policy, and list `cores` harts, every one online. It returns what
-// is wrong, or "".
+// checkStats checks the statistics the kernel prints at exit: they name the
+// policy and list `cores` harts, every one online. It returns what is
+// wrong, or "".
 func checkStats(console, policy string, cores int) string {
-	header := fmt.Sprintf("gometal: per-hart statistics (placement policy %s):", policy)
-	i := strings.Index(console, header)
-	if i < 0 {
-		return fmt.Sprintf("no line %q", header)
+	st, err := kstats.Parse(console)
+	if err != nil {
+		return err.Error()
 	}
-	online := 0
-	for _, l := range strings.Split(console[i:], "\n")[1:] {
-		f := strings.Fields(l)
-		if len(f) == 0 || f[0] == "hart" {
-			continue
-		}
-		if _, err := strconv.Atoi(f[0]); err != nil {
-			break
-		}
-		if len(f) > 1 && f[1] == "online" {
-			online++
-		}
-	}
-	if online != cores {
-		msg := fmt.Sprintf("%d of %d harts online in the stats", online, cores)
+	if p := st.Check(policy, cores); len(p) > 0 {
+		msg := strings.Join(p, "; ")
 		if l := firstLine(console, "gometal: hart"); l != "" {
 			msg += " (" + l + ")"
 		}
@@ -504,9 +465,8 @@ func summarize(cfg config, results []result, elapsed time.Duration) int {
 			if w == nil {
 				continue
 			}
-			sort.Float64s(w.durs)
 			fmt.Printf("%-10s %-13s %5d %9d %6d %9.2f %7.2f\n", prog, policy, w.runs, w.failures, w.hangs,
-				median(w.durs), w.durs[len(w.durs)-1])
+				kstats.Median(w.durs), slices.Max(w.durs))
 		}
 	}
 	if len(logs) > 0 {
@@ -521,15 +481,4 @@ func summarize(cfg config, results []result, elapsed time.Duration) int {
 		return 1
 	}
 	return 0
-}
-
-func median(sorted []float64) float64 {
-	n := len(sorted)
-	if n == 0 {
-		return 0
-	}
-	if n%2 == 1 {
-		return sorted[n/2]
-	}
-	return (sorted[n/2-1] + sorted[n/2]) / 2
 }

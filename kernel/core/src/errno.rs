@@ -1,76 +1,143 @@
-//! Linux errno values (asm-generic, as used on riscv64). They are positive;
-//! a syscall handler returns `-(E as isize)` and the user sees -errno in a0,
-//! which the Go runtime recognises as an error when it lies in [-4095, -1].
+//! Linux errno values (asm-generic, as used on riscv64) as a type. A syscall
+//! handler returns `Err(Errno)`; the dispatcher puts `-errno` in a0, which the
+//! Go runtime recognises as an error when it lies in [-4095, -1]. `Debug`
+//! prints the Linux name (`EFAULT`), which is what `trace` shows.
 
-pub const EPERM: isize = 1;
-pub const ENOENT: isize = 2;
-pub const ESRCH: isize = 3;
-pub const EINTR: isize = 4;
-pub const EIO: isize = 5;
-pub const ENXIO: isize = 6;
-pub const EBADF: isize = 9;
-pub const ECHILD: isize = 10;
-pub const EAGAIN: isize = 11;
-pub const ENOMEM: isize = 12;
-pub const EACCES: isize = 13;
-pub const EFAULT: isize = 14;
-pub const EBUSY: isize = 16;
-pub const EEXIST: isize = 17;
-pub const EXDEV: isize = 18;
-pub const ENODEV: isize = 19;
-pub const ENOTDIR: isize = 20;
-pub const EISDIR: isize = 21;
-pub const EINVAL: isize = 22;
-pub const ENFILE: isize = 23;
-pub const EMFILE: isize = 24;
-pub const ENOTTY: isize = 25;
-pub const EFBIG: isize = 27;
-pub const ENOSPC: isize = 28;
-pub const ESPIPE: isize = 29;
-pub const EROFS: isize = 30;
-pub const EPIPE: isize = 32;
-pub const ERANGE: isize = 34;
-pub const ENAMETOOLONG: isize = 36;
-pub const ENOSYS: isize = 38;
-pub const ENOTEMPTY: isize = 39;
-pub const ELOOP: isize = 40;
-pub const ENOTSOCK: isize = 88;
-pub const EPROTONOSUPPORT: isize = 93;
-pub const EOPNOTSUPP: isize = 95;
-pub const EAFNOSUPPORT: isize = 97;
-pub const EADDRINUSE: isize = 98;
-pub const EADDRNOTAVAIL: isize = 99;
-pub const ECONNABORTED: isize = 103;
-pub const ECONNRESET: isize = 104;
-pub const EISCONN: isize = 106;
-pub const ENOTCONN: isize = 107;
-pub const ETIMEDOUT: isize = 110;
-pub const ECONNREFUSED: isize = 111;
-pub const EALREADY: isize = 114;
-pub const EINPROGRESS: isize = 115;
+use core::fmt;
+
+/// One Linux error number. Only the values below exist, so a handler cannot
+/// return a number Linux does not define.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Errno(u16);
+
+// One list defines the constants and their names, so the two cannot drift.
+macro_rules! errnos {
+    ($($name:ident = $value:literal,)*) => {
+        $(pub const $name: Errno = Errno($value);)*
+
+        impl Errno {
+            /// The Linux name, e.g. "EFAULT".
+            pub fn name(self) -> &'static str {
+                match self.0 {
+                    $($value => stringify!($name),)*
+                    _ => "E?",
+                }
+            }
+        }
+
+        #[cfg(test)]
+        const ALL: &[Errno] = &[$($name),*];
+    };
+}
+
+errnos! {
+    EPERM = 1,
+    ENOENT = 2,
+    ESRCH = 3,
+    EINTR = 4,
+    EIO = 5,
+    ENXIO = 6,
+    EBADF = 9,
+    ECHILD = 10,
+    EAGAIN = 11,
+    ENOMEM = 12,
+    EACCES = 13,
+    EFAULT = 14,
+    EBUSY = 16,
+    EEXIST = 17,
+    EXDEV = 18,
+    ENODEV = 19,
+    ENOTDIR = 20,
+    EISDIR = 21,
+    EINVAL = 22,
+    ENFILE = 23,
+    EMFILE = 24,
+    ENOTTY = 25,
+    EFBIG = 27,
+    ENOSPC = 28,
+    ESPIPE = 29,
+    EROFS = 30,
+    EPIPE = 32,
+    ERANGE = 34,
+    ENAMETOOLONG = 36,
+    ENOSYS = 38,
+    ENOTEMPTY = 39,
+    ELOOP = 40,
+    ENOTSOCK = 88,
+    EPROTONOSUPPORT = 93,
+    EOPNOTSUPP = 95,
+    EAFNOSUPPORT = 97,
+    EADDRINUSE = 98,
+    EADDRNOTAVAIL = 99,
+    ECONNABORTED = 103,
+    ECONNRESET = 104,
+    EISCONN = 106,
+    ENOTCONN = 107,
+    ETIMEDOUT = 110,
+    ECONNREFUSED = 111,
+    EALREADY = 114,
+    EINPROGRESS = 115,
+}
 
 /// The largest errno: results in [-MAX_ERRNO, -1] are errors (sys.s checks
 /// this range), so no successful result may fall inside it.
-pub const MAX_ERRNO: isize = 4095;
+pub const MAX_ERRNO: usize = 4095;
+
+impl Errno {
+    /// The positive Linux value.
+    pub const fn value(self) -> usize {
+        self.0 as usize
+    }
+
+    /// What the program sees in a0: -errno as a register value.
+    pub const fn to_register(self) -> u64 {
+        (self.0 as u64).wrapping_neg()
+    }
+}
+
+impl fmt::Debug for Errno {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl fmt::Display for Errno {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::format;
 
     #[test]
     fn values_match_linux() {
-        assert_eq!(EAGAIN, 11);
-        assert_eq!(ENOSYS, 38);
-        assert_eq!(ETIMEDOUT, 110);
-        assert_eq!(EAFNOSUPPORT, 97);
-        assert_eq!(EOPNOTSUPP, 95);
-        assert_eq!(EINPROGRESS, 115);
+        assert_eq!(EAGAIN.value(), 11);
+        assert_eq!(ENOSYS.value(), 38);
+        assert_eq!(ETIMEDOUT.value(), 110);
+        assert_eq!(EAFNOSUPPORT.value(), 97);
+        assert_eq!(EOPNOTSUPP.value(), 95);
+        assert_eq!(EINPROGRESS.value(), 115);
     }
 
     #[test]
     fn all_are_valid_error_results() {
-        for e in [EPERM, ENOENT, EINVAL, ENOTSOCK, ECONNREFUSED, ENODEV] {
-            assert!(e > 0 && e <= MAX_ERRNO);
+        for e in ALL {
+            assert!(e.value() > 0 && e.value() <= MAX_ERRNO);
+            assert_eq!(e.to_register() as i64, -(e.value() as i64));
         }
+    }
+
+    #[test]
+    fn names_are_the_constants() {
+        assert_eq!(format!("{:?}", EFAULT), "EFAULT");
+        assert_eq!(EINVAL.name(), "EINVAL");
+        let mut values: alloc::vec::Vec<usize> = ALL.iter().map(|e| e.value()).collect();
+        values.sort();
+        values.dedup();
+        assert_eq!(values.len(), ALL.len(), "two names share a value");
+        assert!(ALL.iter().all(|e| e.name().starts_with('E') && e.name() != "E?"));
     }
 }

@@ -17,6 +17,14 @@ macro_rules! syscalls {
             }
         }
 
+        /// The number of the syscall called `lower` ("futex"), if listed.
+        pub fn number(lower: &str) -> Option<usize> {
+            match lower {
+                $($lower => Some($nr),)*
+                _ => None,
+            }
+        }
+
         #[cfg(test)]
         const ALL: &[(&str, usize)] = &[$((stringify!($name), $nr)),*];
     };
@@ -164,6 +172,8 @@ mod tests {
         assert_eq!(name(RT_SIGRETURN), "rt_sigreturn");
         assert_eq!(name(EPOLL_PWAIT), "epoll_pwait");
         assert_eq!(name(9999), "unknown");
+        assert_eq!(number("futex"), Some(FUTEX));
+        assert_eq!(number("nosuchcall"), None);
     }
 
     #[test]

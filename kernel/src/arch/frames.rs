@@ -1,5 +1,8 @@
-//! The register blocks the assembly saves and restores. Layouts are shared
-//! with trap.S, switch.S and fp.S: change them together.
+//! Register frames: the blocks of saved registers the assembly fills and
+//! restores (a thread's user registers on a trap, its kernel context on a
+//! switch, its FP registers) -- not to be confused with mm/frames.rs, the
+//! physical *page* frames. Layouts are shared with trap.S, switch.S and
+//! fp.S: change them together.
 
 /// A user thread's registers while it is in the kernel. `regs[0]` is the pc,
 /// `regs[n]` is xn — the order of Linux's `user_regs_struct` and of the

@@ -2,6 +2,7 @@
 //! contexts, FP state and the few CSR operations the rest of the kernel needs.
 
 pub mod csr;
+#[deny(unsafe_code)]
 pub mod frames;
 
 pub use frames::{Context, FpState, TrapFrame};

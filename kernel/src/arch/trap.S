@@ -4,7 +4,7 @@
 # TrapFrame; while the kernel runs, sscratch is 0. The kernel never enables
 # interrupts in S-mode, so a trap taken in S-mode is an exception: a kernel bug.
 #
-# TrapFrame layout (see arch/trapframe.rs): regs[0] = pc, regs[n] = xn for
+# TrapFrame layout (see arch/frames.rs): regs[0] = pc, regs[n] = xn for
 # n = 1..31 (the Linux user_regs_struct order), then kernel_sp, kernel_tp.
 
     .equ TF_KSP, 32 * 8

@@ -1,4 +1,5 @@
 //! Bringing the machine up: reading the device tree, starting the harts.
 
+#[deny(unsafe_code)]
 pub mod harts;
 pub mod machine;

@@ -10,7 +10,7 @@ use alloc::collections::BTreeMap;
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, Ordering};
-use gometal_core::errno::{EEXIST, ENOENT, EPERM};
+use gometal_core::errno::{Errno, EEXIST, ENOENT, EPERM};
 use spin::Mutex;
 
 pub const EPOLLIN: u32 = 0x1;
@@ -78,7 +78,7 @@ impl Epoll {
         Epoll { interest: Mutex::new(BTreeMap::new()) }
     }
 
-    pub fn control(&self, op: usize, fd: usize, file: Arc<OpenFile>, events: u32, data: u64) -> Result<(), isize> {
+    pub fn control(&self, op: usize, fd: usize, file: Arc<OpenFile>, events: u32, data: u64) -> Result<(), Errno> {
         if matches!(file.kind, FileKind::File(_) | FileKind::Directory(_)) {
             return Err(EPERM); // as Linux: regular files are always ready
         }

@@ -2,7 +2,7 @@
 //! one to wake a thread blocked in epoll_pwait.
 
 use crate::sched::wait::{WaitError, WaitQueue};
-use gometal_core::errno::{EAGAIN, EINTR, EINVAL};
+use gometal_core::errno::{Errno, EAGAIN, EINTR, EINVAL};
 use spin::Mutex;
 
 const MAX: u64 = u64::MAX - 1;
@@ -27,7 +27,7 @@ impl EventFd {
     }
 
     /// Takes the count (or 1 in semaphore mode).
-    pub fn read(&self, nonblock: bool) -> Result<u64, isize> {
+    pub fn read(&self, nonblock: bool) -> Result<u64, Errno> {
         let take = || {
             let mut c = self.count.lock();
             if *c == 0 {
@@ -46,7 +46,7 @@ impl EventFd {
         Ok(v)
     }
 
-    pub fn write(&self, v: u64, nonblock: bool) -> Result<(), isize> {
+    pub fn write(&self, v: u64, nonblock: bool) -> Result<(), Errno> {
         if v == u64::MAX {
             return Err(EINVAL);
         }

@@ -8,7 +8,7 @@ use crate::param::MAX_FDS;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, Ordering};
-use gometal_core::errno::{EBADF, EMFILE};
+use gometal_core::errno::{Errno, EBADF, EMFILE};
 use spin::Mutex;
 
 pub enum FileKind {
@@ -93,7 +93,7 @@ impl FdTable {
     }
 
     /// Installs `file` at the lowest free descriptor ≥ `min`.
-    pub fn install(&mut self, file: Arc<OpenFile>, cloexec: bool, min: usize) -> Result<usize, isize> {
+    pub fn install(&mut self, file: Arc<OpenFile>, cloexec: bool, min: usize) -> Result<usize, Errno> {
         let fd = (min..MAX_FDS).find(|&i| self.slots.get(i).is_none_or(|s| s.is_none())).ok_or(EMFILE)?;
         if fd >= self.slots.len() {
             self.slots.resize(fd + 1, None);
@@ -104,7 +104,7 @@ impl FdTable {
 
     /// Puts `file` at exactly `fd`; returns what was there (dup3), for the
     /// caller to drop after releasing the table lock.
-    pub fn install_at(&mut self, fd: usize, file: Arc<OpenFile>, cloexec: bool) -> Result<Option<Arc<OpenFile>>, isize> {
+    pub fn install_at(&mut self, fd: usize, file: Arc<OpenFile>, cloexec: bool) -> Result<Option<Arc<OpenFile>>, Errno> {
         if fd >= MAX_FDS {
             return Err(EBADF);
         }
@@ -115,26 +115,40 @@ impl FdTable {
         Ok(old.map(|s| s.file))
     }
 
-    pub fn get(&self, fd: usize) -> Result<Arc<OpenFile>, isize> {
+    pub fn get(&self, fd: usize) -> Result<Arc<OpenFile>, Errno> {
         self.slots.get(fd).and_then(|s| s.as_ref()).map(|s| s.file.clone()).ok_or(EBADF)
     }
 
-    pub fn close(&mut self, fd: usize) -> Result<Arc<OpenFile>, isize> {
+    pub fn close(&mut self, fd: usize) -> Result<Arc<OpenFile>, Errno> {
         self.slots.get_mut(fd).and_then(|s| s.take()).map(|s| s.file).ok_or(EBADF)
     }
 
-    pub fn cloexec(&self, fd: usize) -> Result<bool, isize> {
+    pub fn cloexec(&self, fd: usize) -> Result<bool, Errno> {
         self.slots.get(fd).and_then(|s| s.as_ref()).map(|s| s.cloexec).ok_or(EBADF)
     }
 
-    pub fn set_cloexec(&mut self, fd: usize, on: bool) -> Result<(), isize> {
+    pub fn set_cloexec(&mut self, fd: usize, on: bool) -> Result<(), Errno> {
         let slot = self.slots.get_mut(fd).and_then(|s| s.as_mut()).ok_or(EBADF)?;
         slot.cloexec = on;
         Ok(())
     }
 }
 
+/// A file-descriptor argument (a C int). Negative ones name no slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fd(pub i32);
+
+impl Fd {
+    /// The *at calls' "relative to the working directory".
+    pub const CWD: Fd = Fd(-100);
+
+    /// The table slot; out of range (EBADF) for a negative descriptor.
+    pub fn index(self) -> usize {
+        usize::try_from(self.0).unwrap_or(usize::MAX)
+    }
+}
+
 /// The current program's open file `fd`.
-pub fn file(fd: u64) -> Result<Arc<OpenFile>, isize> {
-    crate::process::process().files.lock().get(fd as usize)
+pub fn file(fd: Fd) -> Result<Arc<OpenFile>, Errno> {
+    crate::process::process().files.lock().get(fd.index())
 }

@@ -11,7 +11,7 @@ use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use gometal_core::cpio::{S_IFDIR, S_IFLNK, S_IFMT, S_IFREG};
-use gometal_core::errno::{EFBIG, ENOSPC};
+use gometal_core::errno::{Errno, EFBIG, ENOSPC};
 use spin::Mutex;
 
 pub const S_IFCHR: u32 = 0o020000;
@@ -163,7 +163,7 @@ impl FileData {
             let chunk = (PAGE as usize - within).min(n - done);
             let out = &mut buf[done..done + chunk];
             match self.pages.get(&index) {
-                Some(&pa) => out.copy_from_slice(&frames::frame_bytes(pa)[within..within + chunk]),
+                Some(&pa) => frames::read_frame(pa, within, out),
                 None => {
                     out.fill(0);
                     let p = pos as usize;
@@ -180,7 +180,7 @@ impl FileData {
 
     /// The frame holding page `index`, made private (copied from the
     /// initramfs, or zeroed) on first write.
-    fn page_mut(&mut self, index: u64) -> Result<u64, isize> {
+    fn page_mut(&mut self, index: u64) -> Result<u64, Errno> {
         if let Some(&pa) = self.pages.get(&index) {
             return Ok(pa);
         }
@@ -195,7 +195,7 @@ impl FileData {
         let start = (index * PAGE) as usize;
         if start < self.base.len() {
             let end = (start + PAGE as usize).min(self.base.len());
-            frames::frame_bytes(pa)[..end - start].copy_from_slice(&self.base[start..end]);
+            frames::write_frame(pa, 0, &self.base[start..end]);
         }
         self.pages.insert(index, pa);
         Ok(pa)
@@ -203,7 +203,7 @@ impl FileData {
 
     /// Writes `data` at `offset`, growing the file; returns bytes written
     /// (short only when space ran out part way).
-    pub fn write(&mut self, offset: u64, data: &[u8]) -> Result<usize, isize> {
+    pub fn write(&mut self, offset: u64, data: &[u8]) -> Result<usize, Errno> {
         let end = offset.checked_add(data.len() as u64).filter(|&e| e <= MAX_FILE_SIZE).ok_or(EFBIG)?;
         let mut done = 0;
         while done < data.len() {
@@ -215,7 +215,7 @@ impl FileData {
                 Err(e) if done == 0 => return Err(e),
                 Err(_) => break,
             };
-            frames::frame_bytes(pa)[within..within + chunk].copy_from_slice(&data[done..done + chunk]);
+            frames::write_frame(pa, within, &data[done..done + chunk]);
             done += chunk;
             self.size = self.size.max(pos + chunk as u64);
         }
@@ -224,7 +224,7 @@ impl FileData {
     }
 
     /// Sets the size; bytes past a shrink read as zero if the file grows again.
-    pub fn truncate(&mut self, len: u64) -> Result<(), isize> {
+    pub fn truncate(&mut self, len: u64) -> Result<(), Errno> {
         if len > MAX_FILE_SIZE {
             return Err(EFBIG);
         }
@@ -239,7 +239,7 @@ impl FileData {
             }
             if !len.is_multiple_of(PAGE) {
                 if let Some(&pa) = self.pages.get(&(len / PAGE)) {
-                    frames::frame_bytes(pa)[(len % PAGE) as usize..].fill(0);
+                    frames::zero_frame(pa, (len % PAGE) as usize);
                 }
             }
             self.base = &self.base[..self.base.len().min(len as usize)];

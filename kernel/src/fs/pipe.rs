@@ -6,7 +6,7 @@
 use crate::sched::wait::WaitQueue;
 use alloc::collections::VecDeque;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use gometal_core::errno::{EAGAIN, EINTR, EPIPE};
+use gometal_core::errno::{Errno, EAGAIN, EINTR, EPIPE};
 use spin::Mutex;
 
 /// Linux's default pipe capacity.
@@ -52,7 +52,7 @@ impl Pipe {
     }
 
     /// Reads up to `buf.len()` bytes; 0 means end of file.
-    pub fn read(&self, buf: &mut [u8], nonblock: bool) -> Result<usize, isize> {
+    pub fn read(&self, buf: &mut [u8], nonblock: bool) -> Result<usize, Errno> {
         let mut take = || {
             let mut b = self.buffer.lock();
             if b.is_empty() {
@@ -76,7 +76,7 @@ impl Pipe {
     }
 
     /// Writes some of `data` (all of it if it fits); EPIPE with no readers.
-    pub fn write(&self, data: &[u8], nonblock: bool) -> Result<usize, isize> {
+    pub fn write(&self, data: &[u8], nonblock: bool) -> Result<usize, Errno> {
         let put = || {
             if self.readers.load(Ordering::Acquire) == 0 {
                 return Some(Err(EPIPE));
@@ -119,7 +119,7 @@ impl Pipe {
     /// writer (unless non-blocking), a writer waits for a reader, and a
     /// non-blocking writer with no reader gets ENXIO. O_RDWR opens both
     /// ends at once and never waits.
-    pub fn open_end(&self, read: bool, write: bool, nonblock: bool) -> Result<(), isize> {
+    pub fn open_end(&self, read: bool, write: bool, nonblock: bool) -> Result<(), Errno> {
         if write && !read && nonblock && self.readers.load(Ordering::Acquire) == 0 {
             return Err(gometal_core::errno::ENXIO);
         }

@@ -110,7 +110,7 @@ pub struct Found {
 /// Names and directories from the root down to one directory.
 type Chain = Vec<(Vec<u8>, Arc<Inode>)>;
 
-fn chain_of(dir: &Arc<Inode>) -> Result<Chain, isize> {
+fn chain_of(dir: &Arc<Inode>) -> Result<Chain, Errno> {
     let root = root();
     let mut chain = Vec::new();
     let mut at = dir.clone();
@@ -134,7 +134,7 @@ fn path_of_chain(chain: &[(Vec<u8>, Arc<Inode>)]) -> Vec<u8> {
 }
 
 /// The current absolute path of directory `dir`.
-pub fn path_of(dir: &Arc<Inode>) -> Result<Vec<u8>, isize> {
+pub fn path_of(dir: &Arc<Inode>) -> Result<Vec<u8>, Errno> {
     Ok(path_of_chain(&chain_of(dir)?))
 }
 
@@ -146,7 +146,7 @@ fn names_directory(path: &[u8]) -> bool {
 
 /// Walks `path` from directory `start` (ignored for absolute paths).
 /// Symlinks in the middle are always followed, the last only if `follow`.
-pub fn walk(start: &Arc<Inode>, path: &[u8], follow: bool) -> Result<Found, isize> {
+pub fn walk(start: &Arc<Inode>, path: &[u8], follow: bool) -> Result<Found, Errno> {
     let mut must_be_dir = names_directory(path);
     let mut stack = if path.starts_with(b"/") { chain_of(&root())? } else { chain_of(start)? };
     let mut queue: VecDeque<Vec<u8>> = components(path).map(|c| c.to_vec()).collect();
@@ -199,7 +199,7 @@ pub fn walk(start: &Arc<Inode>, path: &[u8], follow: bool) -> Result<Found, isiz
 }
 
 /// Resolves an absolute path from the root.
-pub fn resolve(abs: &[u8], follow: bool) -> Result<Found, isize> {
+pub fn resolve(abs: &[u8], follow: bool) -> Result<Found, Errno> {
     walk(&root(), abs, follow)
 }
 
@@ -207,7 +207,7 @@ pub fn resolve(abs: &[u8], follow: bool) -> Result<Found, isize> {
 /// last component of `path`, that component, and whether `path` had a
 /// trailing slash. A last component of `.` or `..` is returned as is, for
 /// the caller to refuse as Linux does.
-pub fn parent_of(start: &Arc<Inode>, path: &[u8]) -> Result<(Found, Vec<u8>, bool), isize> {
+pub fn parent_of(start: &Arc<Inode>, path: &[u8]) -> Result<(Found, Vec<u8>, bool), Errno> {
     let trimmed_len = path.iter().rposition(|&b| b != b'/').map_or(0, |i| i + 1);
     let trailing = trimmed_len < path.len();
     let trimmed = &path[..trimmed_len];
@@ -232,7 +232,7 @@ pub fn parent_of(start: &Arc<Inode>, path: &[u8]) -> Result<(Found, Vec<u8>, boo
 
 /// Adds `node` as `name` in `dir`; EEXIST if taken, ENOSPC when the kernel
 /// heap (which holds names and inodes) is nearly full.
-pub fn link(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), isize> {
+pub fn link(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), Errno> {
     if !crate::mm::heap::has_room() {
         return Err(ENOSPC);
     }
@@ -240,7 +240,7 @@ pub fn link(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), isize
 }
 
 /// `link` without the space check (rename moves an existing name).
-fn attach(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), isize> {
+fn attach(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), Errno> {
     let Kind::Dir(entries) = &dir.kind else { return Err(ENOTDIR) };
     let mut e = entries.lock();
     if e.contains_key(name) {
@@ -258,7 +258,7 @@ fn attach(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), isize> 
 
 /// Removes `name` from `dir`: a directory only if `want_dir` (and empty),
 /// anything else only if not.
-pub fn unlink(dir: &Arc<Inode>, name: &[u8], want_dir: bool) -> Result<(), isize> {
+pub fn unlink(dir: &Arc<Inode>, name: &[u8], want_dir: bool) -> Result<(), Errno> {
     let Kind::Dir(entries) = &dir.kind else { return Err(ENOTDIR) };
     let mut e = entries.lock();
     let node = e.get(name).ok_or(ENOENT)?.clone();
@@ -290,7 +290,7 @@ fn is_ancestor(node: &Arc<Inode>, dir: &Arc<Inode>) -> bool {
 
 /// Renames `from_dir/from` to `to_dir/to` with Linux's rules for what may
 /// replace what.
-pub fn rename(from: (&Arc<Inode>, &[u8]), to: (&Arc<Inode>, &[u8]), noreplace: bool) -> Result<(), isize> {
+pub fn rename(from: (&Arc<Inode>, &[u8]), to: (&Arc<Inode>, &[u8]), noreplace: bool) -> Result<(), Errno> {
     let (from_dir, from_name) = from;
     let (to_dir, to_name) = to;
     let node = child(from_dir, from_name).ok_or(ENOENT)?;

@@ -1,12 +1,13 @@
 //! Directory and metadata system calls: the working directory, listing,
 //! creating, removing, renaming and linking names, permissions and times.
 
-use super::{Args, SysResult};
-use crate::fs::fd::{self, FileKind};
+use super::args::{AtFlags, Timespec};
+use super::SysResult;
+use crate::fs::fd::{self, Fd, FileKind};
 use crate::fs::inode::{Inode, Kind};
 use crate::fs::path;
 use crate::fs::tree;
-use crate::mm::uaccess;
+use crate::mm::uaccess::{UserPtr, UserSpace};
 use crate::process::process;
 use crate::sched::clock;
 use alloc::vec::Vec;
@@ -14,25 +15,21 @@ use gometal_core::cpio::{S_IFDIR, S_IFMT, S_IFREG};
 use crate::fs::inode::S_IFIFO;
 use gometal_core::errno::*;
 
-const AT_SYMLINK_NOFOLLOW: u64 = 0x100;
-const AT_REMOVEDIR: u64 = 0x200;
-const AT_SYMLINK_FOLLOW: u64 = 0x400;
-const AT_EMPTY_PATH: u64 = 0x1000;
-const RENAME_NOREPLACE: u64 = 1;
+const RENAME_NOREPLACE: u32 = 1;
 const UMASK: u32 = 0o022;
 
-pub fn getcwd(a: &Args) -> SysResult {
+pub fn getcwd(user: &mut UserSpace, buf: UserPtr<u8>, size: usize) -> SysResult {
     let mut cwd = tree::path_of(&path::cwd())?;
     cwd.push(0);
-    if cwd.len() > a[1] as usize {
+    if cwd.len() > size {
         return Err(ERANGE);
     }
-    uaccess::write_bytes(a[0], &cwd)?;
-    Ok(cwd.len() as isize)
+    user.write_bytes(buf.slice(size), &cwd)?;
+    Ok(cwd.len())
 }
 
-pub fn chdir(a: &Args) -> SysResult {
-    let found = path::lookup(path::AT_FDCWD as u64, a[0], true)?;
+pub fn chdir(user: &mut UserSpace, pathname: UserPtr<u8>) -> SysResult {
+    let found = path::lookup(user, Fd::CWD, pathname, true)?;
     if !found.node.is_dir() {
         return Err(ENOTDIR);
     }
@@ -40,8 +37,8 @@ pub fn chdir(a: &Args) -> SysResult {
     Ok(0)
 }
 
-pub fn fchdir(a: &Args) -> SysResult {
-    match &fd::file(a[0])?.kind {
+pub fn fchdir(_: &mut UserSpace, fd: Fd) -> SysResult {
+    match &fd::file(fd)?.kind {
         FileKind::Directory(node) => {
             *process().cwd.lock() = node.clone();
             Ok(0)
@@ -61,8 +58,8 @@ fn dirent_type(node: &Inode) -> u8 {
 
 /// getdents64: ".", ".." and the entries in name order; the file offset
 /// counts entries already returned.
-pub fn getdents64(a: &Args) -> SysResult {
-    let file = fd::file(a[0])?;
+pub fn getdents64(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, size: usize) -> SysResult {
+    let file = fd::file(fd)?;
     let FileKind::Directory(node) = &file.kind else { return Err(ENOTDIR) };
     let parent = tree::parent_dir(node);
     let mut entries = alloc::vec![(b".".to_vec(), node.clone()), (b"..".to_vec(), parent)];
@@ -72,7 +69,7 @@ pub fn getdents64(a: &Args) -> SysResult {
     let mut index = *offset as usize;
     while let Some((name, n)) = entries.get(index) {
         let reclen = (19 + name.len() + 1).div_ceil(8) * 8;
-        if out.len() + reclen > a[2] as usize {
+        if out.len() + reclen > size {
             break;
         }
         out.extend_from_slice(&n.ino.to_le_bytes());
@@ -86,24 +83,23 @@ pub fn getdents64(a: &Args) -> SysResult {
     if out.is_empty() && index < entries.len() {
         return Err(EINVAL); // buffer too small for one entry
     }
-    uaccess::write_bytes(a[1], &out)?;
+    user.write_bytes(buf.slice(size), &out)?;
     *offset = index as u64;
-    Ok(out.len() as isize)
+    Ok(out.len())
 }
 
-pub fn mkdirat(a: &Args) -> SysResult {
-    let (dir, name, _) = path::lookup_parent(a[0], a[1])?;
+pub fn mkdirat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, mode: u32) -> SysResult {
+    let (dir, name, _) = path::lookup_parent(user, dirfd, pathname)?;
     if name == b"." || name == b".." {
         return Err(EEXIST);
     }
-    let node = Inode::new_dir(a[2] as u32 & !UMASK, clock::realtime_ns());
+    let node = Inode::new_dir(mode & !UMASK, clock::realtime_ns());
     tree::link(&dir.node, &name, node)?;
     Ok(0)
 }
 
-pub fn mknodat(a: &Args) -> SysResult {
-    let mode = a[2] as u32;
-    let (dir, name, trailing) = path::lookup_parent(a[0], a[1])?;
+pub fn mknodat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, mode: u32) -> SysResult {
+    let (dir, name, trailing) = path::lookup_parent(user, dirfd, pathname)?;
     if tree::child(&dir.node, &name).is_some() || name == b"." || name == b".." {
         return Err(EEXIST);
     }
@@ -125,12 +121,12 @@ pub fn mknodat(a: &Args) -> SysResult {
     Ok(0)
 }
 
-pub fn unlinkat(a: &Args) -> SysResult {
-    if a[2] & !AT_REMOVEDIR != 0 {
+pub fn unlinkat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, flags: AtFlags) -> SysResult {
+    if !(flags - AtFlags::REMOVEDIR).is_empty() {
         return Err(EINVAL);
     }
-    let rmdir = a[2] & AT_REMOVEDIR != 0;
-    let (dir, name, trailing) = path::lookup_parent(a[0], a[1])?;
+    let rmdir = flags.contains(AtFlags::REMOVEDIR);
+    let (dir, name, trailing) = path::lookup_parent(user, dirfd, pathname)?;
     match (name.as_slice(), rmdir) {
         (b".", true) => return Err(EINVAL),
         (b"..", true) => return Err(ENOTEMPTY),
@@ -145,13 +141,12 @@ pub fn unlinkat(a: &Args) -> SysResult {
     Ok(0)
 }
 
-pub fn renameat2(a: &Args) -> SysResult {
-    let flags = a[4];
+pub fn renameat2(user: &mut UserSpace, olddir: Fd, oldpath: UserPtr<u8>, newdir: Fd, newpath: UserPtr<u8>, flags: u32) -> SysResult {
     if flags & !RENAME_NOREPLACE != 0 {
         return Err(EINVAL); // RENAME_EXCHANGE and RENAME_WHITEOUT are not supported
     }
-    let (from_dir, from_name, from_slash) = path::lookup_parent(a[0], a[1])?;
-    let (to_dir, to_name, to_slash) = path::lookup_parent(a[2], a[3])?;
+    let (from_dir, from_name, from_slash) = path::lookup_parent(user, olddir, oldpath)?;
+    let (to_dir, to_name, to_slash) = path::lookup_parent(user, newdir, newpath)?;
     for n in [&from_name, &to_name] {
         if n.as_slice() == b"." || n.as_slice() == b".." {
             return Err(EBUSY);
@@ -165,13 +160,13 @@ pub fn renameat2(a: &Args) -> SysResult {
     Ok(0)
 }
 
-pub fn linkat(a: &Args) -> SysResult {
-    let follow = a[4] & AT_SYMLINK_FOLLOW != 0;
-    let target = path::lookup(a[0], a[1], follow)?;
+pub fn linkat(user: &mut UserSpace, olddir: Fd, oldpath: UserPtr<u8>, newdir: Fd, newpath: UserPtr<u8>, flags: AtFlags) -> SysResult {
+    let follow = flags.contains(AtFlags::SYMLINK_FOLLOW);
+    let target = path::lookup(user, olddir, oldpath, follow)?;
     if target.node.is_dir() {
         return Err(EPERM);
     }
-    let (dir, name, trailing) = path::lookup_parent(a[2], a[3])?;
+    let (dir, name, trailing) = path::lookup_parent(user, newdir, newpath)?;
     if trailing {
         return Err(ENOENT);
     }
@@ -180,9 +175,9 @@ pub fn linkat(a: &Args) -> SysResult {
     Ok(0)
 }
 
-pub fn symlinkat(a: &Args) -> SysResult {
-    let target = path::read(a[0])?;
-    let (dir, name, trailing) = path::lookup_parent(a[1], a[2])?;
+pub fn symlinkat(user: &mut UserSpace, target: UserPtr<u8>, newdir: Fd, linkpath: UserPtr<u8>) -> SysResult {
+    let target = path::read(user, target)?;
+    let (dir, name, trailing) = path::lookup_parent(user, newdir, linkpath)?;
     if tree::child(&dir.node, &name).is_some() || name == b"." || name == b".." {
         return Err(EEXIST);
     }
@@ -193,98 +188,99 @@ pub fn symlinkat(a: &Args) -> SysResult {
     Ok(0)
 }
 
-pub fn readlinkat(a: &Args) -> SysResult {
-    let found = path::lookup(a[0], a[1], false)?;
+pub fn readlinkat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, buf: UserPtr<u8>, size: usize) -> SysResult {
+    let found = path::lookup(user, dirfd, pathname, false)?;
     let Kind::Symlink(target) = &found.node.kind else { return Err(EINVAL) };
-    let n = target.len().min(a[3] as usize);
-    uaccess::write_bytes(a[2], &target[..n])?;
-    Ok(n as isize)
+    let n = target.len().min(size);
+    user.write_bytes(buf.slice(n), &target[..n])?;
+    Ok(n)
 }
 
 /// Everything is permitted to root, which the program is; only existence
 /// is checked.
-pub fn faccessat(a: &Args) -> SysResult {
-    if a[2] & !7 != 0 {
+pub fn faccessat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, mode: u64) -> SysResult {
+    if mode & !7 != 0 {
         return Err(EINVAL);
     }
-    path::lookup(a[0], a[1], true)?;
+    path::lookup(user, dirfd, pathname, true)?;
     Ok(0)
 }
 
 /// The node a path-or-descriptor call is about.
-fn target(dirfd: u64, ptr: u64, flags: u64) -> Result<alloc::sync::Arc<Inode>, isize> {
-    if ptr == 0 || (flags & AT_EMPTY_PATH != 0 && uaccess::read_cstr(ptr, 1).is_ok_and(|p| p.is_empty())) {
+fn target(user: &mut UserSpace, dirfd: Fd, ptr: UserPtr<u8>, flags: AtFlags) -> Result<alloc::sync::Arc<Inode>, Errno> {
+    if ptr.is_null() || (flags.contains(AtFlags::EMPTY_PATH) && path::is_empty(user, ptr)) {
         return node_of_fd(dirfd);
     }
-    Ok(path::lookup(dirfd, ptr, flags & AT_SYMLINK_NOFOLLOW == 0)?.node)
+    Ok(path::lookup(user, dirfd, ptr, !flags.contains(AtFlags::SYMLINK_NOFOLLOW))?.node)
 }
 
-fn node_of_fd(fdno: u64) -> Result<alloc::sync::Arc<Inode>, isize> {
-    match &fd::file(fdno)?.kind {
+fn node_of_fd(fd: Fd) -> Result<alloc::sync::Arc<Inode>, Errno> {
+    match &fd::file(fd)?.kind {
         FileKind::File(n) | FileKind::Directory(n) => Ok(n.clone()),
         _ => Err(EINVAL),
     }
 }
 
-fn set_mode(node: &Inode, mode: u64) -> SysResult {
+fn set_mode(node: &Inode, mode: u32) -> SysResult {
     let mut m = node.meta.lock();
-    m.mode = (m.mode & S_IFMT) | (mode as u32 & 0o7777);
+    m.mode = (m.mode & S_IFMT) | (mode & 0o7777);
     m.ctime_ns = clock::realtime_ns();
     Ok(0)
 }
 
-pub fn fchmod(a: &Args) -> SysResult {
-    set_mode(&*node_of_fd(a[0])?, a[1])
+pub fn fchmod(_: &mut UserSpace, fd: Fd, mode: u32) -> SysResult {
+    set_mode(&*node_of_fd(fd)?, mode)
 }
 
-pub fn fchmodat(a: &Args) -> SysResult {
-    set_mode(&*target(a[0], a[1], 0)?, a[2])
+pub fn fchmodat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, mode: u32) -> SysResult {
+    set_mode(&*target(user, dirfd, pathname, AtFlags::empty())?, mode)
 }
 
 /// fchmodat2 (Linux 6.6): fchmodat with flags. Symlinks have no mode of
 /// their own, so AT_SYMLINK_NOFOLLOW on one is EOPNOTSUPP, as on Linux.
-pub fn fchmodat2(a: &Args) -> SysResult {
-    if a[3] & !(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH) != 0 {
+pub fn fchmodat2(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, mode: u32, flags: AtFlags) -> SysResult {
+    if !(flags - (AtFlags::SYMLINK_NOFOLLOW | AtFlags::EMPTY_PATH)).is_empty() {
         return Err(EINVAL);
     }
-    let node = target(a[0], a[1], a[3])?;
+    let node = target(user, dirfd, pathname, flags)?;
     if matches!(node.kind, Kind::Symlink(_)) {
         return Err(EOPNOTSUPP);
     }
-    set_mode(&node, a[2])
+    set_mode(&node, mode)
 }
 
-fn set_owner(node: &Inode, uid: u64, gid: u64) -> SysResult {
+/// A uid or gid of -1 leaves that owner as it is.
+fn set_owner(node: &Inode, uid: u32, gid: u32) -> SysResult {
     let mut m = node.meta.lock();
-    if uid as u32 != u32::MAX {
-        m.uid = uid as u32;
+    if uid != u32::MAX {
+        m.uid = uid;
     }
-    if gid as u32 != u32::MAX {
-        m.gid = gid as u32;
+    if gid != u32::MAX {
+        m.gid = gid;
     }
     Ok(0)
 }
 
-pub fn fchown(a: &Args) -> SysResult {
-    set_owner(&*node_of_fd(a[0])?, a[1], a[2])
+pub fn fchown(_: &mut UserSpace, fd: Fd, uid: u32, gid: u32) -> SysResult {
+    set_owner(&*node_of_fd(fd)?, uid, gid)
 }
 
-pub fn fchownat(a: &Args) -> SysResult {
-    set_owner(&*target(a[0], a[1], a[4])?, a[2], a[3])
+pub fn fchownat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, uid: u32, gid: u32, flags: AtFlags) -> SysResult {
+    set_owner(&*target(user, dirfd, pathname, flags)?, uid, gid)
 }
 
 const UTIME_NOW: i64 = (1 << 30) - 1;
 const UTIME_OMIT: i64 = (1 << 30) - 2;
 
-pub fn utimensat(a: &Args) -> SysResult {
-    let node = target(a[0], a[1], a[3])?;
+pub fn utimensat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, times: UserPtr<Timespec>, flags: AtFlags) -> SysResult {
+    let node = target(user, dirfd, pathname, flags)?;
     let now = clock::realtime_ns() as i64;
-    let times = if a[2] == 0 {
-        [(0, UTIME_NOW), (0, UTIME_NOW)]
+    let times = if times.is_null() {
+        [Timespec { sec: 0, nsec: UTIME_NOW }; 2]
     } else {
-        [uaccess::read_i64_pair(a[2])?, uaccess::read_i64_pair(a[2] + 16)?]
+        [user.read(times)?, user.read(times.at(1))?]
     };
-    let pick = |(sec, nsec): (i64, i64)| -> Result<Option<u64>, isize> {
+    let pick = |Timespec { sec, nsec }: Timespec| -> Result<Option<u64>, Errno> {
         match nsec {
             UTIME_OMIT => Ok(None),
             UTIME_NOW => Ok(Some(now as u64)),

@@ -2,60 +2,54 @@
 //! truncate (reading and writing are in io.rs). Files live in the in-memory tree (fs/tree.rs); the console and
 //! /dev files are device nodes.
 
-use super::{Args, SysResult};
-use crate::fs::fd::{self, FileKind, OpenFile, O_ACCMODE, O_APPEND, O_NONBLOCK, O_PATH, O_RDONLY};
+use super::args::OpenFlags;
+use super::SysResult;
+use crate::fs::fd::{self, Fd, FileKind, OpenFile, O_ACCMODE, O_APPEND, O_NONBLOCK, O_PATH, O_RDONLY};
 use crate::fs::inode::{Device, Inode, Kind};
 use crate::fs::path;
 use crate::fs::pipe::Pipe;
 use crate::fs::tree;
-use crate::mm::uaccess;
+use crate::mm::uaccess::{UserPtr, UserSpace};
 use crate::process::process;
 use alloc::sync::Arc;
 use core::sync::atomic::Ordering;
 use gometal_core::errno::*;
 
-const O_CREAT: u32 = 0o100;
-const O_EXCL: u32 = 0o200;
-const O_TRUNC: u32 = 0o1000;
-const O_DIRECTORY: u32 = 0o200000;
-const O_NOFOLLOW: u32 = 0o400000;
-const O_CLOEXEC: u32 = 0o2000000;
-const O_TMPFILE: u32 = 0o20000000 | O_DIRECTORY;
 const UMASK: u32 = 0o022;
 
-pub fn openat(a: &Args) -> SysResult {
-    let (flags, mode) = (a[2] as u32, a[3] as u32);
-    if flags & O_TMPFILE == O_TMPFILE {
+pub fn openat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, flags: OpenFlags, mode: u32) -> SysResult {
+    if flags.contains(OpenFlags::TMPFILE) {
         return Err(EOPNOTSUPP);
     }
-    let raw = path::read(a[1])?;
-    let start = path::start_for(a[0], &raw)?;
-    let follow = flags & O_NOFOLLOW == 0;
+    let raw = path::read(user, pathname)?;
+    let start = path::start_for(dirfd, &raw)?;
+    let follow = !flags.contains(OpenFlags::NOFOLLOW);
+    let (create, exclusive) = (flags.contains(OpenFlags::CREAT), flags.contains(OpenFlags::EXCL));
     let found = match tree::walk(&start, &raw, follow) {
-        Ok(_) if flags & (O_CREAT | O_EXCL) == O_CREAT | O_EXCL => return Err(EEXIST),
+        Ok(_) if create && exclusive => return Err(EEXIST),
         Ok(f) => f,
-        Err(ENOENT) if flags & O_CREAT != 0 => create_file(&start, &raw, mode, flags & O_EXCL == 0 && follow)?,
+        Err(ENOENT) if create => create_file(&start, &raw, mode, !exclusive && follow)?,
         Err(e) => return Err(e),
     };
     let node = found.node;
-    let access = flags & O_ACCMODE;
-    let status = flags & (O_ACCMODE | O_NONBLOCK | O_APPEND | O_PATH);
+    let access = flags.bits() & O_ACCMODE;
+    let status = flags.bits() & (O_ACCMODE | O_NONBLOCK | O_APPEND | O_PATH);
     let kind = match &node.kind {
-        _ if flags & O_PATH != 0 => {
+        _ if flags.contains(OpenFlags::PATH) => {
             if node.is_dir() { FileKind::Directory(node.clone()) } else { FileKind::File(node.clone()) }
         }
         Kind::Symlink(_) => return Err(ELOOP), // O_NOFOLLOW on a symlink
-        Kind::Dir(_) if access != O_RDONLY || flags & O_CREAT != 0 => return Err(EISDIR),
+        Kind::Dir(_) if access != O_RDONLY || create => return Err(EISDIR),
         Kind::Dir(_) => FileKind::Directory(node.clone()),
-        _ if flags & O_DIRECTORY != 0 => return Err(ENOTDIR),
+        _ if flags.contains(OpenFlags::DIRECTORY) => return Err(ENOTDIR),
         Kind::Device(d) => FileKind::Device(*d),
         Kind::Fifo(pipe) => {
             let (r, w) = (access != fd::O_WRONLY, access != O_RDONLY);
-            pipe.open_end(r, w, flags & O_NONBLOCK != 0)?;
+            pipe.open_end(r, w, flags.contains(OpenFlags::NONBLOCK))?;
             FileKind::Pipe(pipe.clone())
         }
         Kind::File(data) => {
-            if flags & O_TRUNC != 0 && access != O_RDONLY {
+            if flags.contains(OpenFlags::TRUNC) && access != O_RDONLY {
                 data.lock().truncate(0)?;
                 node.touch();
             }
@@ -63,13 +57,12 @@ pub fn openat(a: &Args) -> SysResult {
         }
     };
     let file = OpenFile::new(kind, status);
-    let fd = process().files.lock().install(file, flags & O_CLOEXEC != 0, 0)?;
-    Ok(fd as isize)
+    process().files.lock().install(file, flags.contains(OpenFlags::CLOEXEC), 0)
 }
 
 /// Creates the regular file `raw` names. If that name is a dangling symlink
 /// and `follow`, the file is created where the link points, as Linux does.
-fn create_file(start: &Arc<Inode>, raw: &[u8], mode: u32, follow: bool) -> Result<tree::Found, isize> {
+fn create_file(start: &Arc<Inode>, raw: &[u8], mode: u32, follow: bool) -> Result<tree::Found, Errno> {
     let (mut dir, mut name, trailing) = tree::parent_of(start, raw)?;
     if trailing || name == b"." || name == b".." {
         return Err(EISDIR);
@@ -91,114 +84,115 @@ fn create_file(start: &Arc<Inode>, raw: &[u8], mode: u32, follow: bool) -> Resul
     Ok(tree::Found { path: [dir.path.as_slice(), b"/", &name].concat(), node })
 }
 
-pub fn close(a: &Args) -> SysResult {
-    let file = process().files.lock().close(a[0] as usize)?;
+pub fn close(_: &mut UserSpace, fd: Fd) -> SysResult {
+    let file = process().files.lock().close(fd.index())?;
     drop(file); // after the table lock: closing a pipe end wakes waiters
     Ok(0)
 }
 
-pub fn lseek(a: &Args) -> SysResult {
-    let file = fd::file(a[0])?;
+pub fn lseek(_: &mut UserSpace, fd: Fd, offset: i64, whence: u32) -> SysResult {
+    let file = fd::file(fd)?;
     let size = match &file.kind {
         FileKind::File(node) => node.size() as i64,
         FileKind::Directory(_) => 0,
         FileKind::Device(d) if *d != Device::Console => return Ok(0),
         _ => return Err(ESPIPE),
     };
-    let mut offset = file.offset.lock();
-    let base = match a[2] {
+    let mut position = file.offset.lock();
+    let base = match whence {
         0 => 0,
-        1 => *offset as i64,
+        1 => *position as i64,
         2 => size,
         _ => return Err(EINVAL),
     };
-    let new = base.checked_add(a[1] as i64).filter(|&n| n >= 0).ok_or(EINVAL)?;
-    *offset = new as u64;
-    Ok(new as isize)
+    let new = base.checked_add(offset).filter(|&n| n >= 0).ok_or(EINVAL)?;
+    *position = new as u64;
+    Ok(new as usize)
 }
 
-const F_DUPFD: u64 = 0;
-const F_GETFD: u64 = 1;
-const F_SETFD: u64 = 2;
-const F_GETFL: u64 = 3;
-const F_SETFL: u64 = 4;
-const F_DUPFD_CLOEXEC: u64 = 1030;
-const F_GETPIPE_SZ: u64 = 1032;
+const F_DUPFD: u32 = 0;
+const F_GETFD: u32 = 1;
+const F_SETFD: u32 = 2;
+const F_GETFL: u32 = 3;
+const F_SETFL: u32 = 4;
+const F_DUPFD_CLOEXEC: u32 = 1030;
+const F_GETPIPE_SZ: u32 = 1032;
 const FD_CLOEXEC: u64 = 1;
 
-pub fn fcntl(a: &Args) -> SysResult {
-    let fd = a[0] as usize;
+/// fcntl(fd, cmd, arg): `arg` is an int or a flag word depending on `cmd`.
+pub fn fcntl(_: &mut UserSpace, fd: Fd, cmd: u32, arg: u64) -> SysResult {
+    let fd = fd.index();
     let mut files = process().files.lock();
     let file = files.get(fd)?;
-    match a[1] {
-        F_DUPFD | F_DUPFD_CLOEXEC => Ok(files.install(file, a[1] == F_DUPFD_CLOEXEC, a[2] as usize)? as isize),
-        F_GETFD => Ok(if files.cloexec(fd)? { FD_CLOEXEC as isize } else { 0 }),
-        F_SETFD => files.set_cloexec(fd, a[2] & FD_CLOEXEC != 0).map(|_| 0),
-        F_GETFL => Ok(file.status.load(Ordering::Relaxed) as isize),
+    match cmd {
+        F_DUPFD | F_DUPFD_CLOEXEC => files.install(file, cmd == F_DUPFD_CLOEXEC, arg as usize),
+        F_GETFD => Ok(if files.cloexec(fd)? { FD_CLOEXEC as usize } else { 0 }),
+        F_SETFD => files.set_cloexec(fd, arg & FD_CLOEXEC != 0).map(|_| 0),
+        F_GETFL => Ok(file.status.load(Ordering::Relaxed) as usize),
         F_SETFL => {
             let keep = file.status.load(Ordering::Relaxed) & O_ACCMODE;
-            let settable = (a[2] as u32) & (O_NONBLOCK | O_APPEND);
+            let settable = (arg as u32) & (O_NONBLOCK | O_APPEND);
             file.status.store(keep | settable, Ordering::Relaxed);
             Ok(0)
         }
         F_GETPIPE_SZ if matches!(file.kind, FileKind::Pipe(_)) => {
-            Ok(crate::fs::pipe::CAPACITY as isize)
+            Ok(crate::fs::pipe::CAPACITY)
         }
         _ => Err(EINVAL),
     }
 }
 
-const FIONBIO: u64 = 0x5421;
-const FIOCLEX: u64 = 0x5451;
-const FIONCLEX: u64 = 0x5450;
+const FIONBIO: u32 = 0x5421;
+const FIOCLEX: u32 = 0x5451;
+const FIONCLEX: u32 = 0x5450;
 
-pub fn ioctl(a: &Args) -> SysResult {
-    let file = fd::file(a[0])?;
-    match a[1] {
+/// ioctl(fd, request, argp): `argp` points at an int for FIONBIO.
+pub fn ioctl(user: &mut UserSpace, fd: Fd, request: u32, argp: UserPtr<i32>) -> SysResult {
+    let file = fd::file(fd)?;
+    match request {
         FIONBIO => {
-            let on = uaccess::read_bytes(a[2], 4)?.iter().any(|&b| b != 0);
+            let on = user.read(argp)? != 0;
             let status = file.status.load(Ordering::Relaxed);
             let new = if on { status | O_NONBLOCK } else { status & !O_NONBLOCK };
             file.status.store(new, Ordering::Relaxed);
             Ok(0)
         }
-        FIOCLEX | FIONCLEX => process().files.lock().set_cloexec(a[0] as usize, a[1] == FIOCLEX).map(|_| 0),
+        FIOCLEX | FIONCLEX => process().files.lock().set_cloexec(fd.index(), request == FIOCLEX).map(|_| 0),
         // The console is a plain serial line, not a terminal with termios.
         _ => Err(ENOTTY),
     }
 }
 
-pub fn dup(a: &Args) -> SysResult {
+pub fn dup(_: &mut UserSpace, fd: Fd) -> SysResult {
     let mut files = process().files.lock();
-    let file = files.get(a[0] as usize)?;
-    Ok(files.install(file, false, 0)? as isize)
+    let file = files.get(fd.index())?;
+    files.install(file, false, 0)
 }
 
-pub fn dup3(a: &Args) -> SysResult {
-    if a[0] == a[1] {
+pub fn dup3(_: &mut UserSpace, old: Fd, new: Fd, flags: OpenFlags) -> SysResult {
+    if old == new {
         return Err(EINVAL);
     }
-    if a[2] as u32 & !O_CLOEXEC != 0 {
+    if !(flags - OpenFlags::CLOEXEC).is_empty() {
         return Err(EINVAL);
     }
     let mut files = process().files.lock();
-    let file = files.get(a[0] as usize)?;
-    let old = files.install_at(a[1] as usize, file, a[2] as u32 & O_CLOEXEC != 0)?;
+    let file = files.get(old.index())?;
+    let replaced = files.install_at(new.index(), file, flags.contains(OpenFlags::CLOEXEC))?;
     drop(files);
-    drop(old);
-    Ok(a[1] as isize)
+    drop(replaced);
+    Ok(new.index())
 }
 
-pub fn pipe2(a: &Args) -> SysResult {
-    let flags = a[1] as u32;
-    if flags & !(O_CLOEXEC | O_NONBLOCK) != 0 {
+pub fn pipe2(user: &mut UserSpace, fds: UserPtr<[i32; 2]>, flags: OpenFlags) -> SysResult {
+    if !(flags - (OpenFlags::CLOEXEC | OpenFlags::NONBLOCK)).is_empty() {
         return Err(EINVAL);
     }
     let pipe = Arc::new(Pipe::new().ok_or(ENFILE)?);
-    let nonblock = flags & O_NONBLOCK;
+    let nonblock = flags.bits() & O_NONBLOCK;
     let r = OpenFile::new(FileKind::Pipe(pipe.clone()), O_RDONLY | nonblock);
     let w = OpenFile::new(FileKind::Pipe(pipe), fd::O_WRONLY | nonblock);
-    let cloexec = flags & O_CLOEXEC != 0;
+    let cloexec = flags.contains(OpenFlags::CLOEXEC);
     let (rfd, wfd) = {
         let mut files = process().files.lock();
         let rfd = files.install(r, cloexec, 0)?;
@@ -210,10 +204,7 @@ pub fn pipe2(a: &Args) -> SysResult {
             }
         }
     };
-    let mut out = [0u8; 8];
-    out[..4].copy_from_slice(&(rfd as i32).to_le_bytes());
-    out[4..].copy_from_slice(&(wfd as i32).to_le_bytes());
-    if let Err(e) = uaccess::write_bytes(a[0], &out) {
+    if let Err(e) = user.write(fds, &[rfd as i32, wfd as i32]) {
         let mut files = process().files.lock();
         let _ = files.close(rfd);
         let _ = files.close(wfd);
@@ -237,23 +228,23 @@ fn truncate_node(node: &Inode, len: i64) -> SysResult {
     }
 }
 
-pub fn ftruncate(a: &Args) -> SysResult {
-    let file = fd::file(a[0])?;
+pub fn ftruncate(_: &mut UserSpace, fd: Fd, len: i64) -> SysResult {
+    let file = fd::file(fd)?;
     match &file.kind {
-        FileKind::File(node) if file.writable() => truncate_node(node, a[1] as i64),
+        FileKind::File(node) if file.writable() => truncate_node(node, len),
         FileKind::File(_) | FileKind::Directory(_) => Err(EINVAL),
         _ => Err(EINVAL),
     }
 }
 
-pub fn truncate(a: &Args) -> SysResult {
-    let found = path::lookup(path::AT_FDCWD as u64, a[0], true)?;
-    truncate_node(&found.node, a[1] as i64)
+pub fn truncate(user: &mut UserSpace, pathname: UserPtr<u8>, len: i64) -> SysResult {
+    let found = path::lookup(user, Fd::CWD, pathname, true)?;
+    truncate_node(&found.node, len)
 }
 
 /// Nothing to flush: files live in memory.
-pub fn fsync(a: &Args) -> SysResult {
-    match fd::file(a[0])?.kind {
+pub fn fsync(_: &mut UserSpace, fd: Fd) -> SysResult {
+    match fd::file(fd)?.kind {
         FileKind::File(_) | FileKind::Directory(_) => Ok(0),
         _ => Err(EINVAL),
     }

@@ -2,24 +2,24 @@
 //! lock_futex). WAIT checks the user word and queues the thread under one
 //! lock, so a WAKE after the program changed the word cannot be lost.
 
-use super::{Args, SysResult};
-use crate::mm::uaccess;
+use super::args::Timespec;
+use super::SysResult;
+use crate::mm::uaccess::{UserPtr, UserSpace};
 use crate::sched::clock;
 use crate::sched::scheduler::{finish_block, prepare_block, wake as wake_thread};
 use crate::sched::{current, schedule, Thread};
 use alloc::sync::Arc;
-use core::sync::atomic::Ordering;
 use gometal_core::errno::{EAGAIN, EINTR, EINVAL, ENOSYS, ETIMEDOUT};
 use gometal_core::futex::FutexTable;
 use gometal_core::timespec;
 use spin::Mutex;
 
-const FUTEX_WAIT: u64 = 0;
-const FUTEX_WAKE: u64 = 1;
-const FUTEX_WAIT_BITSET: u64 = 9;
-const FUTEX_WAKE_BITSET: u64 = 10;
-const FUTEX_PRIVATE_FLAG: u64 = 128;
-const FUTEX_CLOCK_REALTIME: u64 = 256;
+const FUTEX_WAIT: u32 = 0;
+const FUTEX_WAKE: u32 = 1;
+const FUTEX_WAIT_BITSET: u32 = 9;
+const FUTEX_WAKE_BITSET: u32 = 10;
+const FUTEX_PRIVATE_FLAG: u32 = 128;
+const FUTEX_CLOCK_REALTIME: u32 = 256;
 
 struct Waiter {
     tid: u32,
@@ -35,15 +35,16 @@ impl PartialEq for Waiter {
 /// Waiters by user address (one address space, so the address is the key).
 static FUTEXES: Mutex<FutexTable<Waiter>> = Mutex::new(FutexTable::new());
 
-pub fn futex(a: &Args) -> SysResult {
-    let (uaddr, op, val, timeout) = (a[0], a[1], a[2] as u32, a[3]);
+/// futex(uaddr, op, val, timeout, uaddr2, val3): `val` is the expected
+/// value for the waits and the count for the wakes.
+pub fn futex(user: &mut UserSpace, uaddr: UserPtr<u32>, op: u32, val: u32, timeout: UserPtr<Timespec>) -> SysResult {
     let cmd = op & !(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
     match cmd {
         FUTEX_WAIT | FUTEX_WAIT_BITSET => {
-            let deadline = if timeout == 0 {
+            let deadline = if timeout.is_null() {
                 None
             } else {
-                let (sec, nsec) = uaccess::read_i64_pair(timeout)?;
+                let Timespec { sec, nsec } = user.read(timeout)?;
                 let ns = timespec::timespec_to_ns(sec, nsec).ok_or(EINVAL)?;
                 Some(if cmd == FUTEX_WAIT {
                     clock::monotonic_ns().saturating_add(ns)
@@ -54,18 +55,19 @@ pub fn futex(a: &Args) -> SysResult {
                     ns
                 })
             };
-            wait(uaddr, val, deadline)
+            wait(user, uaddr, val, deadline)
         }
-        FUTEX_WAKE | FUTEX_WAKE_BITSET => Ok(wake(uaddr, a[2] as usize) as isize),
+        FUTEX_WAKE | FUTEX_WAKE_BITSET => Ok(wake(uaddr.addr(), val as usize)),
         _ => Err(ENOSYS),
     }
 }
 
-fn wait(uaddr: u64, val: u32, deadline: Option<u64>) -> SysResult {
+fn wait(user: &mut UserSpace, uaddr: UserPtr<u32>, val: u32, deadline: Option<u64>) -> SysResult {
     let t = current();
-    let word = uaccess::user_word(uaddr)?;
+    let word = user.futex_word(uaddr)?;
+    let uaddr = uaddr.addr();
     let mut table = FUTEXES.lock();
-    if word.load(Ordering::SeqCst) != val {
+    if word.load() != val {
         return Err(EAGAIN);
     }
     if crate::signal::has_deliverable(&t) {

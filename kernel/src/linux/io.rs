@@ -1,11 +1,11 @@
 //! Reading and writing: read, write, pread64, pwrite64, readv, writev, for
 //! every kind of open file (files, pipes, the console, devices, eventfd).
 
-use super::{Args, SysResult};
+use super::SysResult;
 use crate::console;
-use crate::fs::fd::{self, FileKind, OpenFile};
+use crate::fs::fd::{self, Fd, FileKind, OpenFile};
 use crate::fs::inode::{Device, Kind};
-use crate::mm::uaccess;
+use crate::mm::uaccess::{UserPtr, UserSlice, UserSpace, UserValue};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use gometal_core::errno::*;
@@ -14,7 +14,8 @@ use gometal_core::errno::*;
 const CHUNK: usize = 16 * 1024;
 
 /// Reads from `file` at its offset (or at `at`, for pread) into user `buf`.
-fn read_file(file: &Arc<OpenFile>, buf: u64, len: usize, at: Option<u64>) -> SysResult {
+fn read_file(user: &mut UserSpace, file: &Arc<OpenFile>, buf: UserSlice, at: Option<u64>) -> SysResult {
+    let len = buf.len();
     if !file.readable() {
         return Err(EBADF);
     }
@@ -48,11 +49,11 @@ fn read_file(file: &Arc<OpenFile>, buf: u64, len: usize, at: Option<u64>) -> Sys
         FileKind::Directory(_) => return Err(EISDIR),
         FileKind::Epoll(_) => return Err(EBADF),
     };
-    uaccess::write_bytes(buf, &bytes[..n])?;
-    Ok(n as isize)
+    user.write_bytes(buf, &bytes[..n])?;
+    Ok(n)
 }
 
-fn read_console(file: &OpenFile, bytes: &mut [u8]) -> Result<usize, isize> {
+fn read_console(file: &OpenFile, bytes: &mut [u8]) -> SysResult {
     if file.nonblocking() {
         return console::take_input(bytes).ok_or(EAGAIN);
     }
@@ -60,14 +61,15 @@ fn read_console(file: &OpenFile, bytes: &mut [u8]) -> Result<usize, isize> {
 }
 
 /// Writes user `buf` to `file` at its offset (or `at`, for pwrite).
-fn write_file(file: &Arc<OpenFile>, buf: u64, len: usize, at: Option<u64>) -> SysResult {
+fn write_file(user: &mut UserSpace, file: &Arc<OpenFile>, buf: UserSlice, at: Option<u64>) -> SysResult {
+    let len = buf.len();
     if !file.writable() {
         return Err(EBADF);
     }
     let mut done = 0;
     while done < len {
         let n = (len - done).min(CHUNK);
-        let bytes = uaccess::read_bytes(buf + done as u64, n)?;
+        let bytes = user.read_bytes(buf.skip(done).prefix(n))?;
         let wrote = match write_chunk(file, &bytes, at.map(|a| a + done as u64)) {
             Ok(w) => w,
             Err(e) if done == 0 => return Err(e),
@@ -78,10 +80,10 @@ fn write_file(file: &Arc<OpenFile>, buf: u64, len: usize, at: Option<u64>) -> Sy
             break;
         }
     }
-    Ok(done as isize)
+    Ok(done)
 }
 
-fn write_chunk(file: &OpenFile, bytes: &[u8], at: Option<u64>) -> Result<usize, isize> {
+fn write_chunk(file: &OpenFile, bytes: &[u8], at: Option<u64>) -> SysResult {
     match &file.kind {
         FileKind::Device(Device::Console) => {
             console::write_bytes(bytes);
@@ -124,68 +126,77 @@ fn write_chunk(file: &OpenFile, bytes: &[u8], at: Option<u64>) -> Result<usize, 
     }
 }
 
-pub fn read(a: &Args) -> SysResult {
-    read_file(&fd::file(a[0])?, a[1], a[2] as usize, None)
+pub fn read(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize) -> SysResult {
+    read_file(user, &fd::file(fd)?, buf.slice(len), None)
 }
 
-pub fn pread64(a: &Args) -> SysResult {
-    let file = fd::file(a[0])?;
+pub fn pread64(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize, at: u64) -> SysResult {
+    let file = fd::file(fd)?;
     if !matches!(file.kind, FileKind::File(_)) {
         return Err(ESPIPE);
     }
-    read_file(&file, a[1], a[2] as usize, Some(a[3]))
+    read_file(user, &file, buf.slice(len), Some(at))
 }
 
-pub fn write(a: &Args) -> SysResult {
-    write_file(&fd::file(a[0])?, a[1], a[2] as usize, None)
+pub fn write(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize) -> SysResult {
+    write_file(user, &fd::file(fd)?, buf.slice(len), None)
 }
 
-pub fn pwrite64(a: &Args) -> SysResult {
-    let file = fd::file(a[0])?;
+pub fn pwrite64(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize, at: u64) -> SysResult {
+    let file = fd::file(fd)?;
     if !matches!(file.kind, FileKind::File(_)) {
         return Err(ESPIPE);
     }
-    write_file(&file, a[1], a[2] as usize, Some(a[3]))
+    write_file(user, &file, buf.slice(len), Some(at))
 }
 
-/// The (base, len) pairs of an iovec array.
-fn iovecs(ptr: u64, count: u64) -> Result<Vec<(u64, usize)>, isize> {
+/// struct iovec: a (base, len) pair.
+pub struct IoVec {
+    base: UserPtr<u8>,
+    len: usize,
+}
+
+impl UserValue for IoVec {
+    const SIZE: usize = 16;
+    fn decode(b: &[u8]) -> Self {
+        IoVec { base: UserPtr::new(u64::decode(&b[..8])), len: u64::decode(&b[8..]) as usize }
+    }
+    fn encode(&self, out: &mut [u8]) {
+        self.base.addr().encode(&mut out[..8]);
+        (self.len as u64).encode(&mut out[8..]);
+    }
+}
+
+/// The user byte ranges of an iovec array.
+fn iovecs(user: &mut UserSpace, iov: UserPtr<IoVec>, count: usize) -> Result<Vec<UserSlice>, Errno> {
     if count > 1024 {
         return Err(EINVAL);
     }
-    let raw = uaccess::read_bytes(ptr, 16 * count as usize)?;
-    Ok(raw
-        .chunks(16)
-        .map(|c| {
-            let base = u64::from_le_bytes(c[..8].try_into().unwrap());
-            (base, u64::from_le_bytes(c[8..].try_into().unwrap()) as usize)
-        })
-        .collect())
+    (0..count).map(|i| user.read(iov.at(i)).map(|v| v.base.slice(v.len))).collect()
 }
 
-pub fn readv(a: &Args) -> SysResult {
-    let file = fd::file(a[0])?;
+pub fn readv(user: &mut UserSpace, fd: Fd, iov: UserPtr<IoVec>, count: usize) -> SysResult {
+    let file = fd::file(fd)?;
     let mut total = 0;
-    for (base, len) in iovecs(a[1], a[2])? {
-        let n = read_file(&file, base, len, None)?;
+    for buf in iovecs(user, iov, count)? {
+        let n = read_file(user, &file, buf, None)?;
         total += n;
-        if (n as usize) < len {
+        if n < buf.len() {
             break;
         }
     }
     Ok(total)
 }
 
-pub fn writev(a: &Args) -> SysResult {
-    let file = fd::file(a[0])?;
+pub fn writev(user: &mut UserSpace, fd: Fd, iov: UserPtr<IoVec>, count: usize) -> SysResult {
+    let file = fd::file(fd)?;
     let mut total = 0;
-    for (base, len) in iovecs(a[1], a[2])? {
-        let n = write_file(&file, base, len, None)?;
+    for buf in iovecs(user, iov, count)? {
+        let n = write_file(user, &file, buf, None)?;
         total += n;
-        if (n as usize) < len {
+        if n < buf.len() {
             break;
         }
     }
     Ok(total)
 }
-

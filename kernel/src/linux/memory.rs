@@ -3,30 +3,25 @@
 //! Every change runs through `with_mm`, which shoots down other harts' TLB
 //! entries (after releasing the lock) before unmapped frames are reused.
 
-use super::{Args, SysResult};
+use super::args::MapFlags;
+use super::SysResult;
 use crate::memlayout::{PAGE_SIZE, USER_END};
 use crate::mm::addrspace::AddressSpace;
+use crate::mm::uaccess::UserSpace;
 use crate::mm::tlb;
 use crate::param::MAX_MAP_COUNT;
-use crate::process::process;
-use gometal_core::errno::{EEXIST, EINVAL, ENODEV, ENOMEM};
+use gometal_core::errno::{Errno, EEXIST, EINVAL, ENODEV, ENOMEM};
 use gometal_core::vma::Prot;
 
-const MAP_SHARED: u64 = 0x01;
-const MAP_PRIVATE: u64 = 0x02;
-const MAP_FIXED: u64 = 0x10;
-const MAP_ANONYMOUS: u64 = 0x20;
-const MAP_FIXED_NOREPLACE: u64 = 0x100000;
-
-const MADV_DONTNEED: u64 = 4;
-const MADV_FREE: u64 = 8;
+const MADV_DONTNEED: u32 = 4;
+const MADV_FREE: u32 = 8;
 
 const PAGE: u64 = PAGE_SIZE as u64;
 
 /// Runs `f` on the address space, then makes every hart forget what `f`
 /// unmapped or weakened, then frees the frames it unmapped.
-fn with_mm<R>(f: impl FnOnce(&mut AddressSpace) -> R) -> R {
-    let mut mm = process().mm.lock();
+fn with_mm<R>(user: &mut UserSpace, f: impl FnOnce(&mut AddressSpace) -> R) -> R {
+    let mut mm = user.lock();
     let result = f(&mut mm);
     let retired = mm.take_retired();
     drop(mm);
@@ -38,7 +33,7 @@ fn with_mm<R>(f: impl FnOnce(&mut AddressSpace) -> R) -> R {
 
 /// Checks [addr, addr+len) is page aligned and inside the user half;
 /// returns the length rounded up to pages.
-fn user_range(addr: u64, len: u64) -> Result<u64, isize> {
+fn user_range(addr: u64, len: u64) -> Result<u64, Errno> {
     let len = len.checked_add(PAGE - 1).ok_or(ENOMEM)? & !(PAGE - 1);
     if !addr.is_multiple_of(PAGE) || len == 0 {
         return Err(EINVAL);
@@ -50,70 +45,70 @@ fn user_range(addr: u64, len: u64) -> Result<u64, isize> {
 }
 
 /// Splitting an area adds one: refuse it at the limit, as Linux does.
-fn room_to_split(mm: &AddressSpace) -> Result<(), isize> {
+fn room_to_split(mm: &AddressSpace) -> Result<(), Errno> {
     if mm.vmas.len() >= MAX_MAP_COUNT {
         return Err(ENOMEM);
     }
     Ok(())
 }
 
-pub fn mmap(a: &Args) -> SysResult {
-    let (addr, len, prot, flags) = (a[0], a[1], a[2], a[3]);
-    if flags & MAP_ANONYMOUS == 0 {
+/// mmap(addr, len, prot, flags, fd, offset): anonymous memory only, so the
+/// last two are not looked at.
+pub fn mmap(user: &mut UserSpace, addr: u64, len: u64, prot: u32, flags: MapFlags) -> SysResult {
+    if !flags.contains(MapFlags::ANONYMOUS) {
         return Err(ENODEV); // no file-backed mappings
     }
-    if flags & (MAP_SHARED | MAP_PRIVATE) == 0 || len == 0 {
+    if !flags.intersects(MapFlags::SHARED | MapFlags::PRIVATE) || len == 0 {
         return Err(EINVAL);
     }
     let prot = Prot::from_linux(prot as usize);
-    with_mm(|mm| {
+    with_mm(user, |mm| {
         room_to_split(mm)?;
-        if flags & (MAP_FIXED | MAP_FIXED_NOREPLACE) != 0 {
+        if flags.intersects(MapFlags::FIXED | MapFlags::FIXED_NOREPLACE) {
             let len = user_range(addr, len)?;
-            if flags & MAP_FIXED_NOREPLACE != 0 && mm.vmas.find_free(len, addr) != Some(addr) {
+            if flags.contains(MapFlags::FIXED_NOREPLACE) && mm.vmas.find_free(len, addr) != Some(addr) {
                 return Err(EEXIST);
             }
             mm.map(addr, len, prot, true);
-            return Ok(addr as isize);
+            return Ok(addr as usize);
         }
         // A hint outside the user half (Go's arena hints above Sv39's
         // 256 GiB) is ignored, as Linux ignores a hint it cannot honour.
-        let usable = addr % PAGE == 0 && addr.checked_add(len).is_some_and(|e| e <= USER_END);
+        let usable = addr.is_multiple_of(PAGE) && addr.checked_add(len).is_some_and(|e| e <= USER_END);
         let hint = if usable { addr } else { 0 };
-        mm.map(hint, len, prot, false).map(|a| a as isize).ok_or(ENOMEM)
+        mm.map(hint, len, prot, false).map(|a| a as usize).ok_or(ENOMEM)
     })
 }
 
-pub fn munmap(a: &Args) -> SysResult {
+pub fn munmap(user: &mut UserSpace, addr: u64, len: u64) -> SysResult {
     // Linux answers EINVAL (not ENOMEM) for ranges outside the user half.
-    let len = user_range(a[0], a[1]).map_err(|_| EINVAL)?;
-    with_mm(|mm| {
+    let len = user_range(addr, len).map_err(|_| EINVAL)?;
+    with_mm(user, |mm| {
         room_to_split(mm)?;
-        mm.unmap(a[0], len);
+        mm.unmap(addr, len);
         Ok(0)
     })
 }
 
-pub fn mprotect(a: &Args) -> SysResult {
-    let len = user_range(a[0], a[1])?;
-    let prot = Prot::from_linux(a[2] as usize);
-    with_mm(|mm| {
+pub fn mprotect(user: &mut UserSpace, addr: u64, len: u64, prot: u32) -> SysResult {
+    let len = user_range(addr, len)?;
+    let prot = Prot::from_linux(prot as usize);
+    with_mm(user, |mm| {
         room_to_split(mm)?;
-        mm.protect(a[0], len, prot).map_err(|_| ENOMEM)?;
+        mm.protect(addr, len, prot).map_err(|_| ENOMEM)?;
         Ok(0)
     })
 }
 
-pub fn madvise(a: &Args) -> SysResult {
-    let (addr, advice) = (a[0], a[2]);
-    if a[1] == 0 {
+pub fn madvise(user: &mut UserSpace, addr: u64, len: u64, advice: u32) -> SysResult {
+    if len == 0 {
         return Ok(0);
     }
-    let len = user_range(addr, a[1])?;
+    let len = user_range(addr, len)?;
     match advice {
         // Go's scavenger returns memory with these; the pages must read back
         // as zero afterwards, which discarding the frames guarantees.
-        MADV_DONTNEED | MADV_FREE => with_mm(|mm| {
+        MADV_DONTNEED | MADV_FREE => with_mm(user, |mm| {
             mm.discard(addr, addr + len);
             Ok(0)
         }),
@@ -124,25 +119,24 @@ pub fn madvise(a: &Args) -> SysResult {
 /// The program break, for C programs (glibc's static startup puts its TLS
 /// block there). Go never calls it. The heap grows up from the end of the
 /// ELF image, at most BRK_MAX bytes.
-pub fn brk(a: &Args) -> SysResult {
+pub fn brk(user: &mut UserSpace, want: u64) -> SysResult {
     const BRK_MAX: u64 = 1 << 30;
-    with_mm(|mm| {
+    with_mm(user, |mm| {
         let (start, cur) = (mm.brk_start, mm.brk);
-        let want = a[0];
         if want < start || want > start + BRK_MAX {
-            return Ok(cur as isize);
+            return Ok(cur as usize);
         }
         let old_end = cur.div_ceil(PAGE) * PAGE;
         let new_end = want.div_ceil(PAGE) * PAGE;
         if new_end > old_end {
             if mm.vmas.find_free(new_end - old_end, old_end) != Some(old_end) {
-                return Ok(cur as isize); // something is mapped in the way
+                return Ok(cur as usize); // something is mapped in the way
             }
             mm.map(old_end, new_end - old_end, Prot::RW, true);
         } else if new_end < old_end {
             mm.unmap(new_end, old_end - new_end);
         }
         mm.brk = want;
-        Ok(want as isize)
+        Ok(want as usize)
     })
 }

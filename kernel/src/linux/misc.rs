@@ -1,9 +1,39 @@
-//! The rest: uname, getrandom, resource limits, sysinfo.
+//! The rest: identities, uname, getrandom, resource limits, sysinfo,
+//! reboot, getrusage, and the calls answered with a fixed value.
 
-use super::{Args, SysResult};
-use crate::mm::{frames, uaccess};
+use super::SysResult;
+use crate::mm::frames;
+use crate::mm::uaccess::{UserPtr, UserSpace};
 use crate::sched::clock;
-use gometal_core::errno::EINVAL;
+use gometal_core::errno::{EINVAL, ENOSYS, EPERM};
+
+/// getuid, geteuid, getgid, getegid: the program is root.
+pub fn getuid(_: &mut UserSpace) -> SysResult {
+    Ok(0)
+}
+
+/// Root with no supplementary groups.
+pub fn getgroups(_: &mut UserSpace) -> SysResult {
+    Ok(0)
+}
+
+pub fn setgroups(_: &mut UserSpace) -> SysResult {
+    Ok(0)
+}
+
+/// The umask is fixed at 022 (files are created with it applied).
+pub fn umask(_: &mut UserSpace) -> SysResult {
+    Ok(0o022)
+}
+
+pub fn prctl(_: &mut UserSpace) -> SysResult {
+    Err(EINVAL)
+}
+
+/// Deliberate: reporting the vector extension would make Go use it.
+pub fn riscv_hwprobe(_: &mut UserSpace) -> SysResult {
+    Err(ENOSYS)
+}
 
 fn field(s: &[u8]) -> [u8; 65] {
     let mut f = [0u8; 65];
@@ -13,7 +43,7 @@ fn field(s: &[u8]) -> [u8; 65] {
 
 /// Reports a Linux-compatible identity, so version checks in programs pass,
 /// with gometal named in `version`.
-pub fn uname(a: &Args) -> SysResult {
+pub fn uname(user: &mut UserSpace, out: UserPtr<[u8; 6 * 65]>) -> SysResult {
     let mut buf = alloc::vec::Vec::with_capacity(6 * 65);
     for s in [
         b"Linux".as_slice(),
@@ -25,17 +55,20 @@ pub fn uname(a: &Args) -> SysResult {
     ] {
         buf.extend_from_slice(&field(s));
     }
-    uaccess::write_bytes(a[0], &buf)?;
+    let mut utsname = [0u8; 6 * 65];
+    utsname.copy_from_slice(&buf);
+    user.write(out, &utsname)?;
     Ok(0)
 }
 
-pub fn getrandom(a: &Args) -> SysResult {
+/// getrandom(buf, len, flags): never blocks, whatever the flags.
+pub fn getrandom(user: &mut UserSpace, buf: UserPtr<u8>, len: usize) -> SysResult {
     // Linux may return fewer bytes than asked; callers loop.
-    let len = (a[1] as usize).min(64 * 1024);
+    let len = len.min(64 * 1024);
     let mut bytes = alloc::vec![0u8; len];
     crate::random::fill(&mut bytes);
-    uaccess::write_bytes(a[0], &bytes)?;
-    Ok(len as isize)
+    user.write_bytes(buf.slice(len), &bytes)?;
+    Ok(len)
 }
 
 const RLIMIT_NOFILE: u64 = 7;
@@ -51,25 +84,22 @@ fn limit(resource: u64) -> (u64, u64) {
 /// prlimit64(pid, resource, new, old): limits are fixed; setting one to
 /// what it already is succeeds, anything else is EINVAL... except raising
 /// within the hard limit, which Go does for RLIMIT_NOFILE and ignores errors.
-pub fn prlimit64(a: &Args) -> SysResult {
-    if a[1] > 15 {
+pub fn prlimit64(user: &mut UserSpace, _pid: u32, resource: u64, _new: u64, old: UserPtr<[u64; 2]>) -> SysResult {
+    if resource > 15 {
         return Err(EINVAL);
     }
-    let (cur, max) = limit(a[1]);
-    if a[3] != 0 {
-        let mut raw = [0u8; 16];
-        raw[..8].copy_from_slice(&cur.to_le_bytes());
-        raw[8..].copy_from_slice(&max.to_le_bytes());
-        uaccess::write_bytes(a[3], &raw)?;
+    let (cur, max) = limit(resource);
+    if let Some(old) = old.non_null() {
+        user.write(old, &[cur, max])?;
     }
     Ok(0)
 }
 
-pub fn getrlimit(a: &Args) -> SysResult {
-    prlimit64(&[0, a[0], 0, a[1], 0, 0])
+pub fn getrlimit(user: &mut UserSpace, resource: u64, old: UserPtr<[u64; 2]>) -> SysResult {
+    prlimit64(user, 0, resource, 0, old)
 }
 
-pub fn sysinfo(a: &Args) -> SysResult {
+pub fn sysinfo(user: &mut UserSpace, out: UserPtr<[u8; 112]>) -> SysResult {
     let f = frames::stats();
     let mut b = [0u8; 112];
     b[0..8].copy_from_slice(&(clock::monotonic_ns() / 1_000_000_000).to_le_bytes());
@@ -77,27 +107,27 @@ pub fn sysinfo(a: &Args) -> SysResult {
     b[40..48].copy_from_slice(&(((f.total - f.in_use) * 4096) as u64).to_le_bytes()); // freeram
     b[80..82].copy_from_slice(&(crate::process::process().thread_count() as u16).to_le_bytes());
     b[104..108].copy_from_slice(&1u32.to_le_bytes()); // mem_unit
-    uaccess::write_bytes(a[0], &b)?;
+    user.write(out, &b)?;
     Ok(0)
 }
 
-const LINUX_REBOOT_MAGIC1: u64 = 0xfee1dead;
-const LINUX_REBOOT_MAGIC2: u64 = 672274793;
-const LINUX_REBOOT_CMD_RESTART: u64 = 0x01234567;
-const LINUX_REBOOT_CMD_HALT: u64 = 0xCDEF0123;
-const LINUX_REBOOT_CMD_POWER_OFF: u64 = 0x4321FEDC;
+const LINUX_REBOOT_MAGIC1: u32 = 0xfee1dead;
+const LINUX_REBOOT_MAGIC2: u32 = 672274793;
+const LINUX_REBOOT_CMD_RESTART: u32 = 0x01234567;
+const LINUX_REBOOT_CMD_HALT: u32 = 0xCDEF0123;
+const LINUX_REBOOT_CMD_POWER_OFF: u32 = 0x4321FEDC;
 
 /// reboot(2): power off (or halt) ends the machine with status 0, as an init
 /// that powers off Linux does; restart is refused (QEMU runs -no-reboot).
-pub fn reboot(a: &Args) -> SysResult {
-    // The arguments are C ints: compare 32 bits, as Linux does (glibc passes
+pub fn reboot(_: &mut UserSpace, magic1: u32, magic2: u32, cmd: u32) -> SysResult {
+    // The arguments are C ints: 32 bits, as Linux reads them (glibc passes
     // them sign-extended).
-    if a[0] as u32 as u64 != LINUX_REBOOT_MAGIC1 || a[1] as u32 as u64 != LINUX_REBOOT_MAGIC2 {
+    if magic1 != LINUX_REBOOT_MAGIC1 || magic2 != LINUX_REBOOT_MAGIC2 {
         return Err(EINVAL);
     }
-    match a[2] as u32 as u64 {
+    match cmd {
         LINUX_REBOOT_CMD_POWER_OFF | LINUX_REBOOT_CMD_HALT => crate::process::exit(0),
-        LINUX_REBOOT_CMD_RESTART => Err(gometal_core::errno::EPERM),
+        LINUX_REBOOT_CMD_RESTART => Err(EPERM),
         _ => Err(EINVAL),
     }
 }
@@ -106,11 +136,13 @@ const RUSAGE_SELF: i64 = 0;
 const RUSAGE_CHILDREN: i64 = -1;
 const RUSAGE_THREAD: i64 = 1;
 
+/// struct rusage: 2 timevals + 14 longs.
+type Rusage = [u8; 144];
+
 /// getrusage: the peak resident memory (page frames in use at most, KiB)
 /// and, for the process, the harts' busy time as user time. Children: none.
-pub fn getrusage(a: &Args) -> SysResult {
-    let who = a[0] as i64;
-    let mut b = [0u8; 144]; // struct rusage: 2 timevals + 14 longs
+pub fn getrusage(user: &mut UserSpace, who: i64, out: UserPtr<Rusage>) -> SysResult {
+    let mut b: Rusage = [0; 144];
     match who {
         RUSAGE_SELF | RUSAGE_THREAD => {
             let busy_ns: u64 = crate::sched::hart::all()
@@ -125,6 +157,6 @@ pub fn getrusage(a: &Args) -> SysResult {
         RUSAGE_CHILDREN => {}
         _ => return Err(EINVAL),
     }
-    uaccess::write_bytes(a[1], &b)?;
+    user.write(out, &b)?;
     Ok(0)
 }

@@ -1,19 +1,23 @@
 //! Signal system calls: actions, masks, alternate stacks and sending.
 //! Delivery itself is in signal.rs.
 
-use super::{Args, SysResult};
-use crate::mm::uaccess;
+use super::SysResult;
+use crate::mm::uaccess::{UserPtr, UserSpace, UserValue};
 use crate::process::process;
 use crate::sched::current;
 use crate::signal::{send_to_process, send_to_thread, AltStack};
-use gometal_core::errno::{EINVAL, ENOMEM, EPERM, ESRCH};
+use gometal_core::errno::{Errno, EINVAL, ENOMEM, EPERM, ESRCH};
 use gometal_core::sigframe::SigInfo;
 use gometal_core::signal::{self as sig, SigAction};
 
-const SIGSET_SIZE: u64 = 8;
+const SIGSET_SIZE: usize = 8;
 const MINSIGSTKSZ: u64 = 2048;
 
-fn check_signal(signo: u64) -> Result<usize, isize> {
+/// struct sigaction, in the layout gometal_core::signal reads and writes.
+type RawSigAction = [u8; SigAction::SIZE];
+
+/// A signal number argument: 1..=NSIG.
+fn check_signal(signo: u64) -> Result<usize, Errno> {
     if (1..=sig::NSIG as u64).contains(&signo) {
         Ok(signo as usize)
     } else {
@@ -21,17 +25,22 @@ fn check_signal(signo: u64) -> Result<usize, isize> {
     }
 }
 
-pub fn rt_sigaction(a: &Args) -> SysResult {
-    let signo = check_signal(a[0])?;
-    if a[3] != SIGSET_SIZE {
+pub fn rt_sigaction(
+    user: &mut UserSpace,
+    signo: u64,
+    act: UserPtr<RawSigAction>,
+    oldact: UserPtr<RawSigAction>,
+    sigsetsize: usize,
+) -> SysResult {
+    let signo = check_signal(signo)?;
+    if sigsetsize != SIGSET_SIZE {
         return Err(EINVAL);
     }
-    let new = if a[1] != 0 {
+    let new = if let Some(act) = act.non_null() {
         if !sig::can_catch(signo) {
             return Err(EINVAL);
         }
-        let bytes: [u8; SigAction::SIZE] = uaccess::read_bytes(a[1], SigAction::SIZE)?.try_into().unwrap();
-        Some(SigAction::from_bytes(&bytes))
+        Some(SigAction::from_bytes(&user.read(act)?))
     } else {
         None
     };
@@ -39,18 +48,20 @@ pub fn rt_sigaction(a: &Args) -> SysResult {
         Some(n) => process().set_action(signo, n),
         None => process().action(signo),
     };
-    if a[2] != 0 {
-        uaccess::write_bytes(a[2], &old.to_bytes())?;
+    if let Some(oldact) = oldact.non_null() {
+        user.write(oldact, &old.to_bytes())?;
     }
     Ok(0)
 }
 
-pub fn rt_sigprocmask(a: &Args) -> SysResult {
-    let (how, set, oldset) = (a[0] as usize, a[1], a[2]);
-    if a[3] != SIGSET_SIZE {
+pub fn rt_sigprocmask(user: &mut UserSpace, how: usize, set: UserPtr<u64>, oldset: UserPtr<u64>, sigsetsize: usize) -> SysResult {
+    if sigsetsize != SIGSET_SIZE {
         return Err(EINVAL);
     }
-    let new = if set != 0 { Some(uaccess::read_u64(set)?) } else { None };
+    let new = match set.non_null() {
+        Some(set) => Some(user.read(set)?),
+        None => None,
+    };
     let t = current();
     let old = {
         let mut s = t.signals.lock();
@@ -65,20 +76,37 @@ pub fn rt_sigprocmask(a: &Args) -> SysResult {
         }
         old
     };
-    if oldset != 0 {
-        uaccess::write_u64(oldset, old)?;
+    if let Some(oldset) = oldset.non_null() {
+        user.write(oldset, &old)?;
     }
     Ok(0)
 }
 
-pub fn sigaltstack(a: &Args) -> SysResult {
+/// stack_t: ss_sp, ss_flags (an int, then padding), ss_size.
+pub struct StackT {
+    sp: u64,
+    flags: i32,
+    size: u64,
+}
+
+impl UserValue for StackT {
+    const SIZE: usize = 24;
+    fn decode(b: &[u8]) -> Self {
+        StackT { sp: u64::decode(&b[0..8]), flags: i32::decode(&b[8..12]), size: u64::decode(&b[16..24]) }
+    }
+    fn encode(&self, out: &mut [u8]) {
+        out.fill(0);
+        self.sp.encode(&mut out[0..8]);
+        self.flags.encode(&mut out[8..12]);
+        self.size.encode(&mut out[16..24]);
+    }
+}
+
+pub fn sigaltstack(user: &mut UserSpace, ss: UserPtr<StackT>, old_ss: UserPtr<StackT>) -> SysResult {
     let t = current();
     let old = t.signals.lock().altstack;
-    if a[0] != 0 {
-        let raw = uaccess::read_bytes(a[0], 24)?;
-        let sp = u64::from_le_bytes(raw[0..8].try_into().unwrap());
-        let flags = i32::from_le_bytes(raw[8..12].try_into().unwrap());
-        let size = u64::from_le_bytes(raw[16..24].try_into().unwrap());
+    if let Some(ss) = ss.non_null() {
+        let StackT { sp, flags, size } = user.read(ss)?;
         if old.flags & sig::SS_ONSTACK != 0 && old.size != 0 && t.frame().sp() > old.sp && t.frame().sp() <= old.sp + old.size {
             return Err(EPERM); // cannot change the stack we are running on
         }
@@ -93,12 +121,8 @@ pub fn sigaltstack(a: &Args) -> SysResult {
         };
         t.signals.lock().altstack = new;
     }
-    if a[1] != 0 {
-        let mut raw = [0u8; 24];
-        raw[0..8].copy_from_slice(&old.sp.to_le_bytes());
-        raw[8..12].copy_from_slice(&old.flags.to_le_bytes());
-        raw[16..24].copy_from_slice(&old.size.to_le_bytes());
-        uaccess::write_bytes(a[1], &raw)?;
+    if let Some(old_ss) = old_ss.non_null() {
+        user.write(old_ss, &StackT { sp: old.sp, flags: old.flags, size: old.size })?;
     }
     Ok(0)
 }
@@ -117,24 +141,23 @@ fn send_thread(tid: u64, signo: u64) -> SysResult {
     Ok(0)
 }
 
-pub fn tgkill(a: &Args) -> SysResult {
-    if a[0] as u32 != process().pid {
+pub fn tgkill(_: &mut UserSpace, tgid: u32, tid: u64, signo: u64) -> SysResult {
+    if tgid != process().pid {
         return Err(ESRCH);
     }
-    send_thread(a[1], a[2])
+    send_thread(tid, signo)
 }
 
-pub fn tkill(a: &Args) -> SysResult {
-    send_thread(a[0], a[1])
+pub fn tkill(_: &mut UserSpace, tid: u64, signo: u64) -> SysResult {
+    send_thread(tid, signo)
 }
 
-pub fn kill(a: &Args) -> SysResult {
-    let pid = a[0] as i64;
+pub fn kill(_: &mut UserSpace, pid: i64, signo: u64) -> SysResult {
     if pid != process().pid as i64 && pid != 0 && pid != -1 {
         return Err(ESRCH);
     }
-    if a[1] != 0 {
-        let signo = check_signal(a[1])?;
+    if signo != 0 {
+        let signo = check_signal(signo)?;
         send_to_process(signo, user_info(signo, sig::SI_USER));
     }
     Ok(0)

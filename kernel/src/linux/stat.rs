@@ -1,16 +1,15 @@
 //! fstat, newfstatat and statx: file metadata in the layouts riscv64 uses
 //! (asm-generic `struct stat`, 128 bytes; `struct statx`, 256 bytes).
 
-use super::{Args, SysResult};
-use crate::fs::fd::{self, FileKind, OpenFile};
+use super::args::AtFlags;
+use super::SysResult;
+use crate::fs::fd::{self, Fd, FileKind, OpenFile};
 use crate::fs::inode::{Device, Inode, Kind, S_IFCHR};
 use crate::fs::path;
-use crate::mm::uaccess;
-use gometal_core::errno::EINVAL;
+use crate::mm::uaccess::{UserPtr, UserSpace};
+use gometal_core::errno::{Errno, EINVAL};
 
 const S_IFIFO: u32 = 0o010000;
-const AT_EMPTY_PATH: u64 = 0x1000;
-const AT_SYMLINK_NOFOLLOW: u64 = 0x100;
 
 /// The facts both layouts are filled from.
 #[derive(Default)]
@@ -67,11 +66,11 @@ fn of_file(file: &OpenFile) -> Meta {
     }
 }
 
-fn of_path(dirfd: u64, name_ptr: u64, flags: u64) -> Result<Meta, isize> {
-    if flags & AT_EMPTY_PATH != 0 && uaccess::read_cstr(name_ptr, 1).is_ok_and(|p| p.is_empty()) {
+fn of_path(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, flags: AtFlags) -> Result<Meta, Errno> {
+    if flags.contains(AtFlags::EMPTY_PATH) && path::is_empty(user, pathname) {
         return Ok(of_file(&*fd::file(dirfd)?));
     }
-    let found = path::lookup(dirfd, name_ptr, flags & AT_SYMLINK_NOFOLLOW == 0)?;
+    let found = path::lookup(user, dirfd, pathname, !flags.contains(AtFlags::SYMLINK_NOFOLLOW))?;
     Ok(of_inode(&found.node))
 }
 
@@ -103,25 +102,33 @@ fn stat_bytes(m: &Meta) -> [u8; 128] {
     b
 }
 
-pub fn fstat(a: &Args) -> SysResult {
-    let m = of_file(&*fd::file(a[0])?);
-    uaccess::write_bytes(a[1], &stat_bytes(&m))?;
+/// struct stat, laid out by `stat_bytes`.
+type Stat = [u8; 128];
+/// struct statx, laid out in `statx`.
+type Statx = [u8; 256];
+
+pub fn fstat(user: &mut UserSpace, fd: Fd, out: UserPtr<Stat>) -> SysResult {
+    let m = of_file(&*fd::file(fd)?);
+    user.write(out, &stat_bytes(&m))?;
     Ok(0)
 }
 
-pub fn newfstatat(a: &Args) -> SysResult {
-    let m = of_path(a[0], a[1], a[3])?;
-    uaccess::write_bytes(a[2], &stat_bytes(&m))?;
+pub fn newfstatat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, out: UserPtr<Stat>, flags: AtFlags) -> SysResult {
+    let m = of_path(user, dirfd, pathname, flags)?;
+    user.write(out, &stat_bytes(&m))?;
     Ok(0)
 }
 
 const STATX_BASIC_STATS: u32 = 0x7ff;
 
-pub fn statx(a: &Args) -> SysResult {
-    if a[2] & !(AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW | 0x6000 | 0x800) != 0 {
+/// statx(dirfd, path, flags, mask, buf): every basic field is filled
+/// whatever `mask` asks for, as Linux may.
+pub fn statx(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, flags: AtFlags, _mask: u32, out: UserPtr<Statx>) -> SysResult {
+    let known = AtFlags::EMPTY_PATH | AtFlags::SYMLINK_NOFOLLOW | AtFlags::STATX_SYNC | AtFlags::NO_AUTOMOUNT;
+    if !(flags - known).is_empty() {
         return Err(EINVAL);
     }
-    let m = of_path(a[0], a[1], a[2])?;
+    let m = of_path(user, dirfd, pathname, flags)?;
     let mut b = [0u8; 256];
     put(&mut b, 0, &STATX_BASIC_STATS.to_le_bytes());
     put(&mut b, 4, &4096u32.to_le_bytes());
@@ -139,6 +146,6 @@ pub fn statx(a: &Args) -> SysResult {
     }
     put(&mut b, 128, &m.rdev.0.to_le_bytes());
     put(&mut b, 132, &m.rdev.1.to_le_bytes());
-    uaccess::write_bytes(a[4], &b)?;
+    user.write(out, &b)?;
     Ok(0)
 }

@@ -1,9 +1,10 @@
 //! Threads: clone (kernel threads for Go's Ms), exit, exit_group, ids,
 //! yield and CPU affinity.
 
-use super::{Args, SysResult};
+use super::args::CloneFlags;
+use super::SysResult;
 use crate::arch;
-use crate::mm::uaccess;
+use crate::mm::uaccess::{UserPtr, UserSpace};
 use crate::process::{self, process};
 use crate::sched::hart::{self, HartState};
 use crate::sched::thread::{Thread, ThreadState};
@@ -11,20 +12,19 @@ use crate::sched::{current, runqueue, schedule, yield_now};
 use crate::signal::ThreadSignals;
 use alloc::sync::Arc;
 use core::sync::atomic::Ordering;
-use gometal_core::errno::{EAGAIN, EINVAL, ENOSYS};
-
-const CLONE_VM: u64 = 0x100;
-const CLONE_THREAD: u64 = 0x10000;
-const CLONE_SETTLS: u64 = 0x80000;
-const CLONE_PARENT_SETTID: u64 = 0x100000;
-const CLONE_CHILD_CLEARTID: u64 = 0x200000;
-const CLONE_CHILD_SETTID: u64 = 0x1000000;
+use gometal_core::errno::{EAGAIN, ECHILD, EINVAL, ENOSYS};
 
 /// clone(flags, stack, parent_tid, tls, child_tid): only new threads of this
 /// program; there are no other processes to fork.
-pub fn clone(a: &Args) -> SysResult {
-    let (flags, stack, parent_tid, tls, child_tid) = (a[0], a[1], a[2], a[3], a[4]);
-    if flags & (CLONE_VM | CLONE_THREAD) != CLONE_VM | CLONE_THREAD {
+pub fn clone(
+    user: &mut UserSpace,
+    flags: CloneFlags,
+    stack: u64,
+    parent_tid: UserPtr<u32>,
+    tls: u64,
+    child_tid: UserPtr<u32>,
+) -> SysResult {
+    if !flags.contains(CloneFlags::VM | CloneFlags::THREAD) {
         static WARNED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
         if !WARNED.swap(true, Ordering::Relaxed) {
             crate::println!("gometal: the program tried to start a process (fork/exec); gometal runs one program, returning ENOSYS");
@@ -37,7 +37,7 @@ pub fn clone(a: &Args) -> SysResult {
     if stack != 0 {
         frame.regs[2] = stack;
     }
-    if flags & CLONE_SETTLS != 0 {
+    if flags.contains(CloneFlags::SETTLS) {
         frame.regs[4] = tls;
     }
     arch::save_fp(parent.fp());
@@ -45,64 +45,82 @@ pub fn clone(a: &Args) -> SysResult {
     let tid = process().alloc_tid();
     let child = Thread::new(tid, frame, parent.fp().clone(), ThreadSignals::inherit(blocked)).ok_or(EAGAIN)?;
     let child = Arc::new(child);
-    if flags & CLONE_CHILD_CLEARTID != 0 {
-        child.clear_child_tid.store(child_tid, Ordering::Relaxed);
+    if flags.contains(CloneFlags::CHILD_CLEARTID) {
+        child.clear_child_tid.store(child_tid.addr(), Ordering::Relaxed);
     }
-    if flags & CLONE_PARENT_SETTID != 0 {
-        uaccess::write_u32(parent_tid, tid)?;
+    if flags.contains(CloneFlags::PARENT_SETTID) {
+        user.write(parent_tid, &tid)?;
     }
-    if flags & CLONE_CHILD_SETTID != 0 {
-        uaccess::write_u32(child_tid, tid)?;
+    if flags.contains(CloneFlags::CHILD_SETTID) {
+        user.write(child_tid, &tid)?;
     }
     process().add_thread(child.clone()).map_err(|_| EAGAIN)?;
     runqueue::enqueue(child);
-    Ok(tid as isize)
+    Ok(tid as usize)
 }
 
 /// Ends the calling thread. Go calls this only when a locked goroutine
 /// exits; the thread's stack may be reused at once, so nothing here touches
 /// user memory except the clear-child-tid word the program asked for.
-pub fn exit(a: &Args) -> SysResult {
+pub fn exit(user: &mut UserSpace, status: u32) -> SysResult {
     let t = current();
-    let ctid = t.clear_child_tid.load(Ordering::Relaxed);
-    if ctid != 0 && uaccess::write_u32(ctid, 0).is_ok() {
-        super::futex::wake(ctid, 1);
+    let ctid = UserPtr::<u32>::new(t.clear_child_tid.load(Ordering::Relaxed));
+    if !ctid.is_null() && user.write(ctid, &0).is_ok() {
+        super::futex::wake(ctid.addr(), 1);
     }
     *t.state.lock() = ThreadState::Exited;
     if process().remove_thread(t.tid) == 0 {
-        process::exit(a[0] as u32 & 0xff);
+        process::exit(status & 0xff);
     }
     drop(t);
     schedule();
     unreachable!("an exited thread was resumed")
 }
 
-pub fn exit_group(a: &Args) -> SysResult {
-    process::exit(a[0] as u32 & 0xff)
+pub fn exit_group(_: &mut UserSpace, status: u32) -> SysResult {
+    process::exit(status & 0xff)
 }
 
-pub fn gettid(_a: &Args) -> SysResult {
-    Ok(current().tid as isize)
+pub fn gettid(_: &mut UserSpace) -> SysResult {
+    Ok(current().tid as usize)
 }
 
-pub fn getpid(_a: &Args) -> SysResult {
-    Ok(process().pid as isize)
+pub fn getpid(_: &mut UserSpace) -> SysResult {
+    Ok(process().pid as usize)
 }
 
-pub fn set_tid_address(a: &Args) -> SysResult {
+/// The program is pid 1, started by nobody.
+pub fn getppid(_: &mut UserSpace) -> SysResult {
+    Ok(0)
+}
+
+pub fn set_tid_address(_: &mut UserSpace, tidptr: UserPtr<u32>) -> SysResult {
     let t = current();
-    t.clear_child_tid.store(a[0], Ordering::Relaxed);
-    Ok(t.tid as isize)
+    t.clear_child_tid.store(tidptr.addr(), Ordering::Relaxed);
+    Ok(t.tid as usize)
 }
 
-pub fn sched_yield(_a: &Args) -> SysResult {
+/// Accepted, not used: the list matters only to other processes.
+pub fn set_robust_list(_: &mut UserSpace) -> SysResult {
+    Ok(0)
+}
+
+/// One process: it never has children to wait for.
+pub fn wait4(_: &mut UserSpace) -> SysResult {
+    Err(ECHILD)
+}
+
+pub fn waitid(_: &mut UserSpace) -> SysResult {
+    Err(ECHILD)
+}
+
+pub fn sched_yield(_: &mut UserSpace) -> SysResult {
     yield_now();
     Ok(0)
 }
 
 /// One bit per hart that runs the kernel (the CPUs the program may use).
-pub fn sched_getaffinity(a: &Args) -> SysResult {
-    let size = a[1] as usize;
+pub fn sched_getaffinity(user: &mut UserSpace, _pid: u32, size: usize, mask_out: UserPtr<u8>) -> SysResult {
     let online = hart::all().iter().filter(|h| h.state() == HartState::Online);
     let highest = online.clone().map(|h| h.index()).max().unwrap_or(0);
     let bytes = (highest / 64 + 1) * 8;
@@ -113,11 +131,11 @@ pub fn sched_getaffinity(a: &Args) -> SysResult {
     for h in online {
         mask[h.index() / 8] |= 1 << (h.index() % 8);
     }
-    uaccess::write_bytes(a[2], &mask)?;
-    Ok(bytes as isize)
+    user.write_bytes(mask_out.slice(bytes), &mask)?;
+    Ok(bytes)
 }
 
 /// Accepted and ignored: threads are not pinned in this version.
-pub fn sched_setaffinity(_a: &Args) -> SysResult {
+pub fn sched_setaffinity(_: &mut UserSpace) -> SysResult {
     Ok(0)
 }

@@ -1,5 +1,8 @@
-//! Physical page frames for programs (page tables, user pages): a buddy
-//! allocator of frame numbers, plus counters for the statistics the user sees.
+//! Page frames: the 4 KiB units of physical memory handed to programs (user
+//! pages, page tables, file pages, kernel stacks) -- not to be confused with
+//! arch/frames.rs, the *trap* frames that hold saved registers. A buddy
+//! allocator of frame numbers, copies in and out of a frame, and counters for
+//! the statistics the user sees.
 
 use crate::memlayout::{phys_to_virt, PAGE_SIZE};
 use buddy_system_allocator::FrameAllocator;
@@ -21,7 +24,7 @@ pub fn add_range(start: u64, end: u64) {
 /// A zero-filled frame's physical address, or None when memory is exhausted.
 pub fn alloc_zeroed() -> Option<u64> {
     let pa = (FRAMES.lock().alloc(1)? as u64) << SHIFT;
-    frame_bytes(pa).fill(0);
+    zero_frame(pa, 0);
     let used = IN_USE.fetch_add(1, Ordering::Relaxed) + 1;
     PEAK.fetch_max(used, Ordering::Relaxed);
     Some(pa)
@@ -45,16 +48,51 @@ pub fn free(pa: u64) {
     IN_USE.fetch_sub(1, Ordering::Relaxed);
 }
 
-/// The 4 KiB frame at `pa`, through the linear map.
-///
-/// Callers must own the frame (allocated by `alloc_zeroed` and not freed):
-/// frames are owned by exactly one page table or address space, whose lock
-/// the caller holds.
-pub fn frame_bytes(pa: u64) -> &'static mut [u8] {
-    debug_assert_eq!(pa % PAGE_SIZE as u64, 0);
-    // SAFETY: pa is a RAM frame handed out by this allocator, mapped by the
-    // linear map; ownership (see above) rules out aliasing mutable access.
-    unsafe { core::slice::from_raw_parts_mut(phys_to_virt(pa) as *mut u8, PAGE_SIZE) }
+/// The frame at `pa` through the linear map, after checking that
+/// [offset, offset+len) lies inside it.
+fn frame_ptr(pa: u64, offset: usize, len: usize) -> *mut u8 {
+    assert!(pa.is_multiple_of(PAGE_SIZE as u64) && offset <= PAGE_SIZE && len <= PAGE_SIZE - offset);
+    (phys_to_virt(pa) as usize + offset) as *mut u8
+}
+
+// Frames are reached only through the three copies below: no reference into
+// a frame ever leaves this file, so a caller cannot keep one after the frame
+// is freed. Callers own the frame (allocated here, not yet freed): it belongs
+// to one page table, address space or file, whose lock the caller holds.
+
+/// Copies `out.len()` bytes of the frame at `pa`, from `offset`, into `out`.
+pub fn read_frame(pa: u64, offset: usize, out: &mut [u8]) {
+    let src = frame_ptr(pa, offset, out.len());
+    // SAFETY: src..src+len is inside a RAM frame the caller owns (above),
+    // mapped by the linear map; `out` is kernel memory, so the two do not
+    // overlap. User threads may write the frame meanwhile: the copy is of
+    // bytes, so a racing program sees (and gets) torn data, as on Linux.
+    unsafe { core::ptr::copy_nonoverlapping(src, out.as_mut_ptr(), out.len()) }
+}
+
+/// Copies `data` into the frame at `pa`, from `offset`.
+pub fn write_frame(pa: u64, offset: usize, data: &[u8]) {
+    let dst = frame_ptr(pa, offset, data.len());
+    // SAFETY: as in read_frame, with the roles swapped.
+    unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), dst, data.len()) }
+}
+
+/// Sets the frame at `pa` to zero from `offset` to its end.
+pub fn zero_frame(pa: u64, offset: usize) {
+    let dst = frame_ptr(pa, offset, PAGE_SIZE - offset);
+    // SAFETY: dst..the frame's end is inside a RAM frame the caller owns.
+    unsafe { core::ptr::write_bytes(dst, 0, PAGE_SIZE - offset) }
+}
+
+/// The 4-byte word at `pa` (inside a frame), read atomically: a futex word
+/// that user threads change concurrently (mm/uaccess.rs's FutexWord).
+pub fn load_word(pa: u64) -> u32 {
+    assert!(pa.is_multiple_of(4));
+    let word = phys_to_virt(pa) as *const core::sync::atomic::AtomicU32;
+    // SAFETY: the word is 4-byte aligned inside a RAM frame the caller owns
+    // (above), mapped by the linear map; user threads access it
+    // concurrently, which is what AtomicU32 is for.
+    unsafe { (*word).load(Ordering::SeqCst) }
 }
 
 pub struct FrameStats {

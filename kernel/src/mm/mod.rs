@@ -1,11 +1,14 @@
 //! Memory management: physical frames, the kernel heap, page tables and the
 //! program's address space.
 
+#[deny(unsafe_code)]
 pub mod addrspace;
 pub mod frames;
 pub mod heap;
 pub mod pagetable;
+#[deny(unsafe_code)]
 pub mod tlb;
+#[deny(unsafe_code)]
 pub mod uaccess;
 
 use crate::boot::machine::{Machine, Range};

@@ -1,21 +1,279 @@
-//! Copies between the kernel and the program's memory. User pointers are
-//! allegations: every access is checked against the address space's areas
-//! and goes through `AddressSpace::page_for`, so a bad pointer yields EFAULT
-//! (never a kernel fault) and a not-yet-touched page is faulted in.
+//! The boundary with the program's memory. A user pointer is an allegation
+//! (`UserPtr<T>`, `UserSlice`): it has no way in except the checked copies of
+//! `UserSpace`, which check it against the address space's areas and go
+//! through `AddressSpace::page_for`, so a bad pointer yields EFAULT (never a
+//! kernel fault) and a not-yet-touched page is faulted in.
+//!
+//! The copies take the address-space lock; holding that lock borrows the
+//! `UserSpace` mutably (`UserSpace::lock`), so a copy cannot be called while
+//! the lock is held: the compiler refuses it. One `UserSpace` exists per
+//! kernel entry (system call, return to user, page fault), made by the
+//! unsafe `UserSpace::enter`.
 
 use super::addrspace::{Access, AddressSpace, Fault};
-use super::frames::frame_bytes;
+use super::frames;
 use crate::memlayout::{PAGE_SIZE, USER_END};
 use crate::process::process;
 use alloc::vec::Vec;
-use gometal_core::errno::{EFAULT, ENAMETOOLONG, ENOMEM};
+use core::marker::PhantomData;
+use gometal_core::errno::{Errno, EFAULT, EINVAL, ENAMETOOLONG, ENOMEM};
+use spin::{Mutex, MutexGuard};
 
-pub type UResult<T> = Result<T, isize>;
+pub type UResult<T> = Result<T, Errno>;
 
-fn errno(f: Fault) -> isize {
-    match f {
-        Fault::OutOfMemory => ENOMEM,
-        _ => EFAULT,
+impl From<Fault> for Errno {
+    fn from(f: Fault) -> Errno {
+        match f {
+            Fault::OutOfMemory => ENOMEM,
+            _ => EFAULT,
+        }
+    }
+}
+
+/// A value with a fixed little-endian layout in user memory (the C struct
+/// or integer a system call reads or writes).
+pub trait UserValue: Sized {
+    const SIZE: usize;
+    fn decode(bytes: &[u8]) -> Self;
+    fn encode(&self, out: &mut [u8]);
+}
+
+macro_rules! int_user_value {
+    ($($t:ty),*) => {$(
+        impl UserValue for $t {
+            const SIZE: usize = core::mem::size_of::<$t>();
+            fn decode(bytes: &[u8]) -> Self {
+                <$t>::from_le_bytes(bytes.try_into().unwrap_or_default())
+            }
+            fn encode(&self, out: &mut [u8]) {
+                out.copy_from_slice(&self.to_le_bytes());
+            }
+        }
+    )*};
+}
+int_user_value!(u32, i32, u64, i64);
+
+/// A C struct the kernel lays out byte by byte (stat, sysinfo, utsname...).
+impl<const N: usize> UserValue for [u8; N] {
+    const SIZE: usize = N;
+    fn decode(bytes: &[u8]) -> Self {
+        bytes.try_into().unwrap_or([0; N])
+    }
+    fn encode(&self, out: &mut [u8]) {
+        out.copy_from_slice(self);
+    }
+}
+
+/// Two of a kind: int[2] (pipe2's descriptors), struct rlimit (two longs).
+impl<T: UserValue> UserValue for [T; 2] {
+    const SIZE: usize = 2 * T::SIZE;
+    fn decode(bytes: &[u8]) -> Self {
+        [T::decode(&bytes[..T::SIZE]), T::decode(&bytes[T::SIZE..2 * T::SIZE])]
+    }
+    fn encode(&self, out: &mut [u8]) {
+        self[0].encode(&mut out[..T::SIZE]);
+        self[1].encode(&mut out[T::SIZE..2 * T::SIZE]);
+    }
+}
+
+/// The address of a `T` in the program's memory, as the program claims it.
+pub struct UserPtr<T> {
+    addr: u64,
+    _points_to: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for UserPtr<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for UserPtr<T> {}
+
+impl<T> UserPtr<T> {
+    /// An address from a register or from user memory: any value.
+    pub const fn new(addr: u64) -> Self {
+        UserPtr { addr, _points_to: PhantomData }
+    }
+
+    pub fn addr(self) -> u64 {
+        self.addr
+    }
+
+    pub fn is_null(self) -> bool {
+        self.addr == 0
+    }
+
+    /// None for NULL (the optional pointers of many calls).
+    pub fn non_null(self) -> Option<Self> {
+        (!self.is_null()).then_some(self)
+    }
+
+    /// The `index`-th `T` of an array starting here.
+    pub fn at(self, index: usize) -> Self
+    where
+        T: UserValue,
+    {
+        UserPtr::new(self.addr.wrapping_add((index * T::SIZE) as u64))
+    }
+}
+
+impl UserPtr<u8> {
+    /// `len` bytes starting here.
+    pub fn slice(self, len: usize) -> UserSlice {
+        UserSlice { addr: self.addr, len }
+    }
+}
+
+impl<T> core::fmt::Debug for UserPtr<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
+        write!(f, "{:#x}", self.addr)
+    }
+}
+
+/// A byte range in the program's memory, as the program claims it.
+#[derive(Clone, Copy, Debug)]
+pub struct UserSlice {
+    addr: u64,
+    len: usize,
+}
+
+impl UserSlice {
+    pub fn len(self) -> usize {
+        self.len
+    }
+
+    /// The first `n` bytes (all of them if fewer).
+    pub fn prefix(self, n: usize) -> UserSlice {
+        UserSlice { addr: self.addr, len: n.min(self.len) }
+    }
+
+    /// The part after the first `n` bytes.
+    pub fn skip(self, n: usize) -> UserSlice {
+        let n = n.min(self.len);
+        UserSlice { addr: self.addr.wrapping_add(n as u64), len: self.len - n }
+    }
+}
+
+/// The program's address space behind its lock. Only `UserSpace::lock`
+/// opens it, so whoever holds it holds the `UserSpace` too.
+pub struct ProgramMemory(Mutex<AddressSpace>);
+
+impl ProgramMemory {
+    pub fn new(mm: AddressSpace) -> Self {
+        ProgramMemory(Mutex::new(mm))
+    }
+}
+
+/// The right to touch the current program's memory, for one kernel entry.
+/// Not `Send` or `Sync`: it belongs to the thread that entered.
+pub struct UserSpace {
+    _this_thread: PhantomData<*const ()>,
+}
+
+impl UserSpace {
+    /// The user space of this kernel entry.
+    ///
+    /// # Safety
+    /// Call only where the current thread enters the kernel from user mode
+    /// (or leaves for it), with nothing of its own below on its kernel
+    /// stack: then it holds no guard of the address-space lock and no other
+    /// `UserSpace`. Every lock of the address space on the thread's way
+    /// through the kernel goes through this value, and the borrow checker
+    /// keeps the copies below from running while the guard lives. (A thread
+    /// never blocks holding the guard: it is a spin lock.)
+    #[allow(unsafe_code)] // the one unsafe item of this file: the contract above
+    pub unsafe fn enter() -> Self {
+        UserSpace { _this_thread: PhantomData }
+    }
+
+    /// The address space, locked for as long as the guard (and with it this
+    /// `UserSpace`) is borrowed.
+    pub fn lock(&mut self) -> MutexGuard<'_, AddressSpace> {
+        process().mm.0.lock()
+    }
+
+    /// Reads the `T` at `p`.
+    pub fn read<T: UserValue>(&mut self, p: UserPtr<T>) -> UResult<T> {
+        let mut buf = [0u8; 512];
+        let bytes = buf.get_mut(..T::SIZE).ok_or(EINVAL)?;
+        copy_in(&mut self.lock(), p.addr, bytes)?;
+        Ok(T::decode(bytes))
+    }
+
+    /// Writes `value` at `p`.
+    pub fn write<T: UserValue>(&mut self, p: UserPtr<T>, value: &T) -> UResult<()> {
+        let mut buf = [0u8; 512];
+        let bytes = buf.get_mut(..T::SIZE).ok_or(EINVAL)?;
+        value.encode(bytes);
+        copy_out(&mut self.lock(), p.addr, bytes)
+    }
+
+    /// All the bytes of `s`.
+    pub fn read_bytes(&mut self, s: UserSlice) -> UResult<Vec<u8>> {
+        let mut buf = alloc::vec![0u8; s.len];
+        copy_in(&mut self.lock(), s.addr, &mut buf)?;
+        Ok(buf)
+    }
+
+    /// Writes `data` to the start of `s` (at most `s.len()` bytes of it).
+    pub fn write_bytes(&mut self, s: UserSlice, data: &[u8]) -> UResult<()> {
+        let n = data.len().min(s.len);
+        copy_out(&mut self.lock(), s.addr, &data[..n])
+    }
+
+    /// A NUL-terminated string of at most `max` bytes (without the NUL).
+    pub fn read_cstr(&mut self, p: UserPtr<u8>, max: usize) -> UResult<Vec<u8>> {
+        let mut mm = self.lock();
+        let mut out = Vec::new();
+        let mut addr = p.addr;
+        let mut chunk = [0u8; 128];
+        loop {
+            check_range(addr, 1)?;
+            let pa = mm.page_for(addr, Access::Read)?;
+            let off = (addr % PAGE_SIZE as u64) as usize;
+            let n = chunk.len().min(PAGE_SIZE - off);
+            frames::read_frame(pa, off, &mut chunk[..n]);
+            for &b in &chunk[..n] {
+                if b == 0 {
+                    return Ok(out);
+                }
+                if out.len() == max {
+                    return Err(ENAMETOOLONG);
+                }
+                out.push(b);
+            }
+            addr += n as u64;
+        }
+    }
+
+    /// The aligned futex word at `p`, for the futex code's atomic loads.
+    pub fn futex_word(&mut self, p: UserPtr<u32>) -> UResult<FutexWord<'_>> {
+        if !p.addr.is_multiple_of(4) {
+            return Err(EINVAL);
+        }
+        check_range(p.addr, 4)?;
+        let pa = self.lock().page_for(p.addr, Access::Read)?;
+        Ok(FutexWord { pa: pa + p.addr % PAGE_SIZE as u64, _user: PhantomData })
+    }
+}
+
+/// A futex word found in the program's memory. It lives no longer than the
+/// `UserSpace` borrow it came from, so no reference to the frame outlives
+/// the system call. The address-space lock is not held: a concurrent munmap
+/// of the word only frees the frame after every hart has flushed its TLB
+/// (smp::shootdown), and this hart acknowledges that only outside this
+/// system call, so the frame cannot be reused under the access. A program
+/// racing munmap with its own futex wait may read a stale value, as it could
+/// on Linux.
+pub struct FutexWord<'a> {
+    pa: u64,
+    _user: PhantomData<&'a mut UserSpace>,
+}
+
+impl FutexWord<'_> {
+    /// The word's value now (user threads change it concurrently).
+    pub fn load(&self) -> u32 {
+        frames::load_word(self.pa)
     }
 }
 
@@ -26,13 +284,13 @@ fn check_range(va: u64, len: usize) -> UResult<()> {
     }
 }
 
-/// Visits [va, va+len) page by page: `f(bytes_of_the_page_part, offset)`.
+/// Visits [va, va+len) page by page: `f(frame, offset_in_frame, range_in_buffer)`.
 fn for_each_chunk(
     mm: &mut AddressSpace,
     va: u64,
     len: usize,
     access: Access,
-    mut f: impl FnMut(&mut [u8], usize),
+    mut f: impl FnMut(u64, usize, core::ops::Range<usize>),
 ) -> UResult<()> {
     check_range(va, len)?;
     let mut done = 0;
@@ -40,105 +298,21 @@ fn for_each_chunk(
         let addr = va + done as u64;
         let off = (addr % PAGE_SIZE as u64) as usize;
         let n = (PAGE_SIZE - off).min(len - done);
-        let pa = mm.page_for(addr, access).map_err(errno)?;
-        f(&mut frame_bytes(pa)[off..off + n], done);
+        let pa = mm.page_for(addr, access)?;
+        f(pa, off, done..done + n);
         done += n;
     }
     Ok(())
 }
 
-pub fn copy_in(mm: &mut AddressSpace, va: u64, buf: &mut [u8]) -> UResult<()> {
+/// Copies from user address `va` of `mm` into `buf`.
+fn copy_in(mm: &mut AddressSpace, va: u64, buf: &mut [u8]) -> UResult<()> {
     let len = buf.len();
-    for_each_chunk(mm, va, len, Access::Read, |page, at| {
-        buf[at..at + page.len()].copy_from_slice(page)
-    })
+    for_each_chunk(mm, va, len, Access::Read, |pa, off, r| frames::read_frame(pa, off, &mut buf[r]))
 }
 
+/// Copies `data` to user address `va` of `mm` (the loader uses this on an
+/// address space that is not yet the program's).
 pub fn copy_out(mm: &mut AddressSpace, va: u64, data: &[u8]) -> UResult<()> {
-    for_each_chunk(mm, va, data.len(), Access::Write, |page, at| {
-        let n = page.len();
-        page.copy_from_slice(&data[at..at + n])
-    })
-}
-
-// Shorthands on the current program's address space.
-
-pub fn read_bytes(va: u64, len: usize) -> UResult<Vec<u8>> {
-    let mut buf = alloc::vec![0u8; len];
-    copy_in(&mut process().mm.lock(), va, &mut buf)?;
-    Ok(buf)
-}
-
-pub fn write_bytes(va: u64, data: &[u8]) -> UResult<()> {
-    copy_out(&mut process().mm.lock(), va, data)
-}
-
-pub fn read_u64(va: u64) -> UResult<u64> {
-    let mut b = [0u8; 8];
-    copy_in(&mut process().mm.lock(), va, &mut b)?;
-    Ok(u64::from_le_bytes(b))
-}
-
-pub fn write_u64(va: u64, v: u64) -> UResult<()> {
-    write_bytes(va, &v.to_le_bytes())
-}
-
-pub fn write_u32(va: u64, v: u32) -> UResult<()> {
-    write_bytes(va, &v.to_le_bytes())
-}
-
-pub fn write_i64_pair(va: u64, a: i64, b: i64) -> UResult<()> {
-    let mut buf = [0u8; 16];
-    buf[..8].copy_from_slice(&a.to_le_bytes());
-    buf[8..].copy_from_slice(&b.to_le_bytes());
-    write_bytes(va, &buf)
-}
-
-pub fn read_i64_pair(va: u64) -> UResult<(i64, i64)> {
-    let b = read_bytes(va, 16)?;
-    let a = i64::from_le_bytes(b[..8].try_into().unwrap());
-    let c = i64::from_le_bytes(b[8..].try_into().unwrap());
-    Ok((a, c))
-}
-
-/// A NUL-terminated string of at most `max` bytes (without the NUL).
-pub fn read_cstr(va: u64, max: usize) -> UResult<Vec<u8>> {
-    let mut mm = process().mm.lock();
-    let mut out = Vec::new();
-    let mut addr = va;
-    loop {
-        check_range(addr, 1)?;
-        let pa = mm.page_for(addr, Access::Read).map_err(errno)?;
-        let off = (addr % PAGE_SIZE as u64) as usize;
-        for &b in &frame_bytes(pa)[off..] {
-            if b == 0 {
-                return Ok(out);
-            }
-            if out.len() == max {
-                return Err(ENAMETOOLONG);
-            }
-            out.push(b);
-        }
-        addr += (PAGE_SIZE - off) as u64;
-    }
-}
-
-/// The aligned u32 at user address `va`, for futex word accesses (made
-/// atomically by the caller while it holds the futex lock). The mm lock is
-/// released before the access: a concurrent munmap of the word only frees
-/// the frame after every hart has flushed its TLB (smp::shootdown), and
-/// this hart acknowledges that only outside this system call, so the frame
-/// cannot be reused under the access. A program racing munmap with its own
-/// futex wait may read a stale value, as it could on Linux.
-pub fn user_word(va: u64) -> UResult<&'static core::sync::atomic::AtomicU32> {
-    if !va.is_multiple_of(4) {
-        return Err(gometal_core::errno::EINVAL);
-    }
-    check_range(va, 4)?;
-    let pa = process().mm.lock().page_for(va, Access::Read).map_err(errno)?;
-    let kva = crate::memlayout::phys_to_virt(pa + va % PAGE_SIZE as u64);
-    // SAFETY: kva is 4-byte aligned inside a frame owned by the program's
-    // address space; user threads access it concurrently, which is exactly
-    // what AtomicU32 is for.
-    Ok(unsafe { &*(kva as *const core::sync::atomic::AtomicU32) })
+    for_each_chunk(mm, va, data.len(), Access::Write, |pa, off, r| frames::write_frame(pa, off, &data[r]))
 }
