@@ -34,8 +34,14 @@ type PackStats struct {
 	SkippedFiles       int    // regular files left out by the size cap
 	SkippedBytes       int64  // their total size
 	FirstSkipped       string // the first of them, for the warning
+	StoppedEarly       bool   // the walk stopped after maxSkipped files: there are more
 	Ignored            []string
 }
+
+// maxSkipped ends a walk once this many files did not fit: a go.mod at the
+// top of a home directory would otherwise have gometal stat every file
+// below it (module caches included) before each test binary boots.
+const maxSkipped = 1000
 
 // packer adds host trees to an archive at their own absolute paths, within
 // one size budget shared by all of them.
@@ -149,6 +155,10 @@ func (p *packer) add(host, guest string, info fs.FileInfo) error {
 			}
 			st.SkippedFiles++
 			st.SkippedBytes += info.Size()
+			if st.SkippedFiles >= maxSkipped {
+				st.StoppedEarly = true
+				return fs.SkipAll
+			}
 			return nil
 		}
 		data, err := os.ReadFile(host)
@@ -170,8 +180,12 @@ func (p *packer) add(host, guest string, info fs.FileInfo) error {
 func (st PackStats) Warnings(tree string, maxBytes int64) []string {
 	var out []string
 	if st.SkippedFiles > 0 {
-		out = append(out, fmt.Sprintf("%s holds more than -max-dir %d MiB: left %d files (%.1f MiB, e.g. %s) out of the guest's copy; the package directory is packed first (raise -max-dir to see the rest)",
-			tree, maxBytes>>20, st.SkippedFiles, float64(st.SkippedBytes)/(1<<20), st.FirstSkipped))
+		atLeast := ""
+		if st.StoppedEarly {
+			atLeast = "at least "
+		}
+		out = append(out, fmt.Sprintf("%s holds more than -max-dir %d MiB: left %s%d files (%.1f MiB, e.g. %s) out of the guest's copy; the package directory is packed first (raise -max-dir to see the rest)",
+			tree, maxBytes>>20, atLeast, st.SkippedFiles, float64(st.SkippedBytes)/(1<<20), st.FirstSkipped))
 	}
 	if n := len(st.Ignored); n > 0 {
 		out = append(out, fmt.Sprintf("left %d unreadable or special files out of the guest's copy of %s (e.g. %s)", n, tree, st.Ignored[0]))
@@ -180,15 +194,17 @@ func (st PackStats) Warnings(tree string, maxBytes int64) []string {
 }
 
 // ModuleDir returns the directory of the go.mod that governs dir (dir or
-// its nearest ancestor holding one), or "" when there is none.
+// its nearest ancestor holding one), or "" when there is none. A go.mod at
+// the file system's root does not count: packing the whole file system
+// (with /proc, whose files can block a reader) is never what a test wants.
 func ModuleDir(dir string) string {
 	for {
-		if st, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil && st.Mode().IsRegular() {
-			return dir
-		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
 			return ""
+		}
+		if st, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil && st.Mode().IsRegular() {
+			return dir
 		}
 		dir = parent
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -101,6 +102,26 @@ func TestPackModuleCapKeepsPackageDir(t *testing.T) {
 	}
 }
 
+// A module far over the budget is not walked to its end.
+func TestPackModuleStopsWalkingWhenFull(t *testing.T) {
+	root, pkg := moduleTree(t)
+	files := map[string]string{}
+	for i := range maxSkipped + 50 {
+		files[filepath.Join("zz", strconv.Itoa(i))] = "0123456789"
+	}
+	writeTree(t, root, files)
+	var buf bytes.Buffer
+	w := initramfs.NewWriter(&buf)
+	st, err := PackModule(w, pkg, root, 64, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warn := strings.Join(st.Warnings("module "+root, 64), "\n")
+	if !st.StoppedEarly || st.SkippedFiles != maxSkipped || !strings.Contains(warn, "at least 1000 files") {
+		t.Errorf("stats %+v, warning %q", st, warn)
+	}
+}
+
 func TestModuleDir(t *testing.T) {
 	root, pkg := moduleTree(t)
 	if got := ModuleDir(pkg); got != root {
@@ -111,6 +132,9 @@ func TestModuleDir(t *testing.T) {
 	}
 	if got := ModuleDir(t.TempDir()); got != "" && !strings.HasPrefix(root, got) {
 		t.Errorf("ModuleDir(a directory without go.mod) = %q", got)
+	}
+	if got := ModuleDir("/"); got != "" {
+		t.Errorf("ModuleDir(/) = %q, want none", got)
 	}
 }
 
