@@ -51,6 +51,7 @@ mod stats;
 mod stdio;
 mod trap;
 mod vdso;
+mod version;
 
 use core::panic::PanicInfo;
 
