@@ -47,8 +47,11 @@ mod smp;
 mod start;
 #[deny(unsafe_code)]
 mod stats;
+#[deny(unsafe_code)]
+mod stdio;
 mod trap;
 mod vdso;
+mod version;
 
 use core::panic::PanicInfo;
 
