@@ -80,7 +80,10 @@ fn report_slowest() {
     }
     let us = |a: u64, b: u64| b.saturating_sub(a) / 1000;
     if kicked == 0 {
-        crate::println!("gometal: slowest wakeup: {} us, no IPI (queued on a busy or polling hart)", us(woken, running));
+        crate::println!(
+            "gometal: slowest wakeup: {} us, not through a napping hart (queued on a busy hart, asked to preempt, or a polling one)",
+            us(woken, running)
+        );
     } else {
         crate::println!(
             "gometal: slowest wakeup: {} us = runnable→IPI sent {} us + IPI→hart awake {} us + awake→running {} us",
