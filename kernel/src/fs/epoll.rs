@@ -123,6 +123,7 @@ impl Epoll {
                 if op == EPOLL_CTL_ADD {
                     let limit = max_watches();
                     WATCHES.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |w| (w < limit).then_some(w + 1)).map_err(|_| ENOSPC)?;
+                    WATCHES_PEAK.fetch_max(WATCHES.load(Ordering::Relaxed), Ordering::Relaxed);
                 }
                 let file = Arc::downgrade(&file);
                 map.insert(fd, Interest { events, data, file, reported_at: None, disabled: false });
