@@ -249,6 +249,13 @@ pub fn link(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), Errno
 
 /// `link` without the space check (rename moves an existing name).
 fn attach(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), Errno> {
+    // "." and ".." always exist; an entry by that name would be invisible
+    // (listings show the real ones) and make its directory unremovable.
+    // Every caller checks; this is the last line (the fuzzer found linkat
+    // and a symlink-followed O_CREAT without it).
+    if name == b"." || name == b".." || name.is_empty() || name.contains(&b'/') {
+        return Err(EEXIST);
+    }
     let Kind::Dir(entries) = &dir.kind else { return Err(ENOTDIR) };
     let mut e = entries.lock();
     if e.contains_key(name) {

@@ -202,6 +202,9 @@ pub fn linkat(user: &mut UserSpace, olddir: Fd, oldpath: UserPtr<u8>, newdir: Fd
         return Err(EPERM);
     }
     let (dir, name, trailing) = path::lookup_parent(user, newdir, newpath)?;
+    if name == b"." || name == b".." {
+        return Err(EEXIST);
+    }
     if trailing {
         return Err(ENOENT);
     }
