@@ -123,6 +123,8 @@ func cases() []bootCase {
 			want: []string{"EMFILE after", "ENOSPC after", "200 locked goroutines"}},
 		// Hostile programs (issue 14): each probe once broke the kernel.
 		{name: "badbuf", prog: "badbuf"},
+		// A short run of the syscall fuzzer (make stress runs 1M calls).
+		{name: "fuzz", prog: "fuzz", args: fixed("1", "20000", "8"), want: []string{"20000 calls on 8 threads"}},
 		{name: "limits-pipes", prog: "limits", args: fixed("pipes"), mem: "64M",
 			want: []string{"pipes: EMFILE after", "still working after the probe"}},
 		{name: "limits-watches", prog: "limits", args: fixed("watches"), mem: "64M",
