@@ -95,6 +95,18 @@ func files(good, none uintptr) {
 	syscall.Close(out)
 	st, _ := os.Stat("/tmp/out")
 	check("size written", st.Size(), int64(4096))
+
+	// A link named "." or ".." must not be created (it would be invisible
+	// in listings and make its directory impossible to remove).
+	os.Mkdir("/tmp/d", 0o755)
+	for _, name := range []string{"/tmp/d/.", "/tmp/d/.."} {
+		check("link to "+name, os.Link("/tmp/out", name) != nil, true)
+	}
+	check("rmdir after the links", os.Remove("/tmp/d"), error(nil))
+	_, e = sys6(syscall.SYS_MPROTECT, good, 0, syscall.PROT_READ, 0, 0, 0)
+	check("mprotect of 0 bytes", e, syscall.Errno(0))
+	_, e = sys6(syscall.SYS_MPROTECT, good, 4096, 0x400, 0, 0, 0)
+	check("mprotect with an unknown bit", e, syscall.EINVAL)
 }
 
 func pipeAndEventfd(good, none uintptr) {

@@ -26,6 +26,10 @@ const (
 	scratchSize = 64 << 10
 	guardSize   = 64 << 10 // PROT_NONE after the scratch area, never remapped
 	pageSize    = 4096
+	// Scratch areas sit from 4 GiB up, 1 MiB apart: below gometal's mmap
+	// range (8 GiB up) and far above the program image.
+	scratchBase   = 1 << 32
+	scratchStride = 1 << 20
 )
 
 func fail(format string, a ...any) {
@@ -140,11 +144,15 @@ func longName(n int) string {
 
 func newFuzzer(seed, stream uint64) *fuzzer {
 	f := &fuzzer{r: rand.New(rand.NewPCG(seed, stream))}
-	mem, err := syscall.Mmap(-1, 0, scratchSize+guardSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
-	if err != nil {
-		fail("mmap: %v", err)
+	// At a fixed address below where the kernel places mappings: a hole
+	// the storm makes in its scratch area must never be filled by the Go
+	// runtime's own mmaps (which the storm would then clobber).
+	f.scratch = scratchBase + uintptr(stream)*scratchStride
+	const noreplace = syscall.MAP_PRIVATE | syscall.MAP_ANON | 0x100000 /* MAP_FIXED_NOREPLACE */
+	_, _, e := syscall.Syscall6(syscall.SYS_MMAP, f.scratch, scratchSize+guardSize, syscall.PROT_READ|syscall.PROT_WRITE, noreplace, ^uintptr(0), 0)
+	if e != 0 {
+		fail("mmap of the scratch area: %v", e)
 	}
-	f.scratch = uintptr(unsafe.Pointer(&mem[0]))
 	for _, p := range pathNames {
 		b := append([]byte(p), 0)
 		f.names = append(f.names, b)
