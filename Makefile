@@ -1,7 +1,10 @@
 # gometal: the two commands a newcomer needs.
 #   make run    boot examples/hello on QEMU (installs what is missing)
 #   make test   host unit tests + tests that boot QEMU
-# Other targets: kernel, deps, conformance, bench, clean.
+#   make kernel build the kernel and refresh the copy embedded in gometal
+#               (internal/kernelimage/gometal-kernel.elf): run it after any
+#               kernel change and commit that file with the change
+# Other targets: kernel-build, deps, conformance, bench, clean.
 
 SHELL := /bin/bash
 KERNEL_DIR := kernel
@@ -10,12 +13,12 @@ KERNEL := $(KERNEL_DIR)/target/$(TARGET)/release/gometal-kernel
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 GOMETAL := go run ./cmd/gometal
 
-.PHONY: run test deps kernel unit boot-tests conformance conformance-quick stress bench clean
+.PHONY: run test deps kernel kernel-build unit boot-tests conformance conformance-quick stress bench clean
 
-run: deps kernel
+run: deps kernel-build
 	$(GOMETAL) run ./examples/hello
 
-test: deps kernel unit boot-tests conformance-quick
+test: deps kernel-build unit boot-tests conformance-quick
 
 # Everything a fresh machine lacks: QEMU (Debian's qemu-system-misc, which
 # brings OpenSBI) and the bare-metal Rust target (rust-toolchain.toml names
@@ -30,10 +33,17 @@ deps:
 	@cd $(KERNEL_DIR) && rustup target list --installed | grep -q $(TARGET) || rustup target add $(TARGET)
 	@cd $(KERNEL_DIR) && cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
 
-# The build fails if a floating-point instruction appears outside the FP
-# save/restore code (tools/fpcheck says why that matters).
-kernel:
-	cd $(KERNEL_DIR) && cargo build --release --target $(TARGET)
+# The kernel is built by the same code gometal uses (reproducibly: fixed
+# toolchain, remapped paths), so the embedded copy can be checked against
+# the sources; `make test` fails with "run make kernel and commit ..." when
+# it is stale. kernel-build leaves the committed copy alone. The build fails
+# if a floating-point instruction appears outside the FP save/restore code
+# (tools/fpcheck says why that matters).
+kernel: kernel-build
+	go run ./tools/kernelimage -refresh
+
+kernel-build:
+	go run ./tools/kernelimage
 	go run ./tools/fpcheck $(KERNEL)
 
 # clippy with warnings as errors: the crate root's lints (an unsafe block
@@ -54,7 +64,7 @@ boot-tests:
 # Then the syscall fuzzer (tests/progs/fuzz): 10 boots x 100,000 adversarial
 # calls from 8 threads at 4 harts, seeded by boot number: 1M calls, which must
 # end with 0 kernel panics and 0 hangs.
-stress: deps kernel
+stress: deps kernel-build
 	GOMETAL_KERNEL=$(abspath $(KERNEL)) go run ./tools/stress
 	GOMETAL_KERNEL=$(abspath $(KERNEL)) go run ./tools/stress -progs fuzz -runs 10 -fuzz-calls 100000 -timeout 5m
 
@@ -66,7 +76,7 @@ conformance-quick:
 # Not part of `make test`: the full standard-library list on gometal and on
 # Linux (user-mode qemu-riscv64, Debian's qemu-user) side by side; rewrites
 # docs/conformance.md. CONFORMANCE_FLAGS="-pkgs os,time -parallel 2" narrows it.
-conformance: deps kernel
+conformance: deps kernel-build
 	@command -v qemu-riscv64 >/dev/null || { \
 		echo "installing user-mode QEMU (qemu-user) with apt-get"; \
 		$(SUDO) apt-get update -qq && \
@@ -77,7 +87,7 @@ conformance: deps kernel
 # kernel in the same QEMU machine; writes docs/benchmarks.md and its plots
 # (tens of minutes; `go run ./cmd/gometal bench -quick -linux` takes a few).
 # The C benchmark needs Debian's riscv64 cross compiler, installed if missing.
-bench: deps kernel
+bench: deps kernel-build
 	@command -v riscv64-linux-gnu-gcc >/dev/null || { \
 		echo "installing gcc-riscv64-linux-gnu with apt-get"; \
 		$(SUDO) apt-get update -qq && \

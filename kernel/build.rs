@@ -6,6 +6,8 @@ fn main() {
     if target.starts_with("riscv64") {
         println!("cargo:rustc-link-arg-bin=gometal-kernel=-T{dir}/linker.ld");
         println!("cargo:rustc-link-arg-bin=gometal-kernel=--no-relax");
+        // A hash of the output, so `gometal version` can name the build.
+        println!("cargo:rustc-link-arg-bin=gometal-kernel=--build-id=sha1");
     }
     println!("cargo:rerun-if-changed=linker.ld");
     println!("cargo:rerun-if-changed=src/arch/entry.S");

@@ -83,12 +83,17 @@ func findMachine(qemuFlag, kernelFlag string) (qemuBin, kernel string, err error
 // findKernel wraps kernelimage.Find with the CLI's messages and statuses:
 // a missing kernel is a setup problem (2), a failed build is 1.
 func findKernel(explicit string) (string, error) {
-	slow := func() { fmt.Fprintln(os.Stderr, "gometal: building kernel...") }
-	k, err := kernelimage.New(slow).Find(explicit)
+	k, err := kernelFinder().Find(explicit)
 	if errors.Is(err, kernelimage.ErrNotFound) {
 		return "", inputError(err)
 	}
 	return k, err
+}
+
+// kernelFinder finds kernels for the CLI, telling the user when that
+// means a cargo build.
+func kernelFinder() *kernelimage.Finder {
+	return kernelimage.New(func() { fmt.Fprintln(os.Stderr, "gometal: building kernel...") })
 }
 
 // cmdline turns flags into the kernel command line: options, then the

@@ -27,12 +27,21 @@ var execCommand = &command{
 	run:     execMain,
 }
 
+// defaultExecMem is the guest memory of `gometal exec`. QEMU backs only the
+// pages the guest touches (a 4G guest running hello costs the host the same
+// 67 MB of RSS as a 1G one), so the default only has to be large enough for
+// ordinary test suites — klauspost/compress/zstd's needs more than 1G — and
+// small enough that go test's parallel boots fit on a developer machine.
+// README.md ("Guest memory for tests") has the measurements.
+const defaultExecMem = "4G"
+
 // execFlags holds `gometal exec`'s options.
 type execFlags struct {
 	machineFlags
 	maxDir   string
 	maxBytes int64
 	noDir    bool
+	noModule bool
 	binary   string
 	args     []string
 }
@@ -45,11 +54,13 @@ Exec runs a prebuilt static linux/riscv64 Go binary on gometal the way
 
 	gometal exec /tmp/go-build.../pkg.test -test.paniconexit0 -test.timeout=10m0s ...
 
-in the package's source directory. gometal exec packs the binary as /init
-and the current directory tree (with testdata/) at the same absolute path
-in the initramfs, starts the program there (kernel option cwd=DIR), passes
-the arguments through unchanged, relays the output and exits with the
-program's exit status. Files the program writes stay in the guest.
+in the package's source directory. gometal exec packs the binary as /init,
+the current directory (with testdata/) and the rest of its module (from
+the go.mod directory: ../testdata and the like) at their own absolute paths
+in the initramfs, starts the program in the current directory (kernel
+option cwd=DIR), passes the arguments through unchanged, relays the output
+and exits with the program's exit status. Files the program writes stay in
+the guest.
 
 	GOOS=linux GOARCH=riscv64 CGO_ENABLED=0 go test -exec 'gometal exec' ./...
 	GOOS=linux GOARCH=riscv64 CGO_ENABLED=0 go run -exec 'gometal exec' .
@@ -70,7 +81,11 @@ PATH and TMPDIR are host paths and are not passed (os.TempDir is /tmp).
 
 The time zone database of the Go installation ($GOROOT/lib/time/zoneinfo.zip,
 GOROOT from the environment or 'go env GOROOT') is packed at its own path, so
-time.LoadLocation works. Directories named .git, .hg and .svn are not packed.
+time.LoadLocation works. Left out of the module: version-control
+directories (.git, .hg, .svn, .bzr, .jj), nested modules (directories with
+their own go.mod) and, in a git work tree, what git ignores (build
+outputs); the current directory is always packed whole, first, so when
+-max-dir bites it is the rest of the module that is cut, with a warning.
 
 Timeout: with -timeout 0 (the default) QEMU is stopped 30s after the
 test binary's own -test.timeout, if it has one; exit status 124.
@@ -82,17 +97,18 @@ func newExecFlagSet() (*flag.FlagSet, *execFlags) {
 	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.IntVar(&f.cores, "cores", 4, fmt.Sprintf("number of harts (CPU cores), 1 to %d", maxCores))
-	fs.StringVar(&f.mem, "mem", "1G", "guest memory in QEMU syntax; the packed directory lives in it too (QEMU only backs what the guest touches)")
+	fs.StringVar(&f.mem, "mem", defaultExecMem, "guest memory in QEMU syntax; the packed module lives in it too (QEMU only backs what the guest touches)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "stop QEMU after this long and exit 124 (0: -test.timeout + 30s if given, else no limit)")
 	fs.BoolVar(&f.verbose, "v", false, "verbose: print the QEMU command line and what was packed")
 	fs.Var(&f.env, "env", "also set `KEY=VALUE` in the program's environment (repeatable); KEY alone copies gometal's own value")
 	fs.Var(&f.add, "add", "also pack a host file or directory at a guest path: `HOST:GUEST` (repeatable)")
-	fs.StringVar(&f.kernel, "kernel", "", "the gometal kernel ELF to boot (default $GOMETAL_KERNEL, else built from the source checkout)")
+	fs.StringVar(&f.kernel, "kernel", "", "the gometal kernel ELF to boot (default $GOMETAL_KERNEL, else built from the source checkout gometal runs in, else the one embedded in gometal)")
 	fs.StringVar(&f.kernelArgs, "kernel-args", "", "extra kernel command-line options (trace, stats, verbose)")
 	fs.StringVar(&f.sched, "sched", "", "thread placement policy: "+strings.Join(schedPolicies, ", "))
 	fs.StringVar(&f.qemu, "qemu", "", "the QEMU binary (default $GOMETAL_QEMU, else qemu-system-riscv64 from PATH)")
-	fs.StringVar(&f.maxDir, "max-dir", "100M", "pack at most this much of the working directory; files beyond it are left out with a warning")
-	fs.BoolVar(&f.noDir, "no-dir", false, "do not pack the working directory (the program starts in /)")
+	fs.StringVar(&f.maxDir, "max-dir", "100M", "pack at most this much of the working directory and its module; files beyond it are left out with a warning")
+	fs.BoolVar(&f.noModule, "no-module", false, "pack only the working directory, not the rest of its module")
+	fs.BoolVar(&f.noDir, "no-dir", false, "do not pack the working directory or its module (the program starts in /)")
 	return fs, f
 }
 
@@ -168,13 +184,18 @@ func execMain(args []string) error {
 	}
 	initrd := filepath.Join(tmp, "initramfs.cpio")
 	im := goexec.Image{Program: f.binary, Dir: dir, MaxDir: f.maxBytes, Extras: extras, Warnings: os.Stderr}
+	if dir != "" && !f.noModule {
+		if im.Module = goexec.ModuleDir(dir); im.Module != "" {
+			im.LeftOut = goexec.GitIgnored(im.Module)
+		}
+	}
 	st, err := im.Create(initrd)
 	if err != nil {
 		return inputError(err)
 	}
 	if f.verbose {
-		fmt.Fprintf(os.Stderr, "gometal exec: packed %s: %d files, %d dirs, %d links, %.1f MiB\n",
-			dir, st.Files, st.Dirs, st.Links, float64(st.Bytes)/(1<<20))
+		fmt.Fprintf(os.Stderr, "gometal exec: packed %s (module %s): %d files, %d dirs, %d links, %.1f MiB\n",
+			dir, im.Module, st.Files, st.Dirs, st.Links, float64(st.Bytes)/(1<<20))
 	}
 	cfg := qemu.Config{
 		Binary: qemuBin, SMP: f.cores, Memory: f.mem,

@@ -18,7 +18,7 @@ func TestExecFlagsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.cores != 4 || f.mem != "1G" || f.timeout != 0 || f.maxBytes != 100<<20 {
+	if f.cores != 4 || f.mem != defaultExecMem || f.noModule || f.timeout != 0 || f.maxBytes != 100<<20 {
 		t.Errorf("defaults: cores %d mem %s timeout %v max %d", f.cores, f.mem, f.timeout, f.maxBytes)
 	}
 	if f.binary != "/tmp/x.test" || !reflect.DeepEqual(f.args, []string{"-test.v=true", "-test.timeout=10m0s"}) {

@@ -34,7 +34,8 @@ Examples:
 
 Environment:
 
-	GOMETAL_KERNEL  the kernel ELF to boot (else built from the source checkout)
+	GOMETAL_KERNEL  the kernel ELF to boot (else built from the source checkout
+	                gometal runs in, else the one embedded in gometal)
 	GOMETAL_QEMU    the QEMU binary (else qemu-system-riscv64 from PATH)
 
 Exit status: 'gometal run' exits with the program's exit status; 2 means

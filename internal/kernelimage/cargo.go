@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"time"
@@ -20,18 +21,19 @@ const binName = "gometal-kernel"
 // nothing is happening yet; an up-to-date build finishes well within it.
 const slowAfter = time.Second
 
-// CargoBuild builds the kernel crate in dir in release mode and returns the
-// ELF's path. Cargo's output is shown only if the build fails: on success
+// CargoBuild builds the kernel crate in dir in release mode, reproducibly
+// (reproducibleEnv), and returns the ELF's path. Cargo's output is shown only if the build fails: on success
 // it is noise. The path comes from cargo's JSON messages, so a
 // CARGO_TARGET_DIR set by the user is honored.
 func CargoBuild(dir string, slow func()) (string, error) {
 	cargo, err := exec.LookPath("cargo")
 	if err != nil {
-		return "", fmt.Errorf("cargo not found (needed to build the kernel in %s); install Rust with rustup, or pass -kernel PATH", dir)
+		return "", fmt.Errorf("%w (needed to build the kernel in %s)", ErrNoCargo, dir)
 	}
 	cmd := exec.Command(cargo, "build", "--release", "--target", Target,
 		"--bin", binName, "--message-format=json-render-diagnostics")
 	cmd.Dir = dir
+	cmd.Env = reproducibleEnv(os.Environ(), dir)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if slow != nil {

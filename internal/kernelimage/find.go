@@ -1,7 +1,8 @@
 // Package kernelimage locates the gometal kernel ELF that QEMU boots:
-// an explicit path, an environment variable, or — when gometal runs from a
-// source checkout — the kernel built from that checkout with cargo, so that
-// `go run ./cmd/gometal run ...` always boots the kernel next to it.
+// an explicit path, an environment variable, the kernel built with cargo
+// from the source checkout gometal runs in (so `go run ./cmd/gometal run
+// ...` boots the kernel next to it), or else the image embedded in gometal
+// itself, so an installed gometal works anywhere without Rust.
 package kernelimage
 
 import (
@@ -19,9 +20,28 @@ const EnvKernel = "GOMETAL_KERNEL"
 // kernel/ directory higher up the tree is never mistaken for ours.
 const crateName = `name = "gometal-kernel"`
 
-// ErrNotFound is returned when no kernel is configured and no checkout is
-// found.
+// ErrNotFound is returned when no kernel is configured, no checkout is
+// found and this gometal was built without an embedded kernel.
 var ErrNotFound = errors.New("cannot find the gometal kernel; pass -kernel PATH or set " + EnvKernel)
+
+// ErrNoCargo is returned by Build when there is no Rust toolchain: in a
+// checkout, Find then boots the embedded kernel (the same bytes, as long
+// as TestEmbeddedMatchesSources passes).
+var ErrNoCargo = errors.New("cargo not found")
+
+// Where a kernel came from, for `gometal version`.
+const (
+	FromFlag     = "-kernel"
+	FromEnv      = "$" + EnvKernel
+	FromCheckout = "built from the checkout"
+	FromEmbedded = "embedded in gometal"
+)
+
+// Kernel is a kernel image to boot and where it came from.
+type Kernel struct {
+	Path   string
+	Source string // one of the From* constants
+}
 
 // Finder holds the process facts that Find depends on, so tests can fake
 // them. The zero value is not usable; see New.
@@ -31,6 +51,8 @@ type Finder struct {
 	Executable func() (string, error)
 	// Build compiles the kernel crate in dir and returns the ELF's path.
 	Build func(dir string) (string, error)
+	// Embedded writes the embedded image to a file and returns its path.
+	Embedded func() (string, error)
 }
 
 // New returns a Finder for the real process that builds with cargo,
@@ -41,22 +63,34 @@ func New(slow func()) *Finder {
 		Getwd:      os.Getwd,
 		Executable: os.Executable,
 		Build:      func(dir string) (string, error) { return CargoBuild(dir, slow) },
+		Embedded:   extractEmbedded,
 	}
 }
 
-// Find returns the kernel to boot: explicit (the -kernel flag) if set, else
-// $GOMETAL_KERNEL, else the kernel built from the enclosing checkout.
+// Find returns the path of the kernel to boot; see Locate.
 func (f *Finder) Find(explicit string) (string, error) {
-	for _, p := range []string{explicit, f.Getenv(EnvKernel)} {
-		if p != "" {
-			return p, checkFile(p)
+	k, err := f.Locate(explicit)
+	return k.Path, err
+}
+
+// Locate returns the kernel to boot: explicit (the -kernel flag) if set,
+// else $GOMETAL_KERNEL, else the kernel built from the enclosing checkout,
+// else (outside a checkout, or with no cargo) the embedded image.
+func (f *Finder) Locate(explicit string) (Kernel, error) {
+	if explicit != "" {
+		return Kernel{explicit, FromFlag}, checkFile(explicit)
+	}
+	if p := f.Getenv(EnvKernel); p != "" {
+		return Kernel{p, FromEnv}, checkFile(p)
+	}
+	if dir := f.checkout(); dir != "" {
+		p, err := f.Build(dir)
+		if !errors.Is(err, ErrNoCargo) {
+			return Kernel{p, FromCheckout}, err
 		}
 	}
-	dir := f.checkout()
-	if dir == "" {
-		return "", ErrNotFound
-	}
-	return f.Build(dir)
+	p, err := f.Embedded()
+	return Kernel{p, FromEmbedded}, err
 }
 
 // checkout returns the kernel crate directory of the source tree that
@@ -73,16 +107,17 @@ func (f *Finder) checkout() string {
 		starts = append(starts, filepath.Dir(exe))
 	}
 	for _, start := range starts {
-		if dir := searchUp(start); dir != "" {
+		if dir := CheckoutKernelDir(start); dir != "" {
 			return dir
 		}
 	}
 	return ""
 }
 
-// searchUp walks from dir to the root looking for kernel/Cargo.toml that
-// declares the gometal-kernel crate.
-func searchUp(dir string) string {
+// CheckoutKernelDir walks from dir to the root looking for
+// kernel/Cargo.toml that declares the gometal-kernel crate, and returns
+// that kernel directory ("" if there is none).
+func CheckoutKernelDir(dir string) string {
 	for {
 		kdir := filepath.Join(dir, "kernel")
 		data, err := os.ReadFile(filepath.Join(kdir, "Cargo.toml"))

@@ -2,6 +2,7 @@ package kernelimage
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -35,6 +36,7 @@ func fakeFinder(env map[string]string, wd, exe string, built *string) *Finder {
 			*built = dir
 			return filepath.Join(dir, "kernel.elf"), nil
 		},
+		Embedded: func() (string, error) { return "/cache/embedded.elf", nil },
 	}
 }
 
@@ -78,8 +80,33 @@ func TestFindIgnoresOtherKernels(t *testing.T) {
 	root := checkoutTree(t, `name = "some-other-kernel"`)
 	var built string
 	f := fakeFinder(nil, root, "", &built)
-	if _, err := f.Find(""); err != ErrNotFound {
-		t.Errorf("Find = %v, want ErrNotFound", err)
+	k, err := f.Locate("")
+	if err != nil || k != (Kernel{"/cache/embedded.elf", FromEmbedded}) || built != "" {
+		t.Errorf("Locate = %+v, %v (built %q); want the embedded kernel", k, err, built)
+	}
+}
+
+// Outside a checkout, or in one without cargo, the embedded kernel boots;
+// a checkout whose kernel does not build is an error, not a silent switch.
+func TestLocateFallsBackToEmbedded(t *testing.T) {
+	var built string
+	f := fakeFinder(nil, t.TempDir(), "", &built)
+	if k, err := f.Locate(""); err != nil || k.Source != FromEmbedded {
+		t.Errorf("outside a checkout: Locate = %+v, %v", k, err)
+	}
+	root := checkoutTree(t, `name = "gometal-kernel"`)
+	f = fakeFinder(nil, root, "", &built)
+	f.Build = func(string) (string, error) { return "", fmt.Errorf("%w (needed ...)", ErrNoCargo) }
+	if k, err := f.Locate(""); err != nil || k.Source != FromEmbedded {
+		t.Errorf("checkout without cargo: Locate = %+v, %v", k, err)
+	}
+	f.Build = func(string) (string, error) { return "", errors.New("compile error") }
+	if k, err := f.Locate(""); err == nil || k.Source != FromCheckout {
+		t.Errorf("checkout that fails to build: Locate = %+v, %v; want the build error", k, err)
+	}
+	k, err := fakeFinder(map[string]string{EnvKernel: root + "/kernel/Cargo.toml"}, root, "", &built).Locate("")
+	if err != nil || k.Source != FromEnv {
+		t.Errorf("with $%s: Locate = %+v, %v", EnvKernel, k, err)
 	}
 }
 

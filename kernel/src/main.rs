@@ -49,6 +49,7 @@ mod start;
 mod stats;
 mod trap;
 mod vdso;
+mod version;
 
 use core::panic::PanicInfo;
 

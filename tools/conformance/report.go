@@ -84,7 +84,7 @@ func Markdown(rs []*Result, cfg *Config, skips SkipList, elapsed time.Duration, 
 	fmt.Fprintf(&b, "- Machine: %s, %d host CPUs (%s/%s host), shared with other work, so wall times are noisy\n",
 		cpuModel(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
 	fmt.Fprintf(&b, "- Go: %s\n", cmdOut("go", "version"))
-	fmt.Fprintf(&b, "- gometal: `qemu-system-riscv64 -M virt -smp %d -m 1G` (%s), TCG\n", cfg.Cores, cmdOut("qemu-system-riscv64", "--version"))
+	fmt.Fprintf(&b, "- gometal: `qemu-system-riscv64 -M virt -smp %d -m 4G` (gometal exec's default memory; %s), TCG\n", cfg.Cores, cmdOut("qemu-system-riscv64", "--version"))
 	if cfg.QEMUUser != "" {
 		fmt.Fprintf(&b, "- Linux reference: `qemu-riscv64` user mode on the host's Linux %s (%s)\n", cmdOut("uname", "-r"), cmdOut(cfg.QEMUUser, "--version"))
 	}

@@ -414,13 +414,8 @@ func RunPackage(ctx context.Context, cfg *Config, pkg string) *Result {
 	hard := cfg.Timeout + 3*time.Minute
 	logBase := filepath.Join(cfg.WorkDir, safeName(pkg))
 	gm := append([]string{cfg.Gometal, "exec", "-cores", fmt.Sprint(cfg.Cores)}, cfg.ExecFlags...)
-	// Some packages read $GOROOT/src/testdata (../../testdata), outside the
-	// package directory that gometal exec packs.
-	if t := filepath.Join(goroot(), "src", "testdata"); goroot() != "" && strings.HasPrefix(dir, filepath.Join(goroot(), "src")+"/") {
-		if st, err := os.Stat(t); err == nil && st.IsDir() {
-			gm = append(gm, "-add", t+":"+t)
-		}
-	}
+	// Packages that read $GOROOT/src/testdata (../../testdata) find it:
+	// gometal exec packs the package's whole module, std ($GOROOT/src).
 	gm = append(append(gm, bin), args...)
 	r.Gometal = runSide(ctx, pkg, dir, logBase+".gometal.log", hard, gm)
 	if cfg.QEMUUser != "" {
