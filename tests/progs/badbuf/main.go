@@ -143,7 +143,7 @@ func epoll(good, none uintptr) {
 		panic(err)
 	}
 	efd, _, _ := syscall.RawSyscall(syscall.SYS_EVENTFD2, 0, syscall.O_NONBLOCK, 0)
-	ev := syscall.EpollEvent{Events: syscall.EPOLLIN | syscall.EPOLLET}
+	ev := syscall.EpollEvent{Events: syscall.EPOLLIN | 1<<31 /* EPOLLET */}
 	if err := syscall.EpollCtl(ep, syscall.EPOLL_CTL_ADD, int(efd), &ev); err != nil {
 		panic(err)
 	}
