@@ -65,7 +65,7 @@ pub fn uname(user: &mut UserSpace, out: UserPtr<[u8; 6 * 65]>) -> SysResult {
 pub fn getrandom(user: &mut UserSpace, buf: UserPtr<u8>, len: usize) -> SysResult {
     // Linux may return fewer bytes than asked; callers loop.
     let len = len.min(64 * 1024);
-    let mut bytes = alloc::vec![0u8; len];
+    let mut bytes = crate::mm::uaccess::zeroed(len)?;
     crate::random::fill(&mut bytes);
     user.write_bytes(buf.slice(len), &bytes)?;
     Ok(len)
