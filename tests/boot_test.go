@@ -249,8 +249,14 @@ func runBoot(t *testing.T, c bootCase, r bootRun) {
 	dur := time.Since(start)
 
 	status, runErr := exitStatus(err)
-	out := stdout.String()
+	// The program's stdout and stderr are separate, and the kernel's own
+	// messages (statistics, the fault and exit lines) go to gometal's
+	// stderr: expected text may be in either, PASS lines are on stdout.
+	out := stdout.String() + stderr.String()
 	var problems []string
+	if strings.Contains(stdout.String(), "gometal: ") {
+		problems = append(problems, "kernel text in the program's stdout")
+	}
 	if ctx.Err() != nil || status == 124 {
 		hangs.Add(1)
 	}
@@ -280,7 +286,7 @@ func runBoot(t *testing.T, c bootCase, r bootRun) {
 			problems = append(problems, fmt.Sprintf("output has %q %d times, want once", w, n))
 		}
 	}
-	if !c.noPass && !hasLine(out, "PASS "+c.name) {
+	if !c.noPass && !hasLine(stdout.String(), "PASS "+c.name) {
 		problems = append(problems, fmt.Sprintf("no line that is exactly %q", "PASS "+c.name))
 	}
 	if r.sched != "" && ctx.Err() == nil && status == c.status {
@@ -296,9 +302,9 @@ func runBoot(t *testing.T, c bootCase, r bootRun) {
 	summaryMu.Unlock()
 
 	if len(problems) > 0 {
-		t.Errorf("%s\ncommand: %s\nexit status: %d, after %.1fs\nconsole (stdout, last %d lines):\n%s\nstderr:\n%s",
+		t.Errorf("%s\ncommand: %s\nexit status: %d, after %.1fs\nstdout (last %d lines):\n%s\nstderr (program and kernel):\n%s",
 			strings.Join(problems, "\n"), shellQuote(append([]string{gometal}, args...)), status,
-			dur.Seconds(), tailLines, tail(out, tailLines), tail(stderr.String(), 40))
+			dur.Seconds(), tailLines, tail(stdout.String(), tailLines), tail(stderr.String(), tailLines))
 		return
 	}
 	t.Logf("exit %d in %.1fs", status, dur.Seconds())

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -119,9 +120,6 @@ func boot(cfg qemu.Config, o bootOptions) error {
 	if err := cfg.Validate(); err != nil {
 		return inputError(err)
 	}
-	if o.verbose {
-		fmt.Fprintf(os.Stderr, "gometal: %s\n", qemu.ShellQuote(cfg.Args()))
-	}
 	if o.gdb {
 		fmt.Fprintf(os.Stderr, "gometal: QEMU is waiting for a debugger; attach with:\n\tgdb-multiarch %s -ex 'target remote localhost:%d'\n",
 			cfg.Kernel, qemu.GDBPort)
@@ -144,9 +142,12 @@ func boot(cfg qemu.Config, o bootOptions) error {
 		}
 	}()
 
-	stdio, finish, err := consoleStdio(o.verbose)
+	stdio, finish, err := consoleStdio(&cfg, o.verbose)
 	if err != nil {
 		return err
+	}
+	if o.verbose {
+		fmt.Fprintf(os.Stderr, "gometal: %s\n", qemu.ShellQuote(cfg.Args()))
 	}
 	res, err := qemu.Run(cfg, stdio, qemu.RunOptions{Timeout: o.timeout, Signals: sigs})
 	finish()
@@ -156,22 +157,28 @@ func boot(cfg qemu.Config, o bootOptions) error {
 	return exitStatusOf(res, o.timeout)
 }
 
-// consoleStdio wires the guest console to our stdio: output through the
-// firmware-banner filter (shown with -v), piped input held back until the
-// banner has passed. A terminal is handed to QEMU as is, so that raw mode
-// and Ctrl-C work. finish flushes output and releases the input pipe.
-func consoleStdio(showBanner bool) (qemu.Stdio, func(), error) {
-	out := console.NewBannerFilter(os.Stdout, showBanner)
-	stdio := qemu.Stdio{Stdin: os.Stdin, Stdout: out, Stderr: os.Stderr}
-	stopInput := func() {}
-	if !console.IsTerminal(os.Stdin) {
-		in, stop, err := console.GatedInput(os.Stdin, out.Done())
-		if err != nil {
-			return stdio, nil, err
-		}
-		stdio.Stdin, stopInput = in, stop
+// consoleStdio wires the machine to our stdio the way a Linux process has
+// it: the program's stdin, stdout and stderr each on its own virtio port
+// (console.Streams), byte for byte with a real end of input; the UART,
+// which carries only the firmware banner and the kernel's own messages,
+// goes to our stderr through the banner filter (the banner shows with -v).
+// QEMU gets no stdin, so it leaves a terminal alone: the terminal keeps
+// its line editing, and Ctrl-C stops gometal and QEMU as any command.
+// It also adds the entropy device and the kernel options that say which
+// streams are terminals. finish waits for the program's output to drain.
+func consoleStdio(cfg *qemu.Config, showBanner bool) (qemu.Stdio, func(), error) {
+	streams, err := console.NewStreams(os.Stdin, os.Stdout, os.Stderr)
+	if err != nil {
+		return qemu.Stdio{}, nil, err
 	}
-	return stdio, func() { stopInput(); out.Flush() }, nil
+	cfg.Entropy, cfg.StdioPorts = true, true
+	if opts := console.KernelOptions(os.Stdin, os.Stdout, os.Stderr); len(opts) > 0 {
+		// Options may come in any order before "--": prefixing is safe.
+		cfg.Append = strings.TrimSpace(strings.Join(opts, " ") + " " + cfg.Append)
+	}
+	log := console.NewBannerFilter(os.Stderr, showBanner)
+	stdio := qemu.Stdio{Stdout: log, Stderr: os.Stderr, Ports: streams.QEMU, Started: streams.Start}
+	return stdio, func() { streams.Wait(); log.Flush() }, nil
 }
 
 // exitStatusOf maps a QEMU result to gometal's exit status. QEMU exits 0

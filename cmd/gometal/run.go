@@ -42,8 +42,10 @@ already built static riscv64 ELF — packs it as /init in an initramfs, and
 boots it on the gometal kernel in qemu-system-riscv64 -M virt.
 
 The program sees its arguments in os.Args[1:] and the -env variables in
-its environment. Its stdin is gometal's stdin (pipes work); its stdout and
-stderr share one console, gometal's stdout. Flags after the program name
+its environment. Its stdin, stdout and stderr are gometal's, byte for byte
+and apart (each on its own virtio console port): redirections and pipes
+work as for a Linux program, and stdin's end is a real end of file. The
+kernel's own messages go to gometal's stderr. Flags after the program name
 belong to the program.
 
 gometal run exits with the program's exit status. A kernel panic prints a
@@ -62,6 +64,7 @@ Examples:
 	gometal run ./examples/hello
 	gometal run -cores 1 -timeout 30s ./prog -name world
 	echo hi | gometal run ./prog
+	gometal run ./prog < in.bin > out.bin 2> err.txt
 	gometal run -env GREETING='hello, world' -add testdata:/testdata ./prog.elf
 	gometal run -kernel-args 'stats trace' ./examples/hello
 	gometal run -gdb ./examples/hello   # then attach gdb-multiarch as printed

@@ -76,6 +76,13 @@ func TestLinuxConfigSameMachine(t *testing.T) {
 	if l.Append != LinuxCmdline+" -- -n 5" || l.Kernel != "vmlinux" {
 		t.Errorf("linux cmdline %q kernel %q", l.Append, l.Kernel)
 	}
+	// gometal always has its devices; Linux gets the ports when asked.
+	if !g.Entropy || !g.StdioPorts || l.StdioPorts {
+		t.Errorf("devices: gometal %v/%v, linux ports %v", g.Entropy, g.StdioPorts, l.StdioPorts)
+	}
+	if lp := m.Config(Spec{Kind: Linux, Prog: p, Ports: true}); !lp.StdioPorts {
+		t.Error("Linux spec with Ports has no ports")
+	}
 }
 
 func TestTableAndPlot(t *testing.T) {
@@ -95,7 +102,7 @@ func TestTableAndPlot(t *testing.T) {
 
 func TestBenchmarksOrder(t *testing.T) {
 	got := strings.Join(Benchmarks(), ",")
-	if got != "mandelbrot,arith,matmul,footprint,gothreads,micro,placement" {
+	if got != "mandelbrot,arith,matmul,footprint,gothreads,micro,placement,stdio" {
 		t.Errorf("Benchmarks() = %s", got)
 	}
 }

@@ -5,13 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"gometal.dev/gometal/internal/bootargs"
+	"gometal.dev/gometal/internal/console"
 	"gometal.dev/gometal/internal/gobuild"
 	"gometal.dev/gometal/internal/initramfs"
 	"gometal.dev/gometal/internal/kstats"
@@ -53,6 +56,11 @@ type Machine struct {
 // BuildGo builds a package under bench/ (e.g. "./bench/mandelbrot") and
 // packs it.
 func (m *Machine) BuildGo(name, pkg string, flags ...string) (*Prog, error) {
+	return m.BuildGoWith(name, pkg, nil, flags...)
+}
+
+// BuildGoWith is BuildGo with extra files packed into the initramfs.
+func (m *Machine) BuildGoWith(name, pkg string, extras []initramfs.Mapping, flags ...string) (*Prog, error) {
 	if p := m.progs[name]; p != nil {
 		return p, nil
 	}
@@ -65,7 +73,7 @@ func (m *Machine) BuildGo(name, pkg string, flags ...string) (*Prog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%v\n%s", err, errb.String())
 	}
-	return m.pack(name, exe)
+	return m.pack(name, exe, extras)
 }
 
 // BuildC compiles a C file as a static riscv64 Linux binary with -O2.
@@ -88,7 +96,7 @@ func (m *Machine) BuildC(name, src string) (*Prog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s -O2 -static %s: %v\n%s", cc, src, err, out)
 	}
-	return m.pack(name, exe)
+	return m.pack(name, exe, nil)
 }
 
 // CrossCCName is Debian's riscv64 cross compiler (package gcc-riscv64-linux-gnu).
@@ -103,13 +111,13 @@ func CrossCC() (string, error) {
 	return p, nil
 }
 
-func (m *Machine) pack(name, exe string) (*Prog, error) {
+func (m *Machine) pack(name, exe string, extras []initramfs.Mapping) (*Prog, error) {
 	st, err := os.Stat(exe)
 	if err != nil {
 		return nil, err
 	}
 	initrd := filepath.Join(filepath.Dir(exe), "initramfs.cpio")
-	if err := initramfs.Create(initrd, exe, nil); err != nil {
+	if err := initramfs.Create(initrd, exe, extras); err != nil {
 		return nil, err
 	}
 	p := &Prog{Name: name, Binary: exe, Initrd: initrd, Size: st.Size()}
@@ -129,6 +137,13 @@ type Spec struct {
 	Args       []string
 	KernelArgs string // gometal options (stats, trace, sched=...); Linux ignores them
 	Timeout    time.Duration
+	// Stdin feeds the program's stdin and Stdout takes its stdout (nil:
+	// nothing, and into Output). On gometal both travel on the virtio
+	// console ports, as with gometal run; on Linux too with Ports (the
+	// program must then move its stdio there: bench/stdio -ports).
+	Stdin  io.Reader
+	Stdout io.Writer
+	Ports  bool
 }
 
 // HartStat is one hart's line of gometal's statistics.
@@ -152,6 +167,25 @@ type Boot struct {
 // OK reports whether the boot produced results without errors.
 func (b *Boot) OK() bool { return b.Err == nil }
 
+// lockedBuffer collects output that QEMU and the stream relays write at
+// the same time.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 // Why says in a few words why a boot failed.
 func (b *Boot) Why() string {
 	if b.Err == nil {
@@ -173,10 +207,11 @@ func (m *Machine) Config(s Spec) qemu.Config {
 	}
 	switch s.Kind {
 	case Gometal:
-		cfg.Kernel = m.Gometal
+		// The devices gometal run adds: entropy and the stdio ports.
+		cfg.Kernel, cfg.Entropy, cfg.StdioPorts = m.Gometal, true, true
 		cfg.Append = bootargs.Cmdline{Raw: s.KernelArgs, Args: s.Args}.String()
 	case Linux:
-		cfg.Kernel = m.Linux
+		cfg.Kernel, cfg.StdioPorts = m.Linux, s.Ports
 		cfg.Append = strings.TrimSpace(LinuxCmdline + " -- " + strings.Join(args, " "))
 	}
 	return cfg
@@ -189,9 +224,30 @@ func (m *Machine) Run(s Spec) *Boot {
 		b.Err = fmt.Errorf("no Linux kernel")
 		return b
 	}
-	var out bytes.Buffer
+	out := &lockedBuffer{}
+	cfg := m.Config(s)
+	stdio := qemu.Stdio{Stdout: out, Stderr: out}
+	var streams *console.Streams
+	if cfg.StdioPorts {
+		in, sink := s.Stdin, s.Stdout
+		if in == nil {
+			in = strings.NewReader("")
+		}
+		if sink == nil {
+			sink = out
+		}
+		var err error
+		if streams, err = console.NewStreams(in, sink, out); err != nil {
+			b.Err = err
+			return b
+		}
+		stdio.Ports, stdio.Started = streams.QEMU, streams.Start
+	}
 	start := time.Now()
-	res, err := qemu.Run(m.Config(s), qemu.Stdio{Stdout: &out, Stderr: &out}, qemu.RunOptions{Timeout: s.Timeout})
+	res, err := qemu.Run(cfg, stdio, qemu.RunOptions{Timeout: s.Timeout})
+	if streams != nil {
+		streams.Wait()
+	}
 	b.Wall = time.Since(start)
 	b.Output = out.String()
 	if err != nil {

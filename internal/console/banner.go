@@ -1,10 +1,11 @@
 // Package console relays the guest's serial console to the user.
 //
-// QEMU's bundled OpenSBI prints a ~40-line banner before it starts the
-// kernel. For `gometal run` that is noise in front of the program's output,
-// so BannerFilter drops it (unless asked to show it) and reports when it has
-// passed: only then is the UART in its final state, so only then is it safe
-// to send piped stdin (OpenSBI's UART setup discards a pending input byte).
+// The program's own stdin, stdout and stderr travel on virtio console
+// ports (streams.go); the serial console (UART) carries the firmware and
+// the kernel's messages. QEMU's bundled OpenSBI prints a ~40-line banner
+// there before it starts the kernel, noise in front of the kernel's lines,
+// so BannerFilter drops it (unless asked to show it) and reports when it
+// has passed.
 package console
 
 import (

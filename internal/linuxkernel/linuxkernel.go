@@ -42,7 +42,14 @@ type Kernel struct {
 	Image   string // path to vmlinux
 	Config  string // path to config-*, "" if unknown
 	Mirror  string // where it came from
+	// VirtioMMIO is the virtio-mmio transport module (CONFIG_VIRTIO_MMIO=m
+	// in Debian's kernel): without it Linux sees no virtio device on QEMU
+	// virt.
+	VirtioMMIO string
 }
+
+// VirtioMMIOModule is where the transport module lies under /usr/lib/modules/VERSION.
+const VirtioMMIOModule = "kernel/drivers/virtio/virtio_mmio.ko"
 
 // DefaultCacheDir is ~/.cache/gometal/linux (XDG_CACHE_HOME respected).
 func DefaultCacheDir() (string, error) {
@@ -135,8 +142,9 @@ func Fetch(cacheDir string, log io.Writer) (*Kernel, error) {
 	if err := os.MkdirAll(dest, 0o755); err != nil {
 		return nil, err
 	}
-	// Only /boot is needed; the modules would be hundreds of MiB.
-	sh := `dpkg-deb --fsys-tarfile "$1" | tar -x -C "$2" --wildcards './boot/*'`
+	// Only /boot is needed, and the one module the console-port benchmark
+	// loads; all the modules would be hundreds of MiB.
+	sh := `dpkg-deb --fsys-tarfile "$1" | tar -x -C "$2" --wildcards './boot/*' './usr/lib/modules/*/` + VirtioMMIOModule + `*'`
 	if _, err := command(dl, "sh", "-c", sh, "sh", debs[0], dest); err != nil {
 		return nil, err
 	}
@@ -181,6 +189,11 @@ func cached(cacheDir string) (*Kernel, error) {
 	if cfg, _ := filepath.Glob(filepath.Join(dir, "boot", "config-*")); len(cfg) > 0 {
 		k.Config = cfg[0]
 	}
+	mods, _ := filepath.Glob(filepath.Join(dir, "usr", "lib", "modules", "*", VirtioMMIOModule+"*"))
+	if len(mods) == 0 {
+		return nil, fmt.Errorf("no virtio_mmio module in %s (an older cache): fetching again", dir)
+	}
+	k.VirtioMMIO = mods[0]
 	return k, nil
 }
 
@@ -304,6 +317,9 @@ var Needed = []ConfigCheck{
 	{Option: "CONFIG_RISCV_SBI", Why: "SBI: timer, IPIs, HSM, and the SRST poweroff"},
 	{Option: "CONFIG_POWER_RESET_SYSCON_POWEROFF", Why: "poweroff through virt's test device (the SBI path is the fallback)"},
 	{Option: "CONFIG_RTC_DRV_GOLDFISH", Why: "the wall clock (virt's goldfish RTC)"},
+	{Option: "CONFIG_VIRTIO_CONSOLE", Why: "stdio benchmark: the console ports"},
+	{Option: "CONFIG_VIRTIO_MMIO", Why: "stdio benchmark: virtio on virt (a module: the stdio initramfs carries it)"},
+	{Option: "CONFIG_MODULE_DECOMPRESS", Why: "stdio benchmark: loading the module as shipped (.ko.xz)"},
 }
 
 // CheckConfig reads a kernel config file and fills in each option's value.

@@ -64,11 +64,14 @@ func TestCheckConfigAndCache(t *testing.T) {
 	os.WriteFile(filepath.Join(boot, "vmlinux-X"), img, 0o644)
 	os.WriteFile(filepath.Join(dir, "linux-image-X-riscv64", "META"), []byte("package=linux-image-X-riscv64\nversion=1\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "current"), []byte("linux-image-X-riscv64\n"), 0o644)
+	mod := filepath.Join(dir, "linux-image-X-riscv64", "usr", "lib", "modules", "X", VirtioMMIOModule+".xz")
+	os.MkdirAll(filepath.Dir(mod), 0o755)
+	os.WriteFile(mod, []byte("module"), 0o644)
 	k, err := Fetch(dir, nil) // cached: no network
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k.Package != "linux-image-X-riscv64" || filepath.Base(k.Image) != "vmlinux-X" || k.Version != "1" {
+	if k.Package != "linux-image-X-riscv64" || filepath.Base(k.Image) != "vmlinux-X" || k.Version != "1" || k.VirtioMMIO != mod {
 		t.Errorf("cached kernel = %+v", k)
 	}
 	checks, err := CheckConfig(k.Config)

@@ -12,16 +12,44 @@ import (
 // Config describes one QEMU run. Args turns it into an argv; keeping that a
 // pure function makes the exact command line testable and printable.
 type Config struct {
-	Binary  string   // path to qemu-system-riscv64
-	Machine string   // -M; "" means "virt"
-	SMP     int      // number of harts; 0 means QEMU's default (1)
-	Memory  string   // -m, QEMU syntax: "256M", "1G"; "" means QEMU's default
-	BIOS    string   // -bios; "" means "default" (QEMU's bundled OpenSBI)
-	Kernel  string   // -kernel: an ELF or raw image
-	Initrd  string   // -initrd; optional
-	Append  string   // -append: the kernel command line; optional
-	GDB     bool     // -s -S: wait for a debugger on localhost:1234
-	Extra   []string // appended verbatim, last, so they can override
+	Binary  string // path to qemu-system-riscv64
+	Machine string // -M; "" means "virt"
+	SMP     int    // number of harts; 0 means QEMU's default (1)
+	Memory  string // -m, QEMU syntax: "256M", "1G"; "" means QEMU's default
+	BIOS    string // -bios; "" means "default" (QEMU's bundled OpenSBI)
+	Kernel  string // -kernel: an ELF or raw image
+	Initrd  string // -initrd; optional
+	Append  string // -append: the kernel command line; optional
+	GDB     bool   // -s -S: wait for a debugger on localhost:1234
+	// Entropy adds a virtio-rng device fed from the host's /dev/urandom.
+	Entropy bool
+	// StdioPorts adds a multiport virtio console whose ports 1, 2 and 3
+	// are the guest program's stdin, stdout and stderr, on the sockets Run
+	// passes QEMU as descriptors 3, 4 and 5 (Stdio.Ports).
+	StdioPorts bool
+	Extra      []string // appended verbatim, last, so they can override
+}
+
+// StdioPortNames name the console ports (a Linux guest shows them as
+// /dev/virtio-ports/NAME); the gometal kernel finds them by number.
+var StdioPortNames = []string{"gometal.stdin", "gometal.stdout", "gometal.stderr"}
+
+// deviceArgs are the virtio devices Entropy and StdioPorts ask for.
+func (c Config) deviceArgs() []string {
+	var args []string
+	if c.Entropy {
+		args = append(args, "-object", "rng-random,id=rng0,filename=/dev/urandom", "-device", "virtio-rng-device,rng=rng0")
+	}
+	if c.StdioPorts {
+		args = append(args, "-device", "virtio-serial-device,max_ports=4")
+		for i, name := range StdioPortNames {
+			id := fmt.Sprintf("port%d", i+1)
+			args = append(args,
+				"-chardev", fmt.Sprintf("socket,id=%s,fd=%d", id, 3+i),
+				"-device", fmt.Sprintf("virtserialport,chardev=%s,nr=%d,name=%s", id, i+1, name))
+		}
+	}
+	return args
 }
 
 // GDBPort is where -s makes QEMU's gdb stub listen.
@@ -62,6 +90,7 @@ func (c Config) Args() []string {
 		"-monitor", "none",
 		"-no-reboot",
 	)
+	args = append(args, c.deviceArgs()...)
 	if c.GDB {
 		args = append(args, "-s", "-S")
 	}

@@ -81,3 +81,17 @@ func TestFind(t *testing.T) {
 		t.Errorf("explicit missing binary: err = %v", err)
 	}
 }
+
+func TestArgsDevices(t *testing.T) {
+	got := strings.Join(Config{Binary: "q", Entropy: true, StdioPorts: true}.Args(), " ")
+	for _, want := range []string{
+		"-object rng-random,id=rng0,filename=/dev/urandom -device virtio-rng-device,rng=rng0",
+		"-device virtio-serial-device,max_ports=4",
+		"-chardev socket,id=port1,fd=3 -device virtserialport,chardev=port1,nr=1,name=gometal.stdin",
+		"-chardev socket,id=port3,fd=5 -device virtserialport,chardev=port3,nr=3,name=gometal.stderr",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Args() = %q\nlacks %q", got, want)
+		}
+	}
+}

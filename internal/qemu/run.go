@@ -15,6 +15,11 @@ import (
 type Stdio struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	// Ports are QEMU's ends of the program's stdin/stdout/stderr sockets
+	// (Config.StdioPorts): QEMU inherits them as descriptors 3, 4, 5.
+	Ports []*os.File
+	// Started, if set, runs once QEMU has started (relays begin then).
+	Started func()
 }
 
 // RunOptions controls the lifetime of a run.
@@ -48,9 +53,13 @@ func Run(cfg Config, stdio Stdio, opts RunOptions) (Result, error) {
 	argv := cfg.Args()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdio.Stdin, stdio.Stdout, stdio.Stderr
+	cmd.ExtraFiles = stdio.Ports
 	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
 		return Result{}, err
+	}
+	if stdio.Started != nil {
+		stdio.Started()
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()

@@ -1,5 +1,7 @@
-//! The console: kernel messages and the program's stdout/stderr go out on the
-//! UART; bytes typed (or piped into QEMU) are buffered here for stdin.
+//! The serial console (UART): the kernel's own messages. The program's
+//! stdin/stdout/stderr use it only as a fallback, on a machine without the
+//! virtio console (stdio.rs); bytes arriving on the UART are buffered here
+//! for that fallback's stdin.
 
 use crate::drivers::uart;
 use crate::sched::wait::WaitQueue;

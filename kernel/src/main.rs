@@ -47,6 +47,8 @@ mod smp;
 mod start;
 #[deny(unsafe_code)]
 mod stats;
+#[deny(unsafe_code)]
+mod stdio;
 mod trap;
 mod vdso;
 mod version;

@@ -48,9 +48,11 @@ extern "C" fn rust_boot(hartid: usize, dtb_pa: usize) -> ! {
     mm::heap::init_early();
     // SAFETY: a1 from OpenSBI is the device tree; nothing has reused it.
     let m = unsafe { machine::read(dtb_pa as u64) };
-    init_devices(&m);
+    let rtc_now = init_devices(&m);
     let args = bootargs::parse(&m.bootargs);
     mm::init(&m);
+    start_virtio(&m, rtc_now, args.verbose);
+    crate::stdio::configure(args.tty, args.stderr_to_stdout);
     if args.stats || args.verbose {
         crate::stats::request();
     }
@@ -74,7 +76,7 @@ fn ram_mib(m: &machine::Machine) -> u64 {
     m.memory.iter().map(|r| r.end - r.start).sum::<u64>() >> 20
 }
 
-fn init_devices(m: &machine::Machine) {
+fn init_devices(m: &machine::Machine) -> Option<u64> {
     if let Some(pa) = m.uart {
         // SAFETY: the address of the device tree's ns16550a node.
         unsafe { uart::init(pa) };
@@ -94,7 +96,32 @@ fn init_devices(m: &machine::Machine) {
     // SAFETY: the device tree's goldfish RTC node.
     let rtc_now = m.rtc.map(|pa| unsafe { rtc::read_ns(pa) });
     clock::init(m.timebase_hz, rtc_now);
-    crate::random::seed(rtc_now.unwrap_or(0), crate::arch::csr::time());
+    rtc_now
+}
+
+/// The virtio devices (they need the frame allocator for their queues):
+/// entropy for the random generator, the console for stdin/out/err.
+fn start_virtio(m: &machine::Machine, rtc_now: Option<u64>, verbose: bool) {
+    let mut key = [0u8; crate::random::KEY_LEN];
+    let got = crate::drivers::virtio::probe(&m.virtio, &mut key);
+    if m.has_zkr && verbose {
+        // The seed CSR is the firmware's to grant (mseccfg.SSEED); QEMU
+        // 7.2's OpenSBI 1.1 does not, and a read then traps. Not used.
+        crate::println!("gometal: the CPU has Zkr, but S-mode use of its seed CSR depends on the firmware; not used");
+    }
+    let entropy = (got == key.len()).then_some(key);
+    crate::random::init(entropy, rtc_now.unwrap_or(0), crate::arch::csr::time());
+    if verbose && entropy.is_some() {
+        crate::println!("gometal: random generator (ChaCha20) keyed from virtio-rng");
+    }
+    if entropy.is_none() {
+        crate::println!(
+            "gometal: no entropy source (virtio-rng): getrandom blocks (EAGAIN with GRND_NONBLOCK) and /dev/random blocks; /dev/urandom is not secure"
+        );
+    }
+    if let Some(irq) = crate::drivers::virtio::console::irq() {
+        plic::route(irq, hart::hart(0).hartid());
+    }
 }
 
 fn report_args(args: &BootArgs) {
@@ -153,7 +180,7 @@ fn start_program(m: &machine::Machine, args: &BootArgs) {
         Ok(l) => l,
         Err(e) => fail(STATUS_CANNOT_EXECUTE, format_args!("{init_path}: cannot run: {e}")),
     };
-    let Some(p) = process::create_with(loaded, FdTable::with_console()) else {
+    let Some(p) = process::create_with(loaded, FdTable::with_stdio()) else {
         fail(STATUS_CANNOT_EXECUTE, format_args!("{init_path}: out of memory"))
     };
     if args.verbose {

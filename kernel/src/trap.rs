@@ -94,6 +94,8 @@ fn handle_external(hart: &Hart) {
     while let Some(irq) = crate::drivers::plic::claim_irq(hart.hartid()) {
         if Some(irq) == crate::devices::uart_irq() {
             crate::console::receive();
+        } else if Some(irq) == crate::drivers::virtio::console::irq() {
+            crate::drivers::virtio::console::on_interrupt();
         }
         crate::drivers::plic::complete(irq, hart.hartid());
     }

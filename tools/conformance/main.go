@@ -39,6 +39,7 @@ var Packages = []string{
 	"encoding/hex", "encoding/csv", "encoding/xml",
 	"hash/crc32", "hash/fnv",
 	"crypto/sha256", "crypto/sha512", "crypto/aes", "crypto/ed25519", "crypto/hmac",
+	"crypto/rand",
 	"compress/flate", "compress/gzip",
 	"regexp", "text/template", "html/template",
 	"bufio", "io", "fmt", "os", "path", "path/filepath", "errors",
@@ -47,7 +48,7 @@ var Packages = []string{
 }
 
 // QuickPackages is the fast subset `make test` runs (on gometal only).
-var QuickPackages = []string{"strings", "sort", "errors", "container/list", "unicode/utf8"}
+var QuickPackages = []string{"strings", "sort", "errors", "container/list", "unicode/utf8", "crypto/rand"}
 
 func main() {
 	var (

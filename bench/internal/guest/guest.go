@@ -13,6 +13,7 @@ package guest
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -26,6 +27,12 @@ const Prefix = "BENCH "
 
 // Report prints one result line. kv alternates keys (strings) and values.
 func Report(bench string, kv ...any) {
+	ReportTo(os.Stdout, bench, kv...)
+}
+
+// ReportTo prints a result line on w (stderr, for a benchmark whose stdout
+// is its data).
+func ReportTo(w io.Writer, bench string, kv ...any) {
 	m := map[string]any{"bench": bench}
 	for i := 0; i+1 < len(kv); i += 2 {
 		m[kv[i].(string)] = kv[i+1]
@@ -35,7 +42,7 @@ func Report(bench string, kv ...any) {
 		b = []byte(fmt.Sprintf(`{"bench":%q,"error":%q}`, bench, err.Error()))
 	}
 	// One write per line so that lines from different threads never mix.
-	os.Stdout.Write(append([]byte(Prefix), append(b, '\n')...))
+	w.Write(append([]byte(Prefix), append(b, '\n')...))
 }
 
 // Fail reports an error result and powers off.

@@ -22,6 +22,10 @@ pub struct BootArgs {
     pub cwd: Option<Vec<u8>>,
     /// Log every system call (strace-like) to the console.
     pub trace: bool,
+    /// `tty=0,1,2`: which of stdin, stdout, stderr are terminals on the host.
+    pub tty: [bool; 3],
+    /// `stderr=stdout`: the host's stderr is the same file as its stdout.
+    pub stderr_to_stdout: bool,
     /// argv[1..] of the program (everything after the first `--`).
     pub args: Vec<Vec<u8>>,
     /// `KEY=VALUE` tokens that are not kernel options, in order.
@@ -67,11 +71,29 @@ fn kernel_option(out: &mut BootArgs, token: Vec<u8>) {
             Some((b"rdinit", v)) if !v.is_empty() => out.init = v.to_vec(),
             Some((b"cwd", v)) if v.starts_with(b"/") => out.cwd = Some(v.to_vec()),
             Some((b"cwd", _)) => out.unknown.push(token),
+            Some((b"tty", v)) => match parse_tty(v) {
+                Some(t) => out.tty = t,
+                None => out.unknown.push(token),
+            },
+            Some((b"stderr", b"stdout")) => out.stderr_to_stdout = true,
+            Some((b"stderr", _)) => out.unknown.push(token),
             Some((b"rdinit", _)) => out.unknown.push(token),
             Some(_) => out.env.push(token),
             None => out.unknown.push(token),
         },
     }
+}
+
+/// `0,2` → stdin and stderr are terminals; empty → none.
+fn parse_tty(v: &[u8]) -> Option<[bool; 3]> {
+    let mut t = [false; 3];
+    for item in v.split(|&b| b == b',').filter(|i| !i.is_empty()) {
+        match item {
+            b"0" | b"1" | b"2" => t[(item[0] - b'0') as usize] = true,
+            _ => return None,
+        }
+    }
+    Some(t)
 }
 
 /// Splits `KEY=VALUE` at the first '='; None unless KEY is non-empty.
@@ -181,6 +203,18 @@ pub fn quote(token: &[u8]) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn stdio_options() {
+        let a = parse(b"tty=0,2 stderr=stdout");
+        assert_eq!(a.tty, [true, false, true]);
+        assert!(a.stderr_to_stdout);
+        assert!(a.env.is_empty() && a.unknown.is_empty());
+        assert_eq!(parse(b"tty=").tty, [false; 3]);
+        let bad = parse(b"tty=3 stderr=file");
+        assert_eq!(bad.unknown, [b"tty=3".to_vec(), b"stderr=file".to_vec()]);
+        assert_eq!(bad.tty, [false; 3]);
+    }
+
     #[test]
     fn cwd_option() {
         let a = parse(b"cwd=/src/pkg -- x");

@@ -25,6 +25,18 @@ pub struct Machine {
     pub bootargs: Vec<u8>,
     pub initrd: Option<Range>,
     pub fdt: Range,
+    /// The virtio-mmio slots, populated or not (probing tells).
+    pub virtio: Vec<VirtioSlot>,
+    /// The boot CPU's riscv,isa names Zkr: the `seed` CSR exists.
+    pub has_zkr: bool,
+}
+
+/// One `virtio,mmio` node: its register block and interrupt.
+#[derive(Clone, Copy, Debug)]
+pub struct VirtioSlot {
+    pub base: u64,
+    pub size: u64,
+    pub irq: u32,
 }
 
 /// Reads the device tree at physical address `dtb_pa`.
@@ -52,6 +64,10 @@ pub unsafe fn read(dtb_pa: u64) -> Machine {
         if okay {
             m.hart_ids.push(cpu.ids().first());
         }
+        if m.hart_ids.len() == 1 {
+            let isa = cpu.property("riscv,isa").and_then(|p| p.as_str()).unwrap_or("");
+            m.has_zkr = isa.split('_').any(|ext| ext == "zkr");
+        }
         if m.timebase_hz == 0 {
             m.timebase_hz = cpu.timebase_frequency() as u64;
         }
@@ -71,6 +87,15 @@ pub unsafe fn read(dtb_pa: u64) -> Machine {
     m.plic = reg(&["riscv,plic0", "sifive,plic-1.0.0"]);
     m.rtc = reg(&["google,goldfish-rtc"]);
     m.test_device = reg(&["sifive,test0", "sifive,test1"]);
+    for node in fdt.all_nodes() {
+        let virtio = node.compatible().is_some_and(|c| c.all().any(|s| s == "virtio,mmio"));
+        let reg = node.reg().and_then(|mut r| r.next());
+        let irq = node.interrupts().and_then(|mut i| i.next());
+        if let (true, Some(reg), Some(irq)) = (virtio, reg, irq) {
+            let size = reg.size.unwrap_or(0x1000) as u64;
+            m.virtio.push(VirtioSlot { base: reg.starting_address as u64, size, irq: irq as u32 });
+        }
+    }
     let chosen = fdt.chosen();
     if let Some(args) = chosen.bootargs() {
         m.bootargs = args.as_bytes().to_vec();

@@ -5,3 +5,4 @@ pub mod plic;
 pub mod poweroff;
 pub mod rtc;
 pub mod uart;
+pub mod virtio;

@@ -47,6 +47,10 @@ pub fn readiness(file: &OpenFile) -> (u32, u64) {
     let global = GENERATION.load(Ordering::Acquire);
     match &file.kind {
         FileKind::Device(Device::Console) => (bits(crate::console::input_ready(), true), global),
+        FileKind::Device(Device::Stdio(n)) => {
+            let s = crate::stdio::Stream::from_fd(*n as usize);
+            (bits(s == crate::stdio::Stream::In && crate::stdio::readable(s), s != crate::stdio::Stream::In), global)
+        }
         FileKind::EventFd(e) => (bits(e.readable(), e.writable()), global),
         FileKind::Pipe(p) => {
             let (r, w) = (file.readable(), file.writable());

@@ -82,14 +82,11 @@ pub struct FdTable {
     slots: Vec<Option<Slot>>,
 }
 
-const O_RDWR: u32 = 2;
-
 impl FdTable {
-    /// fds 0, 1 and 2 on the console.
-    pub fn with_console() -> Self {
-        let console = OpenFile::new(FileKind::Device(Device::Console), O_RDWR);
-        let slot = Some(Slot { file: console, cloexec: false });
-        FdTable { slots: alloc::vec![slot.clone(), slot.clone(), slot] }
+    /// fds 0, 1 and 2: the program's stdin, stdout and stderr (stdio.rs).
+    pub fn with_stdio() -> Self {
+        let slot = |n: u8, mode| Some(Slot { file: OpenFile::new(FileKind::Device(Device::Stdio(n)), mode), cloexec: false });
+        FdTable { slots: alloc::vec![slot(0, O_RDONLY), slot(1, O_WRONLY), slot(2, O_WRONLY)] }
     }
 
     /// Installs `file` at the lowest free descriptor ≥ `min`.

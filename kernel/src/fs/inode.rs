@@ -25,10 +25,14 @@ pub const MAX_FILE_SIZE: u64 = 1 << 40;
 pub enum Device {
     Null,
     Zero,
-    /// /dev/random and /dev/urandom.
+    /// /dev/random: blocks until the generator is keyed from entropy.
     Random,
+    /// /dev/urandom: never blocks (Linux's behaviour before the pool is ready).
+    Urandom,
     /// /dev/console and /dev/tty: the serial console.
     Console,
+    /// fds 0, 1, 2 as the program starts (stdio.rs): 0, 1 or 2.
+    Stdio(u8),
 }
 
 impl Device {
@@ -37,8 +41,12 @@ impl Device {
         match self {
             Device::Null => (1, 3),
             Device::Zero => (1, 5),
-            Device::Random => (1, 9),
+            Device::Random => (1, 8),
+            Device::Urandom => (1, 9),
             Device::Console => (5, 1),
+            // A terminal's stream looks like a pseudo-terminal's, as the
+            // host's terminal would be; otherwise no device numbers.
+            Device::Stdio(n) => (136, n as u32),
         }
     }
 }

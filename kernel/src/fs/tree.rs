@@ -60,7 +60,7 @@ pub fn init(archive: &'static [u8], init: &[u8]) -> Result<usize, CpioError> {
         (&b"null"[..], Device::Null),
         (b"zero", Device::Zero),
         (b"random", Device::Random),
-        (b"urandom", Device::Random),
+        (b"urandom", Device::Urandom),
         (b"console", Device::Console),
         (b"tty", Device::Console),
     ] {

@@ -95,7 +95,7 @@ pub fn lseek(_: &mut UserSpace, fd: Fd, offset: i64, whence: u32) -> SysResult {
     let size = match &file.kind {
         FileKind::File(node) => node.size() as i64,
         FileKind::Directory(_) => 0,
-        FileKind::Device(d) if *d != Device::Console => return Ok(0),
+        FileKind::Device(d) if !matches!(d, Device::Console | Device::Stdio(_)) => return Ok(0),
         _ => return Err(ESPIPE),
     };
     let mut position = file.offset.lock();
@@ -158,8 +158,14 @@ pub fn ioctl(user: &mut UserSpace, fd: Fd, request: u32, argp: UserPtr<i32>) -> 
             Ok(0)
         }
         FIOCLEX | FIONCLEX => process().files.lock().set_cloexec(fd.index(), request == FIOCLEX).map(|_| 0),
-        // The console is a plain serial line, not a terminal with termios.
-        _ => Err(ENOTTY),
+        // A standard stream whose host side is a terminal answers the
+        // terminal requests (isatty); the rest are no terminals.
+        request => match &file.kind {
+            FileKind::Device(Device::Stdio(n)) if crate::stdio::is_tty(crate::stdio::Stream::from_fd(*n as usize)) => {
+                super::tty::ioctl(user, request, argp.addr())
+            }
+            _ => Err(ENOTTY),
+        },
     }
 }
 

@@ -36,8 +36,15 @@ fn read_file(user: &mut UserSpace, file: &Arc<OpenFile>, buf: UserSlice, at: Opt
         FileKind::Device(Device::Console) => read_console(file, &mut bytes)?,
         FileKind::Device(Device::Null) => 0,
         FileKind::Device(Device::Zero) => bytes.len(),
-        FileKind::Device(Device::Random) => {
+        FileKind::Device(Device::Stdio(n)) => {
+            crate::stdio::read(crate::stdio::Stream::from_fd(*n as usize), &mut bytes, file.nonblocking())?
+        }
+        FileKind::Device(Device::Urandom) => {
             crate::random::fill(&mut bytes);
+            bytes.len()
+        }
+        FileKind::Device(Device::Random) => {
+            crate::random::fill_secure(&mut bytes, file.nonblocking()).map_err(random_errno)?;
             bytes.len()
         }
         FileKind::File(node) => {
@@ -63,6 +70,13 @@ fn read_file(user: &mut UserSpace, file: &Arc<OpenFile>, buf: UserSlice, at: Opt
     };
     user.write_bytes(buf, &bytes[..n])?;
     Ok(n)
+}
+
+pub fn random_errno(e: crate::random::NotReady) -> Errno {
+    match e {
+        crate::random::NotReady::WouldBlock => EAGAIN,
+        crate::random::NotReady::Interrupted => EINTR,
+    }
 }
 
 fn read_console(file: &OpenFile, bytes: &mut [u8]) -> SysResult {
@@ -112,6 +126,9 @@ fn write_chunk(file: &OpenFile, bytes: &[u8], at: Option<u64>) -> SysResult {
             console::write_bytes(bytes);
             Ok(bytes.len())
         }
+        FileKind::Device(Device::Stdio(n)) => {
+            crate::stdio::write(crate::stdio::Stream::from_fd(*n as usize), bytes).inspect_err(|&e| raise_sigpipe(e))
+        }
         FileKind::Device(_) => Ok(bytes.len()),
         FileKind::File(node) => {
             let Kind::File(data) = &node.kind else { return Err(EINVAL) };
@@ -130,13 +147,7 @@ fn write_chunk(file: &OpenFile, bytes: &[u8], at: Option<u64>) -> SysResult {
             node.touch();
             Ok(n)
         }
-        FileKind::Pipe(p) => p.write(bytes, file.nonblocking()).inspect_err(|&e| {
-            if e == EPIPE {
-                let t = crate::sched::current();
-                let info = gometal_core::sigframe::SigInfo { signo: 13, code: 0, ..Default::default() };
-                crate::signal::send_to_thread(&t, gometal_core::signal::SIGPIPE, info);
-            }
-        }),
+        FileKind::Pipe(p) => p.write(bytes, file.nonblocking()).inspect_err(|&e| raise_sigpipe(e)),
         FileKind::EventFd(e) => {
             if bytes.len() < 8 {
                 return Err(EINVAL);
@@ -146,6 +157,15 @@ fn write_chunk(file: &OpenFile, bytes: &[u8], at: Option<u64>) -> SysResult {
         }
         FileKind::Directory(_) => Err(EISDIR),
         FileKind::Epoll(_) => Err(EBADF),
+    }
+}
+
+/// A write to a reader that went away raises SIGPIPE, as on Linux.
+fn raise_sigpipe(errno: Errno) {
+    if errno == EPIPE {
+        let t = crate::sched::current();
+        let info = gometal_core::sigframe::SigInfo { signo: 13, code: 0, ..Default::default() };
+        crate::signal::send_to_thread(&t, gometal_core::signal::SIGPIPE, info);
     }
 }
 

@@ -61,12 +61,26 @@ pub fn uname(user: &mut UserSpace, out: UserPtr<[u8; 6 * 65]>) -> SysResult {
     Ok(0)
 }
 
-/// getrandom(buf, len, flags): never blocks, whatever the flags.
-pub fn getrandom(user: &mut UserSpace, buf: UserPtr<u8>, len: usize) -> SysResult {
+const GRND_NONBLOCK: u32 = 1;
+const GRND_RANDOM: u32 = 2;
+const GRND_INSECURE: u32 = 4;
+
+/// getrandom(buf, len, flags) with Linux's flags: before the generator is
+/// keyed from entropy it blocks, or fails with EAGAIN under GRND_NONBLOCK;
+/// GRND_INSECURE never waits (random.rs). GRND_RANDOM is the same pool,
+/// as on Linux since 5.6.
+pub fn getrandom(user: &mut UserSpace, buf: UserPtr<u8>, len: usize, flags: u32) -> SysResult {
+    if flags & !(GRND_NONBLOCK | GRND_RANDOM | GRND_INSECURE) != 0 || flags & (GRND_RANDOM | GRND_INSECURE) == (GRND_RANDOM | GRND_INSECURE) {
+        return Err(EINVAL);
+    }
     // Linux may return fewer bytes than asked; callers loop.
     let len = len.min(64 * 1024);
     let mut bytes = crate::mm::uaccess::zeroed(len)?;
-    crate::random::fill(&mut bytes);
+    if flags & GRND_INSECURE != 0 {
+        crate::random::fill(&mut bytes);
+    } else {
+        crate::random::fill_secure(&mut bytes, flags & GRND_NONBLOCK != 0).map_err(super::io::random_errno)?;
+    }
     user.write_bytes(buf.slice(len), &bytes)?;
     Ok(len)
 }

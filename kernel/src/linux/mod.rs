@@ -16,6 +16,7 @@ mod signal;
 mod stat;
 mod thread;
 mod time;
+mod tty;
 
 use crate::mm::uaccess::UserSpace;
 use crate::sched::current;

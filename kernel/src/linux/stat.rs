@@ -58,7 +58,13 @@ fn of_file(file: &OpenFile) -> Meta {
     match &file.kind {
         FileKind::File(n) | FileKind::Directory(n) => of_inode(n),
         FileKind::Device(d) => {
-            let perm = if *d == Device::Console { 0o620 } else { 0o666 };
+            if let Device::Stdio(n) = d {
+                // A stream whose host side is no terminal reads like a pipe.
+                if !crate::stdio::is_tty(crate::stdio::Stream::from_fd(*n as usize)) {
+                    return Meta { mode: S_IFIFO | 0o600, nlink: 1, ..Meta::default() };
+                }
+            }
+            let perm = if matches!(d, Device::Console | Device::Stdio(_)) { 0o620 } else { 0o666 };
             Meta { mode: S_IFCHR | perm, nlink: 1, rdev: d.rdev(), ..Meta::default() }
         }
         FileKind::Pipe(_) => Meta { mode: S_IFIFO | 0o600, nlink: 1, ..Meta::default() },
