@@ -53,11 +53,18 @@ type WakeDelay struct {
 	MaxUS    int   `json:"max_us"`
 }
 
-// Memory is the page frames and kernel heap in use.
+// Memory is the page frames and kernel heap in use, and the kernel's
+// per-category use against its limits (docs/syscalls.md).
 type Memory struct {
-	PeakKiB  int `json:"peak_kib"`
-	TotalKiB int `json:"total_kib"`
-	HeapKiB  int `json:"heap_kib"`
+	PeakKiB      int `json:"peak_kib"`
+	TotalKiB     int `json:"total_kib"`
+	HeapKiB      int `json:"heap_kib"`
+	HeapTotalKiB int `json:"heap_total_kib"`
+	PipePeakKiB  int `json:"pipe_peak_kib"`
+	WatchesPeak  int `json:"watches_peak"`
+	WatchesMax   int `json:"watches_max"`
+	ThreadsPeak  int `json:"threads_peak"`
+	ThreadsMax   int `json:"threads_max"`
 }
 
 // Stats is one boot's statistics.

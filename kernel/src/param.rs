@@ -6,8 +6,9 @@ pub const MAX_HARTS: usize = 64;
 pub const KERNEL_STACK_SIZE: usize = 32 * 1024;
 /// Stack each hart's scheduler loop runs on (other than the boot hart's).
 pub const HART_STACK_SIZE: usize = 32 * 1024;
-/// Threads a program may have at once (Go needs GOMAXPROCS + a few dozen).
-pub const MAX_THREADS: usize = 1024;
+/// The fewest threads a program may have (process::max_threads sizes the
+/// limit from memory; Go needs GOMAXPROCS + a few dozen).
+pub const MIN_THREADS: usize = 64;
 /// Memory areas per process (Linux's default vm.max_map_count): bounds the
 /// kernel heap a program can make the kernel use for bookkeeping.
 pub const MAX_MAP_COUNT: usize = 65530;

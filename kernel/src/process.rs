@@ -59,6 +59,22 @@ fn create(mm: AddressSpace, files: FdTable) -> &'static Process {
     })
 }
 
+/// Threads a program may have at once: as many as a quarter of the page
+/// frames can give kernel stacks to (with 32 KiB stacks that is Linux's
+/// threads-max formula, RAM / (8 * 16 KiB), for the same memory), and at
+/// least MIN_THREADS (Go needs GOMAXPROCS + a few).
+pub fn max_threads() -> usize {
+    let frame_bytes = crate::mm::frames::stats().total * crate::memlayout::PAGE_SIZE;
+    (frame_bytes / (4 * crate::param::KERNEL_STACK_SIZE)).max(crate::param::MIN_THREADS)
+}
+
+static THREADS_PEAK: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
+
+/// The most threads the program had at once, for the statistics.
+pub fn threads_peak() -> usize {
+    THREADS_PEAK.load(Ordering::Relaxed)
+}
+
 impl Process {
     pub fn alloc_tid(&self) -> u32 {
         self.next_tid.fetch_add(1, Ordering::Relaxed)
@@ -66,10 +82,11 @@ impl Process {
 
     pub fn add_thread(&self, t: Arc<Thread>) -> Result<(), ()> {
         let mut threads = self.threads.lock();
-        if threads.len() >= crate::param::MAX_THREADS {
+        if threads.len() >= max_threads() {
             return Err(());
         }
         threads.insert(t.tid, t);
+        THREADS_PEAK.fetch_max(threads.len(), Ordering::Relaxed);
         Ok(())
     }
 
@@ -124,6 +141,19 @@ pub fn kill_by_signal(signo: usize, fault_addr: Option<u64>, pc: u64) -> ! {
         None => crate::println!("gometal: program killed by signal {signo} ({name})"),
     }
     exit(128 + signo as u32)
+}
+
+/// clone could not make a thread (the thread limit, or no frames for its
+/// kernel stack). Go's riscv64 clone stub ignores clone's result and waits
+/// for the thread forever, so an EAGAIN would hang the program silently:
+/// end it instead, with a line that says why.
+pub fn cannot_make_thread(threads: usize) -> ! {
+    crate::println!(
+        "gometal: cannot start thread {}: the limit is {} threads for this memory; give the VM more memory (-mem)",
+        threads + 1,
+        max_threads()
+    );
+    exit(128 + gometal_core::signal::SIGKILL as u32)
 }
 
 /// No frame left for a page the program touched: like Linux's OOM killer,

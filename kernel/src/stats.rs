@@ -186,8 +186,30 @@ pub fn report_if_requested() {
         f.total * 4,
         heap_kib
     );
-    let memory = format!(r#"{{"peak_kib":{},"total_kib":{},"heap_kib":{}}}"#, f.peak * 4, f.total * 4, heap_kib);
+    let k = kernel_memory();
+    let listed: Vec<String> = k.iter().map(|(name, v)| format!("{name} {v}")).collect();
+    crate::println!("gometal: kernel memory: {}", listed.join(", "));
+    let fields: String = k.iter().map(|(name, v)| format!(r#","{name}":{v}"#)).collect();
+    let memory = format!(
+        r#"{{"peak_kib":{},"total_kib":{},"heap_kib":{}{fields}}}"#,
+        f.peak * 4,
+        f.total * 4,
+        heap_kib
+    );
     crate::println!("gometal-stats: {}", json_line(policy, &rows, &top, &memory));
+}
+
+/// Kernel memory by category against its limit (docs/syscalls.md), as
+/// (JSON name, value) pairs: the console line and the JSON share them.
+fn kernel_memory() -> [(&'static str, usize); 6] {
+    [
+        ("heap_total_kib", crate::mm::heap::total() / 1024),
+        ("pipe_peak_kib", crate::fs::pipe::buffer_peak() / 1024),
+        ("watches_peak", crate::fs::epoll::watches_peak()),
+        ("watches_max", crate::fs::epoll::max_watches()),
+        ("threads_peak", crate::process::threads_peak()),
+        ("threads_max", crate::process::max_threads()),
+    ]
 }
 
 /// Everything above as one JSON object, for programs (internal/kstats

@@ -5,6 +5,9 @@
 // wakeups (hangs), signals racing futex waits, timers racing wakeups,
 // threads exiting together, corrupted registers or memory (wrong sums,
 // checksums, crashes), kernel panics.
+// `-progs fuzz` boots the syscall fuzzer (tests/progs/fuzz) instead, each
+// boot with its number as the seed and -fuzz-calls calls from 8 threads;
+// the summary then adds the total calls made (`make stress` runs 10 x 100,000).
 //
 //	go run ./tools/stress                       # 200 boots, 2 QEMUs at a time
 //	go run ./tools/stress -runs 40 -parallel 2
@@ -59,6 +62,8 @@ type config struct {
 	cli      string
 	kernel   string
 	verbose  bool
+	// fuzzCalls is how many calls each boot of tests/progs/fuzz makes.
+	fuzzCalls int
 }
 
 // result is one boot.
@@ -90,6 +95,7 @@ func main() {
 	flag.StringVar(&cfg.cli, "cli", "", "use this gometal binary instead of building ./cmd/gometal")
 	flag.StringVar(&cfg.kernel, "kernel", "", "boot this kernel ELF (default $GOMETAL_KERNEL, else the checkout's, built with cargo if need be)")
 	flag.BoolVar(&cfg.verbose, "v", false, "print each boot's command")
+	flag.IntVar(&cfg.fuzzCalls, "fuzz-calls", 100000, "system calls per boot of the fuzz program (seeded with the boot number)")
 	flag.Usage = func() {
 		fmt.Fprintf(os.Stderr, "usage: go run ./tools/stress [flags]\n\nBoots gometal's SMP stress programs repeatedly at -cores 4 under every placement policy.\n\n")
 		flag.PrintDefaults()
@@ -315,6 +321,9 @@ func boot(ctx context.Context, cfg config, j bootJob) result {
 	if prog == "numcpu" {
 		args = append(args, fmt.Sprint(cfg.cores)) // it checks NumCPU against its argument
 	}
+	if prog == "fuzz" {
+		args = append(args, fmt.Sprint(n), fmt.Sprint(cfg.fuzzCalls), "8") // seed, calls, threads
+	}
 	if cfg.verbose {
 		fmt.Printf("#%d: %s %s\n", n, cli, strings.Join(args, " "))
 	}
@@ -360,6 +369,9 @@ func boot(ctx context.Context, cfg config, j bootJob) result {
 		} else if l := firstLine(console, "gometal: kernel panic"); l != "" {
 			r.reason += ": " + l
 		}
+	case prog == "fuzz" && !strings.Contains(console, fmt.Sprintf(": %d calls on", cfg.fuzzCalls)):
+		r.failed = true
+		r.reason = fmt.Sprintf("exit 0 but no line saying %d calls were made", cfg.fuzzCalls)
 	case !hasLine(console, "PASS "+prog):
 		r.failed = true
 		r.reason = fmt.Sprintf("exit 0 but no line %q", "PASS "+prog)
@@ -479,6 +491,15 @@ func summarize(cfg config, results []result, elapsed time.Duration) int {
 	}
 	fmt.Printf("\nstress: %d runs, %d failures, %d hangs (%s, host %s/%s, %d CPUs)\n",
 		len(results), failures, hangs, elapsed.Round(time.Second), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	fuzzed := 0
+	for _, r := range results {
+		if r.prog == "fuzz" && !r.failed {
+			fuzzed++
+		}
+	}
+	if fuzzed > 0 {
+		fmt.Printf("stress: fuzz: %d boots completed %d system calls in all\n", fuzzed, fuzzed*cfg.fuzzCalls)
+	}
 	if failures > 0 || len(results) == 0 {
 		return 1
 	}

@@ -9,8 +9,8 @@ use crate::sched::wait::WaitQueue;
 use alloc::collections::BTreeMap;
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicU64, Ordering};
-use gometal_core::errno::{Errno, EEXIST, ENOENT, EPERM};
+use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use gometal_core::errno::{Errno, EEXIST, ENOENT, ENOSPC, EPERM};
 use spin::Mutex;
 
 pub const EPOLLIN: u32 = 0x1;
@@ -77,6 +77,37 @@ pub struct Epoll {
     interest: Mutex<BTreeMap<usize, Interest>>,
 }
 
+/// Registrations in all epoll instances, and their limit (Linux's
+/// max_user_watches): each costs kernel heap (a map entry), so a program
+/// adding watches in a loop gets ENOSPC instead of exhausting the heap.
+static WATCHES: AtomicUsize = AtomicUsize::new(0);
+
+/// Heap bytes a watch is counted at (its share of a B-tree node and the
+/// Interest), and the share of the heap all watches together may use.
+const WATCH_COST: usize = 128;
+const WATCH_HEAP_SHARE: usize = 8;
+
+pub fn max_watches() -> usize {
+    crate::mm::heap::total() / WATCH_HEAP_SHARE / WATCH_COST
+}
+
+static WATCHES_PEAK: AtomicUsize = AtomicUsize::new(0);
+
+/// The most watches registered at once, for the statistics.
+pub fn watches_peak() -> usize {
+    WATCHES_PEAK.load(Ordering::Relaxed)
+}
+
+fn forget_watches(n: usize) {
+    WATCHES.fetch_sub(n, Ordering::Relaxed);
+}
+
+impl Drop for Epoll {
+    fn drop(&mut self) {
+        forget_watches(self.interest.lock().len());
+    }
+}
+
 impl Epoll {
     pub fn new() -> Self {
         Epoll { interest: Mutex::new(BTreeMap::new()) }
@@ -93,11 +124,20 @@ impl Epoll {
                 if op == EPOLL_CTL_MOD && !map.contains_key(&fd) {
                     return Err(ENOENT);
                 }
+                if op == EPOLL_CTL_ADD {
+                    let limit = max_watches();
+                    WATCHES.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |w| (w < limit).then_some(w + 1)).map_err(|_| ENOSPC)?;
+                    WATCHES_PEAK.fetch_max(WATCHES.load(Ordering::Relaxed), Ordering::Relaxed);
+                }
                 let file = Arc::downgrade(&file);
                 map.insert(fd, Interest { events, data, file, reported_at: None, disabled: false });
                 Ok(())
             }
-            EPOLL_CTL_DEL => map.remove(&fd).map(|_| ()).ok_or(ENOENT),
+            EPOLL_CTL_DEL => {
+                map.remove(&fd).ok_or(ENOENT)?;
+                forget_watches(1);
+                Ok(())
+            }
             _ => Err(gometal_core::errno::EINVAL),
         }
     }
@@ -106,7 +146,9 @@ impl Epoll {
     pub fn collect(&self, max: usize) -> Vec<(u32, u64)> {
         let mut out = Vec::new();
         let mut map = self.interest.lock();
+        let before = map.len();
         map.retain(|_, it| it.file.strong_count() > 0);
+        forget_watches(before - map.len());
         for it in map.values_mut() {
             if out.len() == max {
                 break;

@@ -2,15 +2,68 @@
 //! Readers block until data arrives or every write end is closed (end of
 //! file); writers block while the buffer is full and get EPIPE (and SIGPIPE)
 //! once every read end is closed.
+//!
+//! The buffer lives on the kernel heap, so it is allocated as data arrives
+//! (fallibly) and given back when a read drains it: an idle pipe costs only
+//! its bookkeeping. All pipe buffers together may use a share of the heap
+//! (`budget`); past it a pipe holds one page at most, like Linux's pipes
+//! beyond pipe-user-pages-soft.
 
 use crate::sched::wait::WaitQueue;
 use alloc::collections::VecDeque;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use gometal_core::errno::{Errno, EAGAIN, EINTR, EPIPE};
+use gometal_core::errno::{Errno, EAGAIN, EINTR, ENOMEM, EPIPE};
 use spin::Mutex;
 
 /// Linux's default pipe capacity.
 pub const CAPACITY: usize = 64 * 1024;
+
+/// What a pipe may hold once the budget is spent (Linux: one page).
+const SMALL_CAPACITY: usize = 4096;
+
+/// The share of the kernel heap all pipe buffers may use together.
+const HEAP_SHARE: usize = 4;
+
+/// Heap bytes reserved by all pipe buffers, for the budget and the stats.
+static BUFFER_BYTES: AtomicUsize = AtomicUsize::new(0);
+static BUFFER_PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn buffer_bytes() -> usize {
+    BUFFER_BYTES.load(Ordering::Relaxed)
+}
+
+/// The most heap all pipe buffers held at once, for the statistics.
+pub fn buffer_peak() -> usize {
+    BUFFER_PEAK.load(Ordering::Relaxed)
+}
+
+fn budget() -> usize {
+    crate::mm::heap::total() / HEAP_SHARE
+}
+
+/// Makes room in `b` for up to `want` more bytes within the pipe's
+/// capacity; returns how many fit (0 when the heap or the budget is out).
+fn grow(b: &mut VecDeque<u8>, want: usize) -> usize {
+    let room_now = b.capacity() - b.len();
+    if room_now >= want || b.len() >= CAPACITY {
+        return room_now.min(CAPACITY - b.len()).min(want);
+    }
+    let target = (b.len() + want).next_power_of_two().min(CAPACITY);
+    let limit = if buffer_bytes() + target.saturating_sub(b.capacity()) <= budget() { CAPACITY } else { SMALL_CAPACITY };
+    let target = target.min(limit).max(b.capacity());
+    let before = b.capacity();
+    if target > before && b.try_reserve_exact(target - b.len()).is_ok() {
+        let now = BUFFER_BYTES.fetch_add(b.capacity() - before, Ordering::Relaxed) + b.capacity() - before;
+        BUFFER_PEAK.fetch_max(now, Ordering::Relaxed);
+    }
+    (b.capacity().min(CAPACITY) - b.len()).min(want)
+}
+
+/// Gives a drained buffer's memory back.
+fn release(b: &mut VecDeque<u8>) {
+    BUFFER_BYTES.fetch_sub(b.capacity(), Ordering::Relaxed);
+    *b = VecDeque::new();
+}
 
 pub struct Pipe {
     buffer: Mutex<VecDeque<u8>>,
@@ -34,10 +87,8 @@ impl Pipe {
     }
 
     fn with_ends(readers: usize, writers: usize) -> Option<Self> {
-        let mut buffer = VecDeque::new();
-        buffer.try_reserve_exact(CAPACITY).ok()?;
         Some(Pipe {
-            buffer: Mutex::new(buffer),
+            buffer: Mutex::new(VecDeque::new()),
             readers: AtomicUsize::new(readers),
             writers: AtomicUsize::new(writers),
             waiters: WaitQueue::new(),
@@ -62,6 +113,9 @@ impl Pipe {
             for (dst, src) in buf.iter_mut().zip(b.drain(..n)) {
                 *dst = src;
             }
+            if b.is_empty() {
+                release(&mut b);
+            }
             Some(n)
         };
         let n = if nonblock {
@@ -82,11 +136,13 @@ impl Pipe {
                 return Some(Err(EPIPE));
             }
             let mut b = self.buffer.lock();
-            let room = CAPACITY - b.len();
-            if room == 0 {
+            let n = grow(&mut b, data.len());
+            if n == 0 && b.is_empty() && !data.is_empty() {
+                return Some(Err(ENOMEM)); // not even one byte fits: no heap
+            }
+            if n == 0 {
                 return None;
             }
-            let n = room.min(data.len());
             b.extend(&data[..n]);
             Some(Ok(n))
         };
@@ -104,7 +160,8 @@ impl Pipe {
     }
 
     pub fn writable(&self) -> bool {
-        self.buffer.lock().len() < CAPACITY || self.readers.load(Ordering::Acquire) == 0
+        let b = self.buffer.lock();
+        b.len() < CAPACITY.min(b.capacity().max(SMALL_CAPACITY)) || self.readers.load(Ordering::Acquire) == 0
     }
 
     pub fn hung_up_for_reader(&self) -> bool {
@@ -146,5 +203,11 @@ impl Pipe {
         let count = if write_end { &self.writers } else { &self.readers };
         count.fetch_sub(1, Ordering::AcqRel);
         self.changed();
+    }
+}
+
+impl Drop for Pipe {
+    fn drop(&mut self) {
+        release(&mut self.buffer.lock());
     }
 }

@@ -13,7 +13,7 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use gometal_core::cpio::{self, CpioError};
 use gometal_core::errno::*;
-use spin::Once;
+use spin::{Mutex, Once};
 
 const MAX_SYMLINKS: usize = 40;
 const NAME_MAX: usize = 255;
@@ -110,11 +110,19 @@ pub struct Found {
 /// Names and directories from the root down to one directory.
 type Chain = Vec<(Vec<u8>, Arc<Inode>)>;
 
+/// Deepest directory the kernel follows up to the root. Renames are
+/// serialised so the tree has no cycles; the bound makes sure a walk up
+/// ends even if one appeared (it never grows a Vec without limit).
+const MAX_DEPTH: usize = 4096;
+
 fn chain_of(dir: &Arc<Inode>) -> Result<Chain, Errno> {
     let root = root();
     let mut chain = Vec::new();
     let mut at = dir.clone();
     while !Arc::ptr_eq(&at, &root) {
+        if chain.len() >= MAX_DEPTH {
+            return Err(ENAMETOOLONG);
+        }
         let place = at.place.lock().clone();
         let (parent, name) = place.ok_or(ENOENT)?;
         let parent = parent.upgrade().ok_or(ENOENT)?;
@@ -241,6 +249,13 @@ pub fn link(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), Errno
 
 /// `link` without the space check (rename moves an existing name).
 fn attach(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), Errno> {
+    // "." and ".." always exist; an entry by that name would be invisible
+    // (listings show the real ones) and make its directory unremovable.
+    // Every caller checks; this is the last line (the fuzzer found linkat
+    // and a symlink-followed O_CREAT without it).
+    if name == b"." || name == b".." || name.is_empty() || name.contains(&b'/') {
+        return Err(EEXIST);
+    }
     let Kind::Dir(entries) = &dir.kind else { return Err(ENOTDIR) };
     let mut e = entries.lock();
     if e.contains_key(name) {
@@ -283,18 +298,25 @@ pub fn unlink(dir: &Arc<Inode>, name: &[u8], want_dir: bool) -> Result<(), Errno
     Ok(())
 }
 
-/// Whether `node` is `dir` or one of its ancestors.
-fn is_ancestor(node: &Arc<Inode>, dir: &Arc<Inode>) -> bool {
-    chain_of(dir).is_ok_and(|chain| chain.iter().any(|(_, n)| Arc::ptr_eq(n, node)))
+/// Whether `node` is `dir` or one of its ancestors (ENOENT if `dir` was
+/// removed).
+fn is_ancestor(node: &Arc<Inode>, dir: &Arc<Inode>) -> Result<bool, Errno> {
+    Ok(chain_of(dir)?.iter().any(|(_, n)| Arc::ptr_eq(n, node)))
 }
+
+/// Held for a whole rename, like Linux's s_vfs_rename_mutex: the check that
+/// a directory does not move into itself and the move must be one step, or
+/// `A -> B/A` and `B -> A/B` on two harts cut a cycle out of the tree.
+static RENAME: Mutex<()> = Mutex::new(());
 
 /// Renames `from_dir/from` to `to_dir/to` with Linux's rules for what may
 /// replace what.
 pub fn rename(from: (&Arc<Inode>, &[u8]), to: (&Arc<Inode>, &[u8]), noreplace: bool) -> Result<(), Errno> {
+    let _serial = RENAME.lock();
     let (from_dir, from_name) = from;
     let (to_dir, to_name) = to;
     let node = child(from_dir, from_name).ok_or(ENOENT)?;
-    if node.is_dir() && is_ancestor(&node, to_dir) {
+    if node.is_dir() && is_ancestor(&node, to_dir)? {
         return Err(EINVAL); // into itself
     }
     if let Some(existing) = child(to_dir, to_name) {
@@ -321,11 +343,16 @@ pub fn rename(from: (&Arc<Inode>, &[u8]), to: (&Arc<Inode>, &[u8]), noreplace: b
     attach(to_dir, to_name, node)
 }
 
-/// Entries of a directory, in name order.
-pub fn list(dir: &Inode) -> Vec<(Vec<u8>, Arc<Inode>)> {
-    match &dir.kind {
-        Kind::Dir(entries) => entries.lock().iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
-        _ => Vec::new(),
+/// Visits the entries of `dir` in name order from the `skip`-th on, until
+/// `f` returns false. Nothing is copied: listing a huge directory costs no
+/// heap (the directory's lock is held meanwhile; `f` must not take it).
+pub fn visit_from(dir: &Inode, skip: usize, mut f: impl FnMut(&[u8], &Arc<Inode>) -> bool) {
+    if let Kind::Dir(entries) = &dir.kind {
+        for (name, node) in entries.lock().iter().skip(skip) {
+            if !f(name, node) {
+                break;
+            }
+        }
     }
 }
 

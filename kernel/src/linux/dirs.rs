@@ -56,36 +56,71 @@ fn dirent_type(node: &Inode) -> u8 {
     }
 }
 
+/// Most bytes one getdents64 call returns (Go asks for 8 KiB): bounds the
+/// kernel buffer whatever size the program passes.
+const MAX_DENTS_BYTES: usize = 64 * 1024;
+
 /// getdents64: ".", ".." and the entries in name order; the file offset
-/// counts entries already returned.
+/// counts entries already returned. Each call walks the directory from that
+/// offset and builds only what fits in the buffer, so a huge directory
+/// costs no more heap than one bufferful.
 pub fn getdents64(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, size: usize) -> SysResult {
     let file = fd::file(fd)?;
     let FileKind::Directory(node) = &file.kind else { return Err(ENOTDIR) };
-    let parent = tree::parent_dir(node);
-    let mut entries = alloc::vec![(b".".to_vec(), node.clone()), (b"..".to_vec(), parent)];
-    entries.extend(tree::list(node));
+    let size = size.min(MAX_DENTS_BYTES);
+    let room = user.accessible_prefix(buf.slice(size), true)?;
+    if room == 0 && size > 0 {
+        return Err(EFAULT);
+    }
+    let mut out = Dents { bytes: Vec::new(), room, index: 0, full: false };
+    out.bytes.try_reserve_exact(room).map_err(|_| ENOMEM)?;
     let mut offset = file.offset.lock();
-    let mut out = Vec::new();
-    let mut index = *offset as usize;
-    while let Some((name, n)) = entries.get(index) {
+    out.index = *offset as usize;
+    if out.index == 0 {
+        out.push(b".", node);
+    }
+    if out.index == 1 && !out.full {
+        out.push(b"..", &tree::parent_dir(node));
+    }
+    if out.index >= 2 && !out.full {
+        tree::visit_from(node, out.index - 2, |name, n| out.push(name, n));
+    }
+    if out.bytes.is_empty() && out.full {
+        return Err(EINVAL); // buffer too small for one entry
+    }
+    user.write_bytes(buf.slice(out.bytes.len()), &out.bytes)?;
+    *offset = out.index as u64;
+    Ok(out.bytes.len())
+}
+
+/// getdents64's output: struct linux_dirent64 records up to `room` bytes.
+struct Dents {
+    bytes: Vec<u8>,
+    room: usize,
+    /// The index of the next entry ("." is 0, ".." 1).
+    index: usize,
+    /// Set when an entry did not fit.
+    full: bool,
+}
+
+impl Dents {
+    /// Appends one record; false (and `full`) if it does not fit.
+    fn push(&mut self, name: &[u8], n: &Inode) -> bool {
         let reclen = (19 + name.len() + 1).div_ceil(8) * 8;
-        if out.len() + reclen > size {
-            break;
+        if self.bytes.len() + reclen > self.room {
+            self.full = true;
+            return false;
         }
+        let out = &mut self.bytes;
         out.extend_from_slice(&n.ino.to_le_bytes());
-        out.extend_from_slice(&((index + 1) as i64).to_le_bytes());
+        out.extend_from_slice(&((self.index + 1) as i64).to_le_bytes());
         out.extend_from_slice(&(reclen as u16).to_le_bytes());
         out.push(dirent_type(n));
         out.extend_from_slice(name);
         out.resize(out.len() + reclen - 19 - name.len(), 0);
-        index += 1;
+        self.index += 1;
+        true
     }
-    if out.is_empty() && index < entries.len() {
-        return Err(EINVAL); // buffer too small for one entry
-    }
-    user.write_bytes(buf.slice(size), &out)?;
-    *offset = index as u64;
-    Ok(out.len())
 }
 
 pub fn mkdirat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, mode: u32) -> SysResult {
@@ -167,6 +202,9 @@ pub fn linkat(user: &mut UserSpace, olddir: Fd, oldpath: UserPtr<u8>, newdir: Fd
         return Err(EPERM);
     }
     let (dir, name, trailing) = path::lookup_parent(user, newdir, newpath)?;
+    if name == b"." || name == b".." {
+        return Err(EEXIST);
+    }
     if trailing {
         return Err(ENOENT);
     }

@@ -12,7 +12,7 @@ use crate::sched::block::{begin_wait, block, wake as wake_thread, WaitError};
 use crate::sched::lockorder::{Lock, LockClass};
 use crate::sched::Thread;
 use alloc::sync::Arc;
-use gometal_core::errno::{EAGAIN, EINTR, EINVAL, ENOSYS, ETIMEDOUT};
+use gometal_core::errno::{Errno, EAGAIN, EFAULT, EINTR, EINVAL, ENOSYS, ETIMEDOUT};
 use gometal_core::futex::FutexTable;
 use gometal_core::timespec;
 
@@ -41,8 +41,17 @@ static FUTEXES: Lock<FutexTable<Waiter>> = Lock::new(LockClass::FutexTable, Fute
 
 /// futex(uaddr, op, val, timeout, uaddr2, val3): `val` is the expected
 /// value for the waits and the count for the wakes.
-pub fn futex(user: &mut UserSpace, uaddr: UserPtr<u32>, op: u32, val: u32, timeout: UserPtr<Timespec>) -> SysResult {
+pub fn futex(
+    user: &mut UserSpace,
+    uaddr: UserPtr<u32>,
+    op: u32,
+    val: u32,
+    timeout: UserPtr<Timespec>,
+    _uaddr2: u64,
+    val3: u32,
+) -> SysResult {
     let cmd = op & !(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
+    check_args(uaddr, cmd, val3)?;
     match cmd {
         FUTEX_WAIT | FUTEX_WAIT_BITSET => {
             let deadline = if timeout.is_null() {
@@ -64,6 +73,23 @@ pub fn futex(user: &mut UserSpace, uaddr: UserPtr<u32>, op: u32, val: u32, timeo
         FUTEX_WAKE | FUTEX_WAKE_BITSET => Ok(wake(uaddr.addr(), val as usize)),
         _ => Err(ENOSYS),
     }
+}
+
+/// Linux's argument checks, before anything else: a misaligned word is
+/// EINVAL, an address outside user space EFAULT (for a wake too, which
+/// never reads the word), and the bitset operations with an empty bitset
+/// (which could never match) EINVAL.
+fn check_args(uaddr: UserPtr<u32>, cmd: u32, val3: u32) -> Result<(), Errno> {
+    if !uaddr.addr().is_multiple_of(4) {
+        return Err(EINVAL);
+    }
+    if uaddr.addr().checked_add(4).is_none_or(|end| end > crate::memlayout::USER_END) {
+        return Err(EFAULT);
+    }
+    if matches!(cmd, FUTEX_WAIT_BITSET | FUTEX_WAKE_BITSET) && val3 == 0 {
+        return Err(EINVAL);
+    }
+    Ok(())
 }
 
 fn wait(user: &mut UserSpace, uaddr: UserPtr<u32>, val: u32, deadline: Option<u64>) -> SysResult {

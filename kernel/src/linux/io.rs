@@ -5,7 +5,7 @@ use super::SysResult;
 use crate::console;
 use crate::fs::fd::{self, Fd, FileKind, OpenFile};
 use crate::fs::inode::{Device, Kind};
-use crate::mm::uaccess::{UserPtr, UserSlice, UserSpace, UserValue};
+use crate::mm::uaccess::{zeroed, UserPtr, UserSlice, UserSpace, UserValue};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use gometal_core::errno::*;
@@ -14,12 +14,24 @@ use gometal_core::errno::*;
 const CHUNK: usize = 16 * 1024;
 
 /// Reads from `file` at its offset (or at `at`, for pread) into user `buf`.
+/// The buffer is checked first: only as many bytes as the program can take
+/// are consumed (file offset, pipe contents, eventfd count), so a bad
+/// buffer is EFAULT with nothing lost and a partly mapped one a short read.
 fn read_file(user: &mut UserSpace, file: &Arc<OpenFile>, buf: UserSlice, at: Option<u64>) -> SysResult {
     let len = buf.len();
     if !file.readable() {
         return Err(EBADF);
     }
-    let mut bytes = alloc::vec![0u8; len.min(CHUNK)];
+    let eventfd = matches!(file.kind, FileKind::EventFd(_));
+    if eventfd && len < 8 {
+        return Err(EINVAL);
+    }
+    let want = len.min(CHUNK);
+    let room = user.accessible_prefix(buf.prefix(want), true)?;
+    if (room == 0 && want > 0) || (eventfd && room < 8) {
+        return Err(EFAULT);
+    }
+    let mut bytes = zeroed(room)?;
     let n = match &file.kind {
         FileKind::Device(Device::Console) => read_console(file, &mut bytes)?,
         FileKind::Device(Device::Null) => 0,
@@ -82,15 +94,26 @@ fn write_file(user: &mut UserSpace, file: &Arc<OpenFile>, buf: UserSlice, at: Op
     }
     let mut done = 0;
     while done < len {
-        let n = (len - done).min(CHUNK);
-        let bytes = user.read_bytes(buf.skip(done).prefix(n))?;
+        let chunk = buf.skip(done).prefix(CHUNK);
+        // Only the readable start of the buffer is written (Linux's short
+        // write when a later page is bad); EFAULT only if nothing is.
+        let n = match user.accessible_prefix(chunk, false) {
+            Ok(0) | Err(_) if done > 0 => break,
+            Ok(0) => return Err(EFAULT),
+            r => r?,
+        };
+        let bytes = match user.read_bytes(chunk.prefix(n)) {
+            Ok(b) => b,
+            Err(_) if done > 0 => break,
+            Err(e) => return Err(e),
+        };
         let wrote = match write_chunk(file, &bytes, at.map(|a| a + done as u64)) {
             Ok(w) => w,
             Err(e) if done == 0 => return Err(e),
             Err(_) => break,
         };
         done += wrote;
-        if wrote < n {
+        if wrote < chunk.len() {
             break;
         }
     }
@@ -199,7 +222,10 @@ pub fn readv(user: &mut UserSpace, fd: Fd, iov: UserPtr<IoVec>, count: usize) ->
     let file = fd::file(fd)?;
     let mut total = 0;
     for buf in iovecs(user, iov, count)? {
-        let n = read_file(user, &file, buf, None)?;
+        let n = match read_file(user, &file, buf, None) {
+            Err(_) if total > 0 => break, // what was read stays read
+            r => r?,
+        };
         total += n;
         if n < buf.len() {
             break;
@@ -212,7 +238,10 @@ pub fn writev(user: &mut UserSpace, fd: Fd, iov: UserPtr<IoVec>, count: usize) -
     let file = fd::file(fd)?;
     let mut total = 0;
     for buf in iovecs(user, iov, count)? {
-        let n = write_file(user, &file, buf, None)?;
+        let n = match write_file(user, &file, buf, None) {
+            Err(_) if total > 0 => break,
+            r => r?,
+        };
         total += n;
         if n < buf.len() {
             break;

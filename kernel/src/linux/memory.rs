@@ -90,7 +90,17 @@ pub fn munmap(user: &mut UserSpace, addr: u64, len: u64) -> SysResult {
     })
 }
 
+/// PROT_READ, WRITE, EXEC, SEM, GROWSDOWN, GROWSUP: anything else in
+/// mprotect's `prot` is EINVAL, as on Linux.
+const PROT_KNOWN: u32 = 0x7 | 0x8 | 0x0100_0000 | 0x0200_0000;
+
 pub fn mprotect(user: &mut UserSpace, addr: u64, len: u64, prot: u32) -> SysResult {
+    if prot & !PROT_KNOWN != 0 {
+        return Err(EINVAL);
+    }
+    if len == 0 && addr.is_multiple_of(PAGE) {
+        return Ok(0); // Linux: nothing to change
+    }
     let len = user_range(addr, len)?;
     let prot = Prot::from_linux(prot as usize);
     with_mm(user, |mm| {

@@ -75,7 +75,7 @@ pub fn getrandom(user: &mut UserSpace, buf: UserPtr<u8>, len: usize, flags: u32)
     }
     // Linux may return fewer bytes than asked; callers loop.
     let len = len.min(64 * 1024);
-    let mut bytes = alloc::vec![0u8; len];
+    let mut bytes = crate::mm::uaccess::zeroed(len)?;
     if flags & GRND_INSECURE != 0 {
         crate::random::fill(&mut bytes);
     } else {

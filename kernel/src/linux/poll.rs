@@ -12,9 +12,13 @@ use crate::sched::clock;
 use crate::sched::wait::WaitError;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use gometal_core::errno::{Errno, EBADF, EINTR, EINVAL};
+use gometal_core::errno::{Errno, EBADF, EFAULT, EINTR, EINVAL};
 
 const EVENT_SIZE: usize = 16; // struct epoll_event on riscv64 (not packed)
+
+/// Most events one epoll_pwait returns (Go asks for 128): bounds the part of
+/// the buffer checked and faulted in before waiting.
+const MAX_EVENTS_PER_CALL: usize = 1024;
 
 /// struct epoll_event: events, 4 bytes of padding, data.
 type EpollEvent = [u8; EVENT_SIZE];
@@ -57,12 +61,21 @@ pub fn epoll_pwait(user: &mut UserSpace, epfd: Fd, events_out: UserPtr<u8>, max:
         return Err(EINVAL);
     }
     let ep = epoll_of(epfd).map_err(|e| if e == EBADF { EBADF } else { EINVAL })?;
+    // Check the events buffer before waiting: a bad one is EFAULT at once,
+    // and no more events are taken (an edge-triggered one is consumed when
+    // taken) than the buffer can receive.
+    let max = (max as usize).min(MAX_EVENTS_PER_CALL);
+    let room = user.accessible_prefix(events_out.slice(max * EVENT_SIZE), true)?;
+    let max = room / EVENT_SIZE;
+    if max == 0 {
+        return Err(EFAULT);
+    }
     let deadline = match timeout {
         t if t < 0 => None,
         t => Some(clock::monotonic_ns() + t as u64 * 1_000_000),
     };
     let ready = POLL_WAITERS.wait_until(deadline, || {
-        let r = ep.collect(max as usize);
+        let r = ep.collect(max);
         (!r.is_empty()).then_some(r)
     });
     let ready: Vec<(u32, u64)> = match ready {

@@ -12,7 +12,7 @@ use crate::sched::{current, exit_current, place, yield_now};
 use crate::signal::ThreadSignals;
 use alloc::sync::Arc;
 use core::sync::atomic::Ordering;
-use gometal_core::errno::{EAGAIN, ECHILD, EINVAL, ENOSYS};
+use gometal_core::errno::{ECHILD, EINVAL, ENOSYS};
 
 /// clone(flags, stack, parent_tid, tls, child_tid): only new threads of this
 /// program; there are no other processes to fork.
@@ -42,8 +42,16 @@ pub fn clone(
     }
     arch::save_fp(parent.fp());
     let blocked = parent.signals.lock().blocked;
+    let threads = process().thread_count();
+    if threads >= process::max_threads() {
+        process::cannot_make_thread(threads);
+    }
     let tid = process().alloc_tid();
-    let child = Thread::new(tid, frame, parent.fp().clone(), ThreadSignals::inherit(blocked)).ok_or(EAGAIN)?;
+    // No frames for the kernel stack: out of memory, ended as the page
+    // fault path ends it (an EAGAIN would hang Go, see cannot_make_thread).
+    let Some(child) = Thread::new(tid, frame, parent.fp().clone(), ThreadSignals::inherit(blocked)) else {
+        process::out_of_memory()
+    };
     let child = Arc::new(child);
     if flags.contains(CloneFlags::CHILD_CLEARTID) {
         child.clear_child_tid.store(child_tid.addr(), Ordering::Relaxed);
@@ -54,7 +62,9 @@ pub fn clone(
     if flags.contains(CloneFlags::CHILD_SETTID) {
         user.write(child_tid, &tid)?;
     }
-    process().add_thread(child.clone()).map_err(|_| EAGAIN)?;
+    if process().add_thread(child.clone()).is_err() {
+        process::cannot_make_thread(threads); // another thread took the last place
+    }
     place::wake_up(child);
     Ok(tid as usize)
 }

@@ -76,6 +76,9 @@ fn pte_flags(prot: Prot) -> PteFlags {
     f
 }
 
+/// The PTE bits that grant access (U: user mode may use the page at all).
+const PERMISSIONS: PteFlags = PteFlags(PteFlags::R.0 | PteFlags::W.0 | PteFlags::X.0 | PteFlags::U.0);
+
 fn allows(prot: Prot, access: Access) -> bool {
     match access {
         Access::Read => prot.read || prot.write,
@@ -127,13 +130,21 @@ impl AddressSpace {
     /// pages read back as zero on next touch (madvise DONTNEED, munmap).
     /// The frames are only retired: other harts may still cache translations
     /// to them until `take_retired`'s caller has shot their TLBs down.
+    ///
+    /// A range with no page in it changes no translation: other harts are
+    /// not interrupted for it (a storm of munmaps of untouched memory pays
+    /// no shootdowns, as on Linux).
     pub fn discard(&mut self, start: u64, end: u64) {
         let mut retired = core::mem::take(&mut self.retired);
+        let before = retired.len();
         pagetable::unmap_range(self.root, start, end, |pa| retired.push(pa));
-        self.resident -= retired.len() - self.retired.len();
+        let removed = retired.len() - before;
+        self.resident = self.resident.saturating_sub(removed);
         self.retired = retired;
-        self.stale_tlbs = true;
-        crate::mm::tlb::flush_range(start, end);
+        if removed > 0 {
+            self.stale_tlbs = true;
+            crate::mm::tlb::flush_range(start, end);
+        }
     }
 
     /// What other harts must forget before the frames can be reused: call
@@ -170,13 +181,24 @@ impl AddressSpace {
         self.vmas.protect(start, len, prot)?;
         let end = start + len.div_ceil(PAGE) * PAGE;
         let flags = pte_flags(prot);
+        let mut weakened = false;
         let mut va = start;
         while va < end {
-            pt::set_flags(&mut PhysFrames, self.root, va, flags);
+            if let Some((_, old)) = pt::translate(&PhysFrames, self.root, va) {
+                weakened |= old.0 & !flags.0 & PERMISSIONS.0 != 0;
+                pt::set_flags(&mut PhysFrames, self.root, va, flags);
+            }
             va += PAGE;
         }
-        self.stale_tlbs = true;
+        // Only a permission taken from a present page must leave every
+        // hart's TLB now. A stale entry with fewer rights than the page
+        // table only causes a spurious fault, which the fault path answers
+        // with a local flush; so untouched pages and upgrades cost no
+        // shootdown (an mprotect storm that splits a mapping pays none).
         crate::mm::tlb::flush_range(start, end);
+        if weakened {
+            self.stale_tlbs = true;
+        }
         Ok(())
     }
 

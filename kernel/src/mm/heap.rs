@@ -42,6 +42,11 @@ pub fn has_room() -> bool {
 
 const RESERVE: usize = 2 << 20;
 
+/// The heap's size in bytes (the limits on kernel objects are shares of it).
+pub fn total() -> usize {
+    HEAP.lock().stats_total_bytes()
+}
+
 /// Bytes of heap in use, for statistics.
 pub fn used() -> usize {
     HEAP.lock().stats_alloc_actual()

@@ -208,11 +208,37 @@ impl UserSpace {
         copy_out(&mut self.lock(), p.addr, bytes)
     }
 
-    /// All the bytes of `s`.
+    /// All the bytes of `s` (ENOMEM, not a panic, when the kernel heap
+    /// cannot hold them).
     pub fn read_bytes(&mut self, s: UserSlice) -> UResult<Vec<u8>> {
-        let mut buf = alloc::vec![0u8; s.len];
+        let mut buf = zeroed(s.len)?;
         copy_in(&mut self.lock(), s.addr, &mut buf)?;
         Ok(buf)
+    }
+
+    /// How many bytes from the start of `s` the program lets the kernel
+    /// write (`write`) or read: the pages up to the first one that is
+    /// unmapped or forbids the access, faulted in as a copy would. A call
+    /// checks this *before* it consumes anything (file offset, pipe bytes,
+    /// an event), so a bad buffer costs nothing, and a buffer mapped only in
+    /// part gets a short transfer, as on Linux. ENOMEM when no frame is left.
+    pub fn accessible_prefix(&mut self, s: UserSlice, write: bool) -> UResult<usize> {
+        let access = if write { Access::Write } else { Access::Read };
+        let mut mm = self.lock();
+        let mut done = 0;
+        while done < s.len {
+            let addr = s.addr.wrapping_add(done as u64);
+            if check_range(addr, 1).is_err() {
+                break;
+            }
+            match mm.page_for(addr, access) {
+                Ok(_) => {}
+                Err(Fault::OutOfMemory) => return Err(ENOMEM),
+                Err(_) => break,
+            }
+            done += (PAGE_SIZE - (addr % PAGE_SIZE as u64) as usize).min(s.len - done);
+        }
+        Ok(done)
     }
 
     /// Writes `data` to the start of `s` (at most `s.len()` bytes of it).
@@ -275,6 +301,16 @@ impl FutexWord<'_> {
     pub fn load(&self) -> u32 {
         frames::load_word(self.pa)
     }
+}
+
+/// `len` zero bytes on the kernel heap, or ENOMEM: every buffer whose size
+/// a program chooses is allocated fallibly (an infallible allocation that
+/// fails is a kernel panic).
+pub fn zeroed(len: usize) -> UResult<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| ENOMEM)?;
+    v.resize(len, 0);
+    Ok(v)
 }
 
 fn check_range(va: u64, len: usize) -> UResult<()> {

@@ -44,7 +44,7 @@ pub struct Thread {
     fp: UnsafeCell<FpState>,
     /// Physical address of the kernel stack (KERNEL_STACK_SIZE bytes of
     /// contiguous frames: taken from program memory, not the kernel heap, so
-    /// a program making threads runs out of memory with EAGAIN, not a panic).
+    /// a program making threads runs out of memory cleanly, not a panic).
     kernel_stack: u64,
     pub(in crate::sched) state: Lock<SchedState>,
     /// True while a hart is running this thread or still switching away
