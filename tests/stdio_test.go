@@ -139,6 +139,31 @@ func TestStdioEmpty(t *testing.T) {
 	}
 }
 
+// TestStdioDirect: io.Copy(os.Stdout, os.Stdin) (Go's os probes
+// copy_file_range first) gives stdout == stdin and an empty stderr: the
+// program's fd 2 in err.txt byte for byte, with no kernel line about the
+// probe, as on Linux.
+func TestStdioDirect(t *testing.T) {
+	t.Parallel()
+	in := make([]byte, 1<<20)
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 13))
+	for i := range in {
+		in[i] = byte(r.Uint32())
+	}
+	inF, outF, errF := tempFile(t, "in.bin", in), tempFile(t, "out.bin", nil), tempFile(t, "err.txt", nil)
+	status := bootFiles(t, inF, outF, errF, "-cores", "2", filepath.Join(progDir, "stdio"), "direct")
+	out, errText := readBack(t, outF), string(readBack(t, errF))
+	if status != 0 {
+		t.Fatalf("exit status %d; stderr:\n%s", status, tail(errText, 40))
+	}
+	if !bytes.Equal(out, in) {
+		t.Errorf("stdout differs from stdin: %d bytes out, %d in (first difference at %d)", len(out), len(in), firstDiff(out, in))
+	}
+	if errText != "" {
+		t.Errorf("stderr should be empty, got:\n%s", tail(errText, 20))
+	}
+}
+
 // TestStdioOrder: with stdout and stderr the same file (a shell's 2>&1),
 // lines written alternately to the two keep their order, and the kernel's
 // messages stay out of it.

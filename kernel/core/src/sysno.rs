@@ -151,6 +151,7 @@ syscalls! {
     PRLIMIT64 "prlimit64" = 261,
     RENAMEAT2 "renameat2" = 276,
     GETRANDOM "getrandom" = 278,
+    COPY_FILE_RANGE "copy_file_range" = 285,
     STATX "statx" = 291,
     RSEQ "rseq" = 293,
     PIDFD_SEND_SIGNAL "pidfd_send_signal" = 424,

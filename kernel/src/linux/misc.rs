@@ -35,6 +35,13 @@ pub fn riscv_hwprobe(_: &mut UserSpace) -> SysResult {
     Err(ENOSYS)
 }
 
+/// Deliberate and not logged: Go's `os` tries copy_file_range in io.Copy
+/// between files, takes ENOSYS as "the kernel lacks it" (never asking
+/// again) and copies with read/write, so there is nothing to report.
+pub fn copy_file_range(_: &mut UserSpace) -> SysResult {
+    Err(ENOSYS)
+}
+
 fn field(s: &[u8]) -> [u8; 65] {
     let mut f = [0u8; 65];
     f[..s.len()].copy_from_slice(s);

@@ -100,4 +100,5 @@ syscall_table! {
     GETRUSAGE => misc::getrusage,
     PRCTL => misc::prctl,
     RISCV_HWPROBE => misc::riscv_hwprobe,
+    COPY_FILE_RANGE => misc::copy_file_range,
 }

@@ -10,17 +10,17 @@ import (
 type kind uint8
 
 const (
-	kZero  kind = iota
-	kInt        // small numbers, extremes
-	kFD         // the fuzzer's own descriptors, and bad ones
-	kBuf        // the scratch area, its edges, unmapped and kernel addresses
-	kLen        // 0, 1, page sizes, huge
-	kOff        // file offsets
-	kPath       // paths under /tmp/fuzz, bad pointers, unterminated strings
-	kFlags      // random bits
-	kTime       // a 1 ms timespec or a bad pointer (never a long wait)
-	kScr        // an address in the scratch area (mmap family)
-	kScrLen     // a length that stays inside the scratch area
+	kZero   kind = iota
+	kInt         // small numbers, extremes
+	kFD          // the fuzzer's own descriptors, and bad ones
+	kBuf         // the scratch area, its edges, unmapped and kernel addresses
+	kLen         // 0, 1, page sizes, huge
+	kOff         // file offsets
+	kPath        // paths under /tmp/fuzz, bad pointers, unterminated strings
+	kFlags       // random bits
+	kTime        // a 1 ms timespec or a bad pointer (never a long wait)
+	kScr         // an address in the scratch area (mmap family)
+	kScrLen      // a length that stays inside the scratch area
 )
 
 // call is a system call and what each argument position holds. fix, if
