@@ -48,6 +48,16 @@ func bootFiles(t *testing.T, stdin, stdout, stderr *os.File, args ...string) int
 	if qemuErr != nil || kernelErr != nil {
 		t.Fatalf("cannot boot: %v %v", qemuErr, kernelErr)
 	}
+	status, err := runGometal(stdin, stdout, stderr, nil, args)
+	if err != nil {
+		t.Fatalf("running gometal: %v", err)
+	}
+	return status
+}
+
+// runGometal runs `gometal run -timeout 120s args...` on the given files
+// (one boot slot, the host timeout) and returns its exit status.
+func runGometal(stdin, stdout, stderr *os.File, attr *syscall.SysProcAttr, args []string) (int, error) {
 	bootSem <- struct{}{}
 	defer func() { <-bootSem }()
 	ctx, cancel := context.WithTimeout(context.Background(), hostTimeout)
@@ -56,12 +66,19 @@ func bootFiles(t *testing.T, stdin, stdout, stderr *os.File, args ...string) int
 	cmd.Dir = modRoot
 	cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+kernel)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+	cmd.SysProcAttr = attr
 	cmd.WaitDelay = 5 * time.Second
-	status, err := exitStatus(cmd.Run())
-	if err != nil {
-		t.Fatalf("running gometal: %v", err)
+	return exitStatus(cmd.Run())
+}
+
+// randomBytes is n pseudo-random bytes (every value, 0x04 and NUL included).
+func randomBytes(n int) []byte {
+	b := make([]byte, n)
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(n)))
+	for i := range b {
+		b[i] = byte(r.Uint32())
 	}
-	return status
+	return b
 }
 
 func tempFile(t *testing.T, name string, data []byte) *os.File {
@@ -92,11 +109,7 @@ func readBack(t *testing.T, f *os.File) []byte {
 // and the program's report in err.txt, with no kernel text in out.bin.
 func TestStdioExact(t *testing.T) {
 	t.Parallel()
-	in := make([]byte, stdioMiB()<<20)
-	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 12))
-	for i := range in {
-		in[i] = byte(r.Uint32())
-	}
+	in := randomBytes(stdioMiB() << 20)
 	inF, outF, errF := tempFile(t, "in.bin", in), tempFile(t, "out.bin", nil), tempFile(t, "err.txt", nil)
 	start := time.Now()
 	status := bootFiles(t, inF, outF, errF, "-cores", "2", filepath.Join(progDir, "stdio"))
@@ -145,11 +158,7 @@ func TestStdioEmpty(t *testing.T) {
 // probe, as on Linux.
 func TestStdioDirect(t *testing.T) {
 	t.Parallel()
-	in := make([]byte, 1<<20)
-	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 13))
-	for i := range in {
-		in[i] = byte(r.Uint32())
-	}
+	in := randomBytes(1 << 20)
 	inF, outF, errF := tempFile(t, "in.bin", in), tempFile(t, "out.bin", nil), tempFile(t, "err.txt", nil)
 	status := bootFiles(t, inF, outF, errF, "-cores", "2", filepath.Join(progDir, "stdio"), "direct")
 	out, errText := readBack(t, outF), string(readBack(t, errF))
@@ -359,19 +368,11 @@ func TestStdioTerminalInput(t *testing.T) {
 }
 
 // bootFilesTTY is bootFiles with stdin the controlling terminal of a new
-// session, so that the terminal's Ctrl-C signals gometal and QEMU.
+// session, so that the terminal's Ctrl-C signals gometal and QEMU. It may
+// run on a goroutine of its own, so it reports with Errorf.
 func bootFilesTTY(t *testing.T, tty, stdout, stderr *os.File, args ...string) int {
-	bootSem <- struct{}{}
-	defer func() { <-bootSem }()
-	ctx, cancel := context.WithTimeout(context.Background(), hostTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, gometal, append([]string{"run", "-timeout", "120s"}, args...)...)
-	cmd.Dir = modRoot
-	cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+kernel)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	cmd.WaitDelay = 5 * time.Second
-	status, err := exitStatus(cmd.Run())
+	attr := &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	status, err := runGometal(tty, stdout, stderr, attr, args)
 	if err != nil {
 		t.Errorf("running gometal: %v", err)
 	}
