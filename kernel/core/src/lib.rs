@@ -20,6 +20,8 @@ pub mod pagetable;
 pub mod placement;
 pub mod sigframe;
 pub mod signal;
+pub mod sockaddr;
+pub mod sockopt;
 pub mod sysno;
 pub mod timespec;
 pub mod vma;
