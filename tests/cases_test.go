@@ -145,6 +145,15 @@ func cases() []bootCase {
 			want: []string{"masked: futex wait with SIGUSR1 blocked ended connection timed out", "signals: 4 waiters", "no EINTR", "exits: 8 groups"}},
 		{name: "lockthread", prog: "lockthread", smp: true,
 			want: []string{"tid 1 = pid", "returned locked (threads exited)", "work after thread exits ok"}},
+		// Sockets (issue 11): loopback TCP/UDP over IPv4 and IPv6, AF_UNIX,
+		// net/http; the kernel's socket count shows the sequential
+		// connections left nothing behind (sockets_open at exit).
+		{name: "net", prog: "net", kargs: "stats", mem: "256M",
+			want: []string{"raw: errnos and options ok", "echo: 127.0.0.1, ::1 and dual-stack [::] ok",
+				"concurrent: 100 connections", "bulk: 8 MiB each way, checksums match", "halfclose: reply after CloseWrite ok",
+				"refused: ECONNREFUSED ok", "backlog: 200 connections", "reset: ECONNRESET ok", "udp: IPv4 and IPv6",
+				"unix: stream (path, abstract), datagram, socketpair ok", "http: 20 concurrent requests ok",
+				"seq: 10000 sequential connections ok"}},
 		{name: "example-hello", prog: "hello", example: true, noPass: true,
 			want: []string{"Hello from Go on gometal!", "GOMAXPROCS=", "pipeline:", "ok=true", "slept 100ms", "Bye!"}},
 	}

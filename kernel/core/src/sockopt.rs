@@ -91,6 +91,26 @@ impl SockOpt {
     }
 }
 
+/// What a stored option reads before any setsockopt (Linux's defaults:
+/// TTL and hop limit 64, one multicast hop, multicast loop on, keepalive
+/// after 7200 s every 75 s nine times; the rest 0).
+pub fn default_value(level: i32, name: i32) -> i32 {
+    match (level, name) {
+        (IPPROTO_IP, 2) | (IPPROTO_IPV6, 16) => 64,
+        (IPPROTO_IP, 33 | 34) | (IPPROTO_IPV6, 18 | 19) => 1,
+        (IPPROTO_TCP, 2) => 536,
+        (IPPROTO_TCP, 4) => 7200,
+        (IPPROTO_TCP, 5) => 75,
+        (IPPROTO_TCP, 6) => 9,
+        _ => 0,
+    }
+}
+
+/// Options Linux stores as a yes/no (setting 5 reads back 1).
+pub fn is_bool(level: i32, name: i32) -> bool {
+    matches!((level, name), (SOL_SOCKET, 1 | 2 | 5 | 6 | 9 | 10 | 15 | 16) | (IPPROTO_TCP, 1 | 3 | 12) | (IPPROTO_IPV6, 26))
+}
+
 /// net.core.rmem_max and wmem_max: the most SO_RCVBUF/SO_SNDBUF may ask.
 pub const BUF_MAX: i32 = 212_992;
 /// SOCK_MIN_RCVBUF and SOCK_MIN_SNDBUF.
@@ -121,7 +141,7 @@ pub const SOMAXCONN: i32 = 4096;
 /// The accept-queue length listen(backlog) gives (a negative or too large
 /// backlog means the maximum, as on Linux).
 pub fn backlog(requested: i32) -> usize {
-    if requested < 0 || requested > SOMAXCONN {
+    if !(0..=SOMAXCONN).contains(&requested) {
         SOMAXCONN as usize
     } else {
         requested as usize
@@ -141,6 +161,15 @@ mod tests {
         assert_eq!(SockOpt::lookup(99, 1), None);
         assert!(SockOpt::lookup(1, 4).unwrap().read_only());
         assert_eq!(SockOpt::lookup(1, 13).unwrap().layout(), Layout::Linger);
+    }
+
+    #[test]
+    fn defaults_and_bools() {
+        assert_eq!(default_value(IPPROTO_IP, 2), 64);
+        assert_eq!(default_value(IPPROTO_TCP, 4), 7200);
+        assert_eq!(default_value(SOL_SOCKET, 9), 0);
+        assert!(is_bool(IPPROTO_TCP, 1) && is_bool(SOL_SOCKET, 9));
+        assert!(!is_bool(IPPROTO_TCP, 4));
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub enum FileKind {
     Epoll(Arc<Epoll>),
     /// An end of a pipe or FIFO; which end(s) is the access mode.
     Pipe(Arc<Pipe>),
+    Socket(Arc<crate::net::Socket>),
 }
 
 pub const O_NONBLOCK: u32 = 0o4000;

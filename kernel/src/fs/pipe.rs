@@ -164,6 +164,21 @@ impl Pipe {
         b.len() < CAPACITY.min(b.capacity().max(SMALL_CAPACITY)) || self.readers.load(Ordering::Acquire) == 0
     }
 
+    /// Copies the start of the buffer without taking it (MSG_PEEK).
+    pub fn peek(&self, buf: &mut [u8]) -> usize {
+        let b = self.buffer.lock();
+        let n = buf.len().min(b.len());
+        for (dst, src) in buf.iter_mut().zip(b.iter()) {
+            *dst = *src;
+        }
+        n
+    }
+
+    /// Bytes waiting to be read.
+    pub fn len(&self) -> usize {
+        self.buffer.lock().len()
+    }
+
     pub fn hung_up_for_reader(&self) -> bool {
         self.writers.load(Ordering::Acquire) == 0
     }

@@ -144,6 +144,7 @@ pub fn fcntl(_: &mut UserSpace, fd: Fd, cmd: u32, arg: u64) -> SysResult {
 
 const FIONBIO: u32 = 0x5421;
 const FIOCLEX: u32 = 0x5451;
+const FIONREAD: u32 = 0x541b;
 const FIONCLEX: u32 = 0x5450;
 
 /// ioctl(fd, request, argp): `argp` points at an int for FIONBIO.
@@ -164,6 +165,7 @@ pub fn ioctl(user: &mut UserSpace, fd: Fd, request: u32, argp: UserPtr<i32>) -> 
             FileKind::Device(Device::Stdio(n)) if crate::stdio::is_tty(crate::stdio::Stream::from_fd(*n as usize)) => {
                 super::tty::ioctl(user, request, argp.addr())
             }
+            FileKind::Socket(s) if request == FIONREAD => user.write(argp, &(crate::net::data::pending(s) as i32)).map(|_| 0),
             _ => Err(ENOTTY),
         },
     }

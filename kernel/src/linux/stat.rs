@@ -68,6 +68,7 @@ fn of_file(file: &OpenFile) -> Meta {
             Meta { mode: S_IFCHR | perm, nlink: 1, rdev: d.rdev(), ..Meta::default() }
         }
         FileKind::Pipe(_) => Meta { mode: S_IFIFO | 0o600, nlink: 1, ..Meta::default() },
+        FileKind::Socket(_) => Meta { mode: 0o140777, nlink: 1, ..Meta::default() }, // S_IFSOCK
         FileKind::EventFd(_) | FileKind::Epoll(_) => Meta { mode: 0o600, nlink: 1, ..Meta::default() },
     }
 }

@@ -6,7 +6,7 @@
 //! included, so `syscall` handles it before the table.
 
 use super::args::{Args, Handler};
-use super::{dirs, fs, futex, io, memory, misc, nr, poll, signal, stat, thread, time, unknown, SysResult};
+use super::{dirs, fs, futex, io, memory, misc, nr, poll, signal, socket, sockmsg, sockopt, stat, thread, time, unknown, SysResult};
 use crate::mm::uaccess::UserSpace;
 
 syscall_table! {
@@ -101,4 +101,22 @@ syscall_table! {
     PRCTL => misc::prctl,
     RISCV_HWPROBE => misc::riscv_hwprobe,
     COPY_FILE_RANGE => misc::copy_file_range,
+    SOCKET => socket::socket,
+    SOCKETPAIR => socket::socketpair,
+    BIND => socket::bind,
+    LISTEN => socket::listen,
+    ACCEPT => socket::accept,
+    ACCEPT4 => socket::accept4,
+    CONNECT => socket::connect,
+    GETSOCKNAME => socket::getsockname,
+    GETPEERNAME => socket::getpeername,
+    SHUTDOWN => socket::shutdown,
+    SENDTO => sockmsg::sendto,
+    RECVFROM => sockmsg::recvfrom,
+    SENDMSG => sockmsg::sendmsg,
+    RECVMSG => sockmsg::recvmsg,
+    SETSOCKOPT => sockopt::setsockopt,
+    GETSOCKOPT => sockopt::getsockopt,
+    SPLICE => sockmsg::splice,
+    SENDFILE => sockmsg::sendfile,
 }
