@@ -48,13 +48,15 @@ pub fn setsockopt(user: &mut UserSpace, fd: Fd, level: i32, name: i32, val: User
     let b = user.read_bytes(val.slice(need))?;
     let int = |at: usize| i32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
     let long = |at: usize| i64::from_le_bytes(b[at..at + 8].try_into().unwrap_or([0; 8]));
+    // Looked at before the options lock: bind takes the two the other way.
+    let bound = sock.bound.lock().is_some();
     let mut o = sock.opts.lock();
     match opt {
         SockOpt::RcvBuf => o.set_buffer(int(0), false),
         SockOpt::SndBuf => o.set_buffer(int(0), true),
         SockOpt::ReuseAddr => o.reuse_addr = int(0) != 0,
         SockOpt::ReusePort => o.reuse_port = int(0) != 0,
-        SockOpt::V6Only if sock.bound.lock().is_some() => return Err(EINVAL),
+        SockOpt::V6Only if bound => return Err(EINVAL),
         SockOpt::V6Only => o.v6only = int(0) != 0,
         SockOpt::Linger => o.linger = (int(0), int(4)),
         SockOpt::RcvTimeo => o.rcvtimeo = (long(0), long(8)),
