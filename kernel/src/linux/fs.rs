@@ -43,6 +43,7 @@ pub fn openat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, flags: Ope
         Kind::Dir(_) => FileKind::Directory(node.clone()),
         _ if flags.contains(OpenFlags::DIRECTORY) => return Err(ENOTDIR),
         Kind::Device(d) => FileKind::Device(*d),
+        Kind::Socket(_) => return Err(ENXIO), // as Linux: sockets are not opened
         Kind::Fifo(pipe) => {
             let (r, w) = (access != fd::O_WRONLY, access != O_RDONLY);
             pipe.open_end(r, w, flags.contains(OpenFlags::NONBLOCK))?;

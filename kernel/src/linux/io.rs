@@ -121,7 +121,7 @@ fn write_file(user: &mut UserSpace, file: &Arc<OpenFile>, buf: UserSlice, at: Op
     Ok(done)
 }
 
-fn write_chunk(file: &OpenFile, bytes: &[u8], at: Option<u64>) -> SysResult {
+pub(super) fn write_chunk(file: &OpenFile, bytes: &[u8], at: Option<u64>) -> SysResult {
     match &file.kind {
         FileKind::Device(Device::Console) => {
             console::write_bytes(bytes);

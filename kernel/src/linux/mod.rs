@@ -12,6 +12,7 @@ mod io;
 mod memory;
 mod misc;
 mod poll;
+mod sendfile;
 mod signal;
 mod sockconn;
 mod socket;

@@ -12,6 +12,7 @@ use crate::fs::fd::Fd;
 use crate::mm::uaccess::{zeroed, UserPtr, UserSlice, UserSpace, UserValue};
 use crate::net::data;
 use alloc::vec::Vec;
+use gometal_core::sockaddr::{SockAddr, UnixAddr};
 use gometal_core::errno::*;
 
 const MSG_PEEK: i32 = 0x2;
@@ -62,12 +63,6 @@ impl UserValue for MsgHdr {
 /// the copy.
 pub fn splice(_: &mut UserSpace) -> SysResult {
     Err(EINVAL)
-}
-
-/// Deliberate and not logged: Go's TCPConn.ReadFrom from a file tries
-/// sendfile and copies with read/write on ENOSYS.
-pub fn sendfile(_: &mut UserSpace) -> SysResult {
-    Err(ENOSYS)
 }
 
 fn nonblocking(file_nonblock: bool, flags: i32) -> bool {
@@ -130,12 +125,19 @@ fn recv(user: &mut UserSpace, fd: Fd, bufs: &[UserSlice], flags: i32) -> Result<
     Ok(got)
 }
 
+/// The sender address to hand back: none for a stream, and none for an
+/// unbound AF_UNIX sender (Linux reports a zero length, which Go reads as
+/// "no address").
+fn sender(got: &data::Received) -> Option<&SockAddr> {
+    got.from.as_ref().filter(|a| **a != SockAddr::Unix(UnixAddr::Unnamed))
+}
+
 pub fn recvfrom(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize, flags: i32, addr: UserPtr<u8>, alen: UserPtr<u32>) -> SysResult {
     let got = recv(user, fd, &[buf.slice(len)], flags)?;
-    if let Some(from) = &got.from {
+    if let Some(from) = sender(&got) {
         write_addr(user, addr, alen, from)?;
     } else if !addr.is_null() {
-        user.write(alen, &0u32)?; // a stream has no per-message sender
+        user.write(alen, &0u32)?;
     }
     Ok(if flags & MSG_TRUNC != 0 { got.full } else { got.copied })
 }
@@ -146,7 +148,7 @@ pub fn recvmsg(user: &mut UserSpace, fd: Fd, msg: UserPtr<MsgHdr>, flags: i32) -
     let got = recv(user, fd, &bufs, flags)?;
     let base = msg.addr();
     let namelen_at: UserPtr<u32> = UserPtr::new(base + 8);
-    match &got.from {
+    match sender(&got) {
         Some(from) if !m.name.is_null() => write_addr(user, m.name, namelen_at, from)?,
         _ => user.write(namelen_at, &0u32)?,
     }

@@ -36,7 +36,7 @@ fn of_inode(n: &Inode) -> Meta {
         }
         Kind::Symlink(t) => (t.len() as u64, 0),
         Kind::Dir(_) => (4096, 8),
-        Kind::Device(_) | Kind::Fifo(_) => (0, 0),
+        Kind::Device(_) | Kind::Fifo(_) | Kind::Socket(_) => (0, 0),
     };
     let rdev = if let Kind::Device(d) = &n.kind { d.rdev() } else { (0, 0) };
     Meta {

@@ -6,7 +6,7 @@
 //! included, so `syscall` handles it before the table.
 
 use super::args::{Args, Handler};
-use super::{dirs, fs, futex, io, memory, misc, nr, poll, signal, socket, sockmsg, sockopt, stat, thread, time, unknown, SysResult};
+use super::{dirs, fs, futex, io, memory, misc, nr, poll, sendfile, signal, socket, sockmsg, sockopt, stat, thread, time, unknown, SysResult};
 use crate::mm::uaccess::UserSpace;
 
 syscall_table! {
@@ -118,5 +118,5 @@ syscall_table! {
     SETSOCKOPT => sockopt::setsockopt,
     GETSOCKOPT => sockopt::getsockopt,
     SPLICE => sockmsg::splice,
-    SENDFILE => sockmsg::sendfile,
+    SENDFILE => sendfile::sendfile,
 }

@@ -39,6 +39,8 @@ pub enum State {
 pub enum Bound {
     Inet(super::inet::Binding),
     Unix(super::unixns::Name),
+    /// A path in the file system (the node outlives the socket).
+    Path,
 }
 
 pub struct Socket {

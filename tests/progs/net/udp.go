@@ -68,6 +68,12 @@ func unixSockets() {
 		l, err := net.Listen("unix", name)
 		check("listen unix "+name, err)
 		go echoServer(l)
+		if name[0] == '/' {
+			fi, err := os.Stat(name)
+			if err != nil || fi.Mode()&os.ModeSocket == 0 {
+				fail("the bound path is no socket file: %v %v", fi, err)
+			}
+		}
 		echoOnce("unix", name)
 		if _, err := net.Listen("unix", name); err == nil {
 			fail("second listen on %s succeeded", name)
@@ -90,6 +96,15 @@ func unixSockets() {
 	if string(buf[:n]) != "to b" || from.String() != a.LocalAddr().String() {
 		fail("unixgram: %q from %v", buf[:n], from)
 	}
+	// An unbound sender has no address (Linux: a zero length).
+	anon, err := net.DialUnix("unixgram", nil, b.LocalAddr().(*net.UnixAddr))
+	check("unixgram dial", err)
+	_, err = anon.Write([]byte("anon"))
+	check("unixgram anonymous write", err)
+	if _, from, err = b.ReadFrom(buf); err != nil || from != nil {
+		fail("unixgram from an unbound sender: %v %v, want no address", from, err)
+	}
+	anon.Close()
 	a.Close()
 	b.Close()
 	// socketpair: both types.
