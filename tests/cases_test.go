@@ -152,7 +152,7 @@ func cases() []bootCase {
 			want: []string{"raw: errnos and options ok", "echo: 127.0.0.1, ::1 and dual-stack [::] ok",
 				"concurrent: 100 connections", "bulk: 8 MiB each way, checksums match", "halfclose: reply after CloseWrite ok",
 				"refused: ECONNREFUSED ok", "backlog: 200 connections", "reset: ECONNRESET ok", "udp: IPv4 and IPv6",
-				"unix: stream (path, abstract), datagram, socketpair ok", "http: 20 concurrent requests ok",
+				"unix: stream (path, abstract), seqpacket, datagram, socketpair ok", "http: 20 concurrent requests ok",
 				"seq: 10000 sequential connections ok"}},
 		{name: "example-hello", prog: "hello", example: true, noPass: true,
 			want: []string{"Hello from Go on gometal!", "GOMAXPROCS=", "pipeline:", "ok=true", "slept 100ms", "Bye!"}},

@@ -23,7 +23,7 @@ pub fn connect(user: &mut UserSpace, fd: Fd, addr: UserPtr<u8>, len: u32) -> Sys
     let to = read_addr(user, addr, len)?;
     match sock.ty {
         SockType::Dgram => connect_dgram(&sock, to),
-        SockType::Stream => {
+        SockType::Stream | SockType::SeqPacket => {
             match &*sock.state.lock() {
                 State::Connected(_) => return Err(EISCONN),
                 State::Listening(_) => return Err(EINVAL),

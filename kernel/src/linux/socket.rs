@@ -18,6 +18,7 @@ use gometal_core::sockopt;
 
 const SOCK_STREAM: i32 = 1;
 const SOCK_DGRAM: i32 = 2;
+const SOCK_SEQPACKET: i32 = 5;
 const SOCK_NONBLOCK: i32 = OpenFlags::NONBLOCK.bits() as i32;
 const SOCK_CLOEXEC: i32 = OpenFlags::CLOEXEC.bits() as i32;
 const O_RDWR: u32 = 2;
@@ -76,11 +77,12 @@ fn make(domain: i32, ty: i32, protocol: i32) -> Result<Arc<Socket>, Errno> {
     let kind = match ty & 0xf {
         SOCK_STREAM => SockType::Stream,
         SOCK_DGRAM => SockType::Dgram,
+        SOCK_SEQPACKET if family == Family::Unix => SockType::SeqPacket,
         _ => return Err(ESOCKTNOSUPPORT),
     };
     let ok = match (family, kind) {
         (Family::Unix, _) => protocol == 0 || protocol == AF_UNIX as i32,
-        (_, SockType::Stream) => protocol == 0 || protocol == sockopt::IPPROTO_TCP,
+        (_, SockType::Stream | SockType::SeqPacket) => protocol == 0 || protocol == sockopt::IPPROTO_TCP,
         (_, SockType::Dgram) => protocol == 0 || protocol == sockopt::IPPROTO_UDP,
     };
     if !ok {
@@ -103,8 +105,8 @@ pub fn socketpair(user: &mut UserSpace, domain: i32, ty: i32, protocol: i32, sv:
         *s.local.lock() = Some(SockAddr::Unix(UnixAddr::Unnamed));
         *s.peer.lock() = Some(SockAddr::Unix(UnixAddr::Unnamed));
     }
-    if a.ty == SockType::Stream {
-        let (ea, eb) = stream::Endpoint::pair(false)?;
+    if a.ty.connected() {
+        let (ea, eb) = stream::Endpoint::pair(false, a.ty == SockType::SeqPacket)?;
         *a.state.lock() = State::Connected(Arc::new(ea));
         *b.state.lock() = State::Connected(Arc::new(eb));
     } else {
@@ -147,7 +149,7 @@ pub fn bind(user: &mut UserSpace, fd: Fd, addr: UserPtr<u8>, len: u32) -> SysRes
 
 pub fn listen(_: &mut UserSpace, fd: Fd, backlog: i32) -> SysResult {
     let (_, sock) = socket_of(fd)?;
-    if sock.ty != SockType::Stream {
+    if !sock.ty.connected() {
         return Err(EOPNOTSUPP);
     }
     if sock.bound.lock().is_none() {
@@ -183,7 +185,7 @@ pub fn accept4(user: &mut UserSpace, fd: Fd, addr: UserPtr<u8>, len: UserPtr<u32
         return Err(EINVAL);
     }
     let (file, sock) = socket_of(fd)?;
-    if sock.ty != SockType::Stream {
+    if !sock.ty.connected() {
         return Err(EOPNOTSUPP);
     }
     let conn = stream::accept(&sock, file.nonblocking())?;
@@ -204,7 +206,7 @@ pub fn getsockname(user: &mut UserSpace, fd: Fd, addr: UserPtr<u8>, len: UserPtr
 
 pub fn getpeername(user: &mut UserSpace, fd: Fd, addr: UserPtr<u8>, len: UserPtr<u32>) -> SysResult {
     let (_, sock) = socket_of(fd)?;
-    if sock.ty == SockType::Stream && !matches!(*sock.state.lock(), State::Connected(_)) {
+    if sock.ty.connected() && !matches!(*sock.state.lock(), State::Connected(_)) {
         return Err(ENOTCONN);
     }
     let peer = sock.peer.lock().clone().ok_or(ENOTCONN)?;

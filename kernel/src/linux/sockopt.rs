@@ -75,7 +75,11 @@ fn value(sock: &Socket, opt: SockOpt) -> Vec<u8> {
     let int = |v: i32| v.to_le_bytes().to_vec();
     let o = sock.opts.lock();
     match opt {
-        SockOpt::Type => int(if sock.ty == SockType::Stream { 1 } else { 2 }),
+        SockOpt::Type => int(match sock.ty {
+            SockType::Stream => 1,
+            SockType::Dgram => 2,
+            SockType::SeqPacket => 5,
+        }),
         SockOpt::Error => int(sock.take_error().map_or(0, |e| e.value() as i32)),
         SockOpt::AcceptConn => int(matches!(*sock.state.lock(), State::Listening(_)) as i32),
         SockOpt::Domain => int(match sock.family {
@@ -85,7 +89,7 @@ fn value(sock: &Socket, opt: SockOpt) -> Vec<u8> {
         }),
         SockOpt::Protocol => int(match (sock.is_inet(), sock.ty) {
             (false, _) => 0,
-            (true, SockType::Stream) => IPPROTO_TCP,
+            (true, SockType::Stream | SockType::SeqPacket) => IPPROTO_TCP,
             (true, SockType::Dgram) => gometal_core::sockopt::IPPROTO_UDP,
         }),
         SockOpt::RcvBuf => int(o.rcvbuf),

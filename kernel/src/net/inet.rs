@@ -32,7 +32,7 @@ static NEXT_PORT: AtomicU16 = AtomicU16::new(40000);
 
 fn table(ty: SockType) -> &'static Table {
     match ty {
-        SockType::Stream => &TCP,
+        SockType::Stream | SockType::SeqPacket => &TCP,
         SockType::Dgram => &UDP,
     }
 }

@@ -14,9 +14,11 @@
 //! protocol, inet.rs; one for AF_UNIX names, unixns.rs) have one lock each,
 //! held only to bind, look up and unbind. No lock covers all sockets.
 
+pub mod channel;
 pub mod data;
 pub mod dgram;
 pub mod inet;
+pub mod msgpipe;
 pub mod options;
 pub mod socket;
 pub mod stream;

@@ -24,6 +24,15 @@ pub enum Family {
 pub enum SockType {
     Stream,
     Dgram,
+    /// AF_UNIX only: connected, reliable, with message boundaries.
+    SeqPacket,
+}
+
+impl SockType {
+    /// Connected through listen/accept/connect (stream, seqpacket).
+    pub fn connected(self) -> bool {
+        self != SockType::Dgram
+    }
 }
 
 pub enum State {

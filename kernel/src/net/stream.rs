@@ -8,11 +8,11 @@
 //! has) fails with ECONNRESET. `Link` carries that between the two ends.
 
 use super::socket::{stream_bits, Socket, State};
-use crate::fs::pipe::Pipe;
+use super::channel::Channel;
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicBool, Ordering};
-use gometal_core::errno::{Errno, EAGAIN, ECONNRESET, EINTR, ENOBUFS, EPIPE};
+use gometal_core::errno::{Errno, EAGAIN, ECONNRESET, EINTR, EPIPE};
 use spin::Mutex;
 
 /// What the two ends of a connection share besides the pipes.
@@ -23,8 +23,8 @@ struct Link {
 
 /// One end of a connected stream.
 pub struct Endpoint {
-    rx: Arc<Pipe>,
-    tx: Arc<Pipe>,
+    rx: Channel,
+    tx: Channel,
     link: Arc<Link>,
     side: usize,
     /// TCP (resets on close with unread data); AF_UNIX streams do not.
@@ -35,11 +35,12 @@ pub struct Endpoint {
 
 impl Endpoint {
     /// The two ends of a new connection; ENOBUFS when the heap is out.
-    pub fn pair(tcp: bool) -> Result<(Endpoint, Endpoint), Errno> {
-        let a_to_b = Arc::new(Pipe::new().ok_or(ENOBUFS)?);
-        let b_to_a = Arc::new(Pipe::new().ok_or(ENOBUFS)?);
+    /// `messages`: AF_UNIX seqpacket (each write one message).
+    pub fn pair(tcp: bool, messages: bool) -> Result<(Endpoint, Endpoint), Errno> {
+        let a_to_b = Channel::new(messages)?;
+        let b_to_a = Channel::new(messages)?;
         let link = Arc::new(Link { reset: [AtomicBool::new(false), AtomicBool::new(false)] });
-        let end = |rx: &Arc<Pipe>, tx: &Arc<Pipe>, side| Endpoint {
+        let end = |rx: &Channel, tx: &Channel, side| Endpoint {
             rx: rx.clone(),
             tx: tx.clone(),
             link: link.clone(),
@@ -106,7 +107,7 @@ impl Endpoint {
 
     /// The sum of both pipes' change counters.
     pub fn generation(&self) -> u64 {
-        self.rx.generation.load(Ordering::Acquire).wrapping_add(self.tx.generation.load(Ordering::Acquire))
+        self.rx.generation().wrapping_add(self.tx.generation())
     }
 
     pub fn readiness(&self) -> u32 {
@@ -192,7 +193,7 @@ pub fn connect_to(client: &Arc<Socket>, server: &Arc<Socket>, client_addr: gomet
         State::Listening(l) => l.clone(),
         _ => return Err(gometal_core::errno::ECONNREFUSED),
     };
-    let (client_end, server_end) = Endpoint::pair(client.is_tcp())?;
+    let (client_end, server_end) = Endpoint::pair(client.is_tcp(), client.ty == super::SockType::SeqPacket)?;
     let accepted = Socket::new(server.family, server.ty);
     *accepted.local.lock() = Some(server_addr);
     *accepted.peer.lock() = Some(client_addr);

@@ -63,6 +63,7 @@ func udp() {
 func unixSockets() {
 	dir, err := os.MkdirTemp("", "sock")
 	check("MkdirTemp", err)
+	buf := make([]byte, 100)
 	defer os.RemoveAll(dir)
 	for _, name := range []string{filepath.Join(dir, "s"), "@gometal-abstract"} {
 		l, err := net.Listen("unix", name)
@@ -83,6 +84,26 @@ func unixSockets() {
 	if _, err := net.Dial("unix", filepath.Join(dir, "nobody")); !errors.Is(err, syscall.ENOENT) {
 		fail("dial a missing unix path: %v, want ENOENT", err)
 	}
+	// seqpacket keeps message boundaries.
+	pl, err := net.Listen("unixpacket", filepath.Join(dir, "pkt"))
+	check("listen unixpacket", err)
+	go func() {
+		c, err := pl.Accept()
+		check("accept unixpacket", err)
+		c.Write([]byte("one"))
+		c.Write([]byte("two"))
+		c.Close()
+	}()
+	pc, err := net.Dial("unixpacket", filepath.Join(dir, "pkt"))
+	check("dial unixpacket", err)
+	for _, want := range []string{"one", "two", ""} {
+		n, err := pc.Read(buf[:100])
+		if string(buf[:n]) != want || (want != "" && err != nil) {
+			fail("unixpacket read %q %v, want %q", buf[:n], err, want)
+		}
+	}
+	pc.Close()
+	pl.Close()
 	// Datagrams with addresses.
 	a, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: filepath.Join(dir, "a"), Net: "unixgram"})
 	check("unixgram a", err)
@@ -90,7 +111,6 @@ func unixSockets() {
 	check("unixgram b", err)
 	_, err = a.WriteTo([]byte("to b"), b.LocalAddr())
 	check("unixgram write", err)
-	buf := make([]byte, 100)
 	n, from, err := b.ReadFrom(buf)
 	check("unixgram read", err)
 	if string(buf[:n]) != "to b" || from.String() != a.LocalAddr().String() {
@@ -128,5 +148,5 @@ func unixSockets() {
 		}
 		f1.Close()
 	}
-	fmt.Println("unix: stream (path, abstract), datagram, socketpair ok")
+	fmt.Println("unix: stream (path, abstract), seqpacket, datagram, socketpair ok")
 }
