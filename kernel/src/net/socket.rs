@@ -185,6 +185,12 @@ pub fn stream_bits(readable: bool, writable: bool, peer_done: bool, both_done: b
 
 impl Drop for Socket {
     fn drop(&mut self) {
+        let linger = self.opts.lock().linger;
+        if self.is_tcp() && linger.0 != 0 && linger.1 == 0 {
+            if let State::Connected(e) = &*self.state.lock() {
+                e.abort();
+            }
+        }
         super::count_closed();
     }
 }

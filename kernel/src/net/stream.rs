@@ -119,6 +119,12 @@ impl Endpoint {
         stream_bits(self.rx.readable() || rd_shut, writable, peer_done, both, self.was_reset())
     }
 
+    /// Resets the connection (close with SO_LINGER on and a zero timeout:
+    /// Linux sends RST instead of FIN).
+    pub fn abort(&self) {
+        self.link.reset[1 - self.side].store(true, Ordering::Release);
+    }
+
     /// Bytes waiting to be read (FIONREAD/SIOCINQ).
     pub fn pending(&self) -> usize {
         self.rx.len()

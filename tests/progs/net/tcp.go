@@ -249,6 +249,17 @@ func reset() {
 	if !errors.Is(err, syscall.ECONNRESET) {
 		fail("read after peer closed with unread data: %v, want ECONNRESET", err)
 	}
+	// SO_LINGER 0: close resets even with nothing unread.
+	c2, err := net.Dial("tcp", l.Addr().String())
+	check("dial", err)
+	defer c2.Close()
+	s2, err := l.Accept()
+	check("accept", err)
+	s2.(*net.TCPConn).SetLinger(0)
+	s2.Close()
+	if _, err = c2.Read(make([]byte, 1)); !errors.Is(err, syscall.ECONNRESET) {
+		fail("read after peer closed with SO_LINGER 0: %v, want ECONNRESET", err)
+	}
 	fmt.Println("reset: ECONNRESET ok")
 }
 
