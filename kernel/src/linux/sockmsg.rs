@@ -110,7 +110,7 @@ pub fn sendmsg(user: &mut UserSpace, fd: Fd, msg: UserPtr<MsgHdr>, flags: i32) -
 /// sender).
 fn recv(user: &mut UserSpace, fd: Fd, bufs: &[UserSlice], flags: i32) -> Result<data::Received, Errno> {
     let (file, sock) = socket_of(fd)?;
-    let want = bufs.iter().map(|b| b.len()).sum::<usize>().min(MAX_IO);
+    let want = bufs.iter().fold(0usize, |n, b| n.saturating_add(b.len())).min(MAX_IO);
     let mut bytes = zeroed(want)?;
     let got = data::recv(&sock, &mut bytes, nonblocking(file.nonblocking(), flags), flags & MSG_PEEK != 0)?;
     let mut done = 0;
