@@ -3,8 +3,8 @@
 // connections, bulk transfer with a checksum, half-close, refusal, the
 // accept backlog, resets, UDP, AF_UNIX (stream, datagram, socketpair),
 // an HTTP server and client, sequential connections without leaks, and
-// the raw calls' errnos. Arguments name phases (default: all); "seq=N"
-// and "bulk=MiB" set sizes.
+// the raw calls' errnos. Arguments name phases (default: all but "many");
+// "seq=N", "many=N" and "bulk=MiB" set sizes.
 package main
 
 import (
@@ -15,8 +15,9 @@ import (
 )
 
 var (
-	seqConns = 10000
-	bulkMiB  = 8
+	manyConns = 1000
+	seqConns  = 10000
+	bulkMiB   = 8
 )
 
 func fail(format string, args ...any) {
@@ -46,6 +47,7 @@ var phases = []struct {
 	{"unix", unixSockets},
 	{"http", httpPhase},
 	{"seq", sequential},
+	{"many", many},
 }
 
 func main() {
@@ -55,6 +57,8 @@ func main() {
 			n, err := strconv.Atoi(v)
 			check("argument "+a, err)
 			switch k {
+			case "many":
+				manyConns = n
 			case "seq":
 				seqConns = n
 			case "bulk":
@@ -67,7 +71,7 @@ func main() {
 		want[a] = true
 	}
 	for _, p := range phases {
-		if len(want) == 0 || want[p.name] {
+		if (len(want) == 0 && p.name != "many") || want[p.name] {
 			p.run()
 		}
 	}

@@ -263,6 +263,38 @@ func reset() {
 	fmt.Println("reset: ECONNRESET ok")
 }
 
+// many holds manyConns connections open at once, then echoes once on each
+// (the cost of many registered descriptors in one epoll).
+func many() {
+	l := listen("tcp", "127.0.0.1:0")
+	defer l.Close()
+	start := time.Now()
+	conns := make([]net.Conn, manyConns)
+	for i := range conns {
+		c, err := net.Dial("tcp", l.Addr().String())
+		check(fmt.Sprintf("dial %d", i), err)
+		conns[i] = c
+	}
+	opened := time.Since(start)
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Add(1)
+		go func(c net.Conn) {
+			defer wg.Done()
+			c.Write([]byte("x"))
+			b := make([]byte, 1)
+			_, err := io.ReadFull(c, b)
+			check("many read", err)
+		}(c)
+	}
+	wg.Wait()
+	echoed := time.Since(start) - opened
+	for _, c := range conns {
+		c.Close()
+	}
+	fmt.Printf("many: %d connections open at once: opened in %v, one echo each in %v\n", manyConns, opened.Round(time.Millisecond), echoed.Round(time.Millisecond))
+}
+
 // sequential: seqConns connect/echo/close in a row (the kernel's socket
 // count, reported by the stats, shows none leaked).
 func sequential() {
