@@ -18,6 +18,7 @@ mod sockconn;
 mod socket;
 mod sockmsg;
 mod sockopt;
+mod splice;
 mod stat;
 mod thread;
 mod time;

@@ -15,6 +15,7 @@ use crate::net::socket::State;
 use crate::net::stream::connect_to;
 use crate::net::{inet, unixns, Family, SockType, Socket};
 use alloc::sync::Arc;
+use core::sync::atomic::Ordering;
 use gometal_core::errno::*;
 use gometal_core::sockaddr::{InetAddr, SockAddr, UnixAddr};
 
@@ -24,6 +25,14 @@ pub fn connect(user: &mut UserSpace, fd: Fd, addr: UserPtr<u8>, len: u32) -> Sys
     match sock.ty {
         SockType::Dgram => connect_dgram(&sock, to),
         SockType::Stream | SockType::SeqPacket => {
+            // The connect after an EINPROGRESS reports the outcome: 0 once
+            // connected (EISCONN only after that), or the error.
+            if sock.connecting.swap(false, Ordering::AcqRel) {
+                return match sock.take_error() {
+                    Some(e) => Err(e),
+                    None => Ok(0),
+                };
+            }
             match &*sock.state.lock() {
                 State::Connected(_) => return Err(EISCONN),
                 State::Listening(_) => return Err(EINVAL),
@@ -64,6 +73,9 @@ fn connect_tcp(sock: &Arc<Socket>, to: InetAddr, nonblock: bool) -> SysResult {
             connect_to(sock, &server, client_addr, server_addr).map_err(|e| if e == EAGAIN { ECONNREFUSED } else { e })
         }
     };
+    if nonblock {
+        sock.connecting.store(true, Ordering::Release);
+    }
     match outcome {
         Ok(()) if nonblock => Err(EINPROGRESS),
         Ok(()) => Ok(0),

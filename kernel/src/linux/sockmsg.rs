@@ -57,14 +57,6 @@ impl UserValue for MsgHdr {
     }
 }
 
-/// Deliberate and not logged: Go's TCPConn.ReadFrom (io.Copy between
-/// connections) tries splice through a pipe and falls back to read/write
-/// only on EINVAL, Linux's "not for this kind of file"; ENOSYS would fail
-/// the copy.
-pub fn splice(_: &mut UserSpace) -> SysResult {
-    Err(EINVAL)
-}
-
 fn nonblocking(file_nonblock: bool, flags: i32) -> bool {
     file_nonblock || flags & MSG_DONTWAIT != 0
 }

@@ -6,7 +6,7 @@
 //! included, so `syscall` handles it before the table.
 
 use super::args::{Args, Handler};
-use super::{dirs, fs, futex, io, memory, misc, nr, poll, sendfile, signal, socket, sockmsg, sockopt, stat, thread, time, unknown, SysResult};
+use super::{dirs, fs, futex, io, memory, misc, nr, poll, sendfile, signal, socket, sockmsg, sockopt, splice, stat, thread, time, unknown, SysResult};
 use crate::mm::uaccess::UserSpace;
 
 syscall_table! {
@@ -117,6 +117,6 @@ syscall_table! {
     RECVMSG => sockmsg::recvmsg,
     SETSOCKOPT => sockopt::setsockopt,
     GETSOCKOPT => sockopt::getsockopt,
-    SPLICE => sockmsg::splice,
+    SPLICE => splice::splice,
     SENDFILE => sendfile::sendfile,
 }

@@ -65,6 +65,9 @@ pub struct Socket {
     /// SO_ERROR: set by a failed non-blocking connect or an ICMP-like
     /// refusal; taken by getsockopt or the next send/receive.
     pending_error: Mutex<Option<Errno>>,
+    /// A non-blocking connect answered EINPROGRESS and no connect call has
+    /// seen its outcome yet (the next one reports it, as on Linux).
+    pub connecting: core::sync::atomic::AtomicBool,
     /// Datagrams waiting to be received (datagram sockets only).
     pub queue: Option<DgramQueue>,
     /// Threads in accept, and datagram senders and receivers.
@@ -86,6 +89,7 @@ impl Socket {
             bound: Mutex::new(None),
             opts: Mutex::new(Options::new(family, ty)),
             pending_error: Mutex::new(None),
+            connecting: core::sync::atomic::AtomicBool::new(false),
             queue: (ty == SockType::Dgram).then(DgramQueue::new),
             waiters: WaitQueue::new(),
             generation: AtomicU64::new(0),

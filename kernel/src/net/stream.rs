@@ -31,6 +31,8 @@ pub struct Endpoint {
     tcp: bool,
     rd_shut: AtomicBool,
     wr_shut: AtomicBool,
+    /// A write already went to a TCP peer that had closed (see write).
+    wrote_to_closed: AtomicBool,
 }
 
 impl Endpoint {
@@ -48,6 +50,7 @@ impl Endpoint {
             tcp,
             rd_shut: AtomicBool::new(false),
             wr_shut: AtomicBool::new(false),
+            wrote_to_closed: AtomicBool::new(false),
         };
         Ok((end(&b_to_a, &a_to_b, 0), end(&a_to_b, &b_to_a, 1)))
     }
@@ -90,6 +93,11 @@ impl Endpoint {
         if self.link.reset[self.side].swap(false, Ordering::AcqRel) {
             self.wr_shut.store(true, Ordering::Release);
             return Err(ECONNRESET);
+        }
+        // On Linux the first write after the peer closed still succeeds
+        // (the peer's kernel answers it with a reset); the next is EPIPE.
+        if self.tcp && self.tx.broken_for_writer() && !self.wrote_to_closed.swap(true, Ordering::AcqRel) {
+            return Ok(data.len());
         }
         self.tx.write(data, nonblock)
     }

@@ -15,8 +15,8 @@ func expectErr(what string, err, want error) {
 }
 
 func rawCalls() {
-	_, err := syscall.Socket(syscall.AF_NETLINK, syscall.SOCK_RAW, 0)
-	expectErr("socket(AF_NETLINK)", err, syscall.EAFNOSUPPORT)
+	_, err := syscall.Socket(255, syscall.SOCK_STREAM, 0)
+	expectErr("socket(family 255)", err, syscall.EAFNOSUPPORT)
 	_, err = syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, syscall.IPPROTO_UDP)
 	expectErr("socket(TCP with UDP)", err, syscall.EPROTONOSUPPORT)
 	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0)
@@ -50,6 +50,8 @@ func rawCalls() {
 	if v, _ := syscall.GetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_ERROR); v != 0 {
 		fail("SO_ERROR after connect %d", v)
 	}
+	// As Linux: the next connect reports the outcome (0), the one after EISCONN.
+	check("connect after EINPROGRESS", syscall.Connect(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}, Port: port}))
 	expectErr("connect again", syscall.Connect(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}, Port: port}), syscall.EISCONN)
 	nfd, peer, err := syscall.Accept4(l, syscall.SOCK_CLOEXEC)
 	check("accept4", err)

@@ -133,11 +133,14 @@ func bulk() {
 	go func() {
 		c, err := l.Accept()
 		check("accept", err)
-		defer c.Close()
-		go sink(c, serverGot)
+		got := make(chan result, 1)
+		go sink(c, got)
 		_, err = c.Write(data)
 		check("server write", err)
 		c.(*net.TCPConn).CloseWrite()
+		r := <-got // the client is done writing: close only now
+		c.Close()
+		serverGot <- r
 	}()
 	c, err := net.Dial("tcp", l.Addr().String())
 	check("dial", err)
@@ -259,6 +262,24 @@ func reset() {
 	s2.Close()
 	if _, err = c2.Read(make([]byte, 1)); !errors.Is(err, syscall.ECONNRESET) {
 		fail("read after peer closed with SO_LINGER 0: %v, want ECONNRESET", err)
+	}
+	// A peer that closed normally: reads see end of file, the first write
+	// still succeeds (the peer's reset comes back), the next is EPIPE.
+	c3, err := net.Dial("tcp", l.Addr().String())
+	check("dial", err)
+	defer c3.Close()
+	s3, err := l.Accept()
+	check("accept", err)
+	s3.Close()
+	if n, err := c3.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+		fail("read after the peer closed: %d %v, want EOF", n, err)
+	}
+	if _, err := c3.Write([]byte("first")); err != nil {
+		fail("first write after the peer closed: %v, want success", err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	if _, err := c3.Write([]byte("second")); !errors.Is(err, syscall.EPIPE) && !errors.Is(err, syscall.ECONNRESET) {
+		fail("second write after the peer closed: %v, want EPIPE", err)
 	}
 	fmt.Println("reset: ECONNRESET ok")
 }
