@@ -40,6 +40,7 @@ syscalls! {
     DUP3 "dup3" = 24,
     FCNTL "fcntl" = 25,
     IOCTL "ioctl" = 29,
+    FLOCK "flock" = 32,
     MKNODAT "mknodat" = 33,
     MKDIRAT "mkdirat" = 34,
     UNLINKAT "unlinkat" = 35,

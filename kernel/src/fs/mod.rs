@@ -6,6 +6,7 @@ pub mod epoll;
 pub mod eventfd;
 pub mod fd;
 pub mod inode;
+pub mod locks;
 pub mod path;
 pub mod pipe;
 pub mod tree;

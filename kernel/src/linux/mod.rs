@@ -6,9 +6,11 @@
 
 mod args;
 mod dirs;
+mod fallocate;
 mod fs;
 mod futex;
 mod io;
+mod locks;
 mod memory;
 mod misc;
 mod poll;
