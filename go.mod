@@ -3,6 +3,8 @@ module gometal.dev/gometal
 go 1.26.0
 
 require (
+	go.etcd.io/bbolt v1.5.0
+	golang.org/x/exp v0.0.0-20261014143641-f0251eb4aa3e
 	golang.org/x/image v0.47.0
 	modernc.org/sqlite v1.61.1
 )

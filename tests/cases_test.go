@@ -115,6 +115,9 @@ func cases() []bootCase {
 		// count and sum after reopening.
 		{name: "sqlitedb", prog: "sqlitedb", args: sqliteRows,
 			want: []string{" rows, id sum ", "reopened, integrity ok"}},
+		{name: "mmapfile", prog: "mmapfile", want: []string{"mmap shared: stores reach the file",
+			"mmap private: stores stay", "mmap errors:", "golang.org/x/exp/mmap: read ok"}},
+		{name: "bboltdb", prog: "bboltdb", want: []string{"bbolt: 5000 keys put, read by 4 readers, reopened and checked"}},
 		{name: "filelocks", prog: "filelocks", want: []string{"locks: OFD, POSIX, flock", "offsets: pwrite/pread at 512 GiB"}},
 		// trace names errors: the hostile program's calls, as the kernel logs them.
 		{name: "trace", prog: "hostile", args: fixed("trace"), kargs: "trace", cores: []int{1},

@@ -144,6 +144,7 @@ syscalls! {
     EXECVE "execve" = 221,
     MMAP "mmap" = 222,
     MPROTECT "mprotect" = 226,
+    MSYNC "msync" = 227,
     MINCORE "mincore" = 232,
     MADVISE "madvise" = 233,
     ACCEPT4 "accept4" = 242,

@@ -13,6 +13,7 @@ mod io;
 mod locks;
 mod memory;
 mod misc;
+mod mmapfile;
 mod poll;
 mod signal;
 mod stat;

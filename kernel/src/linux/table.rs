@@ -6,7 +6,7 @@
 //! included, so `syscall` handles it before the table.
 
 use super::args::{Args, Handler};
-use super::{dirs, fallocate, fs, futex, io, locks, memory, misc, nr, poll, signal, stat, thread, time, unknown, SysResult};
+use super::{dirs, fallocate, fs, futex, io, locks, memory, misc, mmapfile, nr, poll, signal, stat, thread, time, unknown, SysResult};
 use crate::mm::uaccess::UserSpace;
 
 syscall_table! {
@@ -56,6 +56,7 @@ syscall_table! {
     MUNMAP => memory::munmap,
     MPROTECT => memory::mprotect,
     MADVISE => memory::madvise,
+    MSYNC => mmapfile::msync,
     BRK => memory::brk,
     CLONE => thread::clone,
     EXIT => thread::exit,
