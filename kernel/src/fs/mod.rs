@@ -5,8 +5,10 @@
 pub mod epoll;
 pub mod eventfd;
 pub mod fd;
+pub mod hostmount;
 pub mod inode;
 pub mod locks;
+pub mod p9client;
 pub mod path;
 pub mod pipe;
 pub mod tree;
