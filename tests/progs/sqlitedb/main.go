@@ -29,7 +29,9 @@ func check(what string, err error) {
 }
 
 // value is row i's text, and what the checksum is computed over.
-func value(i int) string { return fmt.Sprintf("row-%d-%x", i, crc32.ChecksumIEEE([]byte(fmt.Sprint(i)))) }
+func value(i int) string {
+	return fmt.Sprintf("row-%d-%x", i, crc32.ChecksumIEEE([]byte(fmt.Sprint(i))))
+}
 
 func main() {
 	rows := flag.Int("rows", 2000, "rows to insert")
