@@ -66,6 +66,7 @@ Examples:
 	echo hi | gometal run ./prog
 	gometal run ./prog < in.bin > out.bin 2> err.txt
 	gometal run -env GREETING='hello, world' -add testdata:/testdata ./prog.elf
+	gometal run -mount ./data:/data ./examples/kvstore put k v
 	gometal run -kernel-args 'stats trace' ./examples/hello
 	gometal run -gdb ./examples/hello   # then attach gdb-multiarch as printed
 
@@ -78,6 +79,8 @@ Kernel arguments (-kernel-args, or set by the flags above):
 	idlepoll=US an idle hart polls for work up to US µs before it naps
 	            (default 200; 0: nap at once, no timer advance)
 	rdinit=PATH run PATH from the initramfs instead of /init
+	mount=TAG:/GUEST[:ro]
+	            mount the virtio-9p device TAG at /GUEST (set by -mount)
 `)
 }
 
