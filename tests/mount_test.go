@@ -130,13 +130,15 @@ func TestMountEscape(t *testing.T) {
 func TestMountReadOnly(t *testing.T) {
 	t.Parallel()
 	share := filepath.Join(t.TempDir(), "ro")
-	writeFiles(t, share, map[string]string{"keep.txt": "read only\n"})
+	writeFiles(t, share, map[string]string{
+		"keep.txt": "read only\n", "deep" + strings.Repeat("/d", 100) + "/bottom.txt": "bottom\n",
+	})
 	out, status := bootMount(t, "-mount", share+":/ro:ro", filepath.Join(progDir, "hostfiles"), "ro")
 	if status != 0 || !hasLine(out, "PASS hostfiles") {
 		t.Fatalf("ro: status %d\n%s", status, out)
 	}
 	entries, _ := os.ReadDir(share)
-	if len(entries) != 1 || mustRead(t, filepath.Join(share, "keep.txt")) != "read only\n" {
+	if len(entries) != 2 || mustRead(t, filepath.Join(share, "keep.txt")) != "read only\n" {
 		t.Errorf("a :ro share changed: %v", entries)
 	}
 }

@@ -6,6 +6,7 @@ pub mod epoll;
 pub mod eventfd;
 pub mod fd;
 pub mod hostmount;
+pub mod hostsync;
 pub mod inode;
 pub mod locks;
 pub mod p9client;

@@ -150,6 +150,9 @@ impl Client {
             let r = self.rpc(&req, p9::TREADDIR + 1)?;
             let entries = p9::parse_readdir(&r).map_err(eio)?;
             let Some(last) = entries.last() else { return Ok(out) };
+            if last.offset == offset {
+                return Err(EIO); // a server that does not move on would loop us forever
+            }
             offset = last.offset;
             for e in entries {
                 if e.name != b"." && e.name != b".." {

@@ -7,7 +7,7 @@
 //	check   read back what write left, and a file the host added in between
 //	escape  try to leave the share through symlinks and ..; nothing may
 //	        reach the host outside it
-//	ro      read a read-only share and write to it
+//	ro      read a read-only share (with a tree 100 levels deep) and write to it
 package main
 
 import (
@@ -129,6 +129,18 @@ func escape() {
 func readOnly() {
 	if got := read("/ro/keep.txt"); got != "read only\n" {
 		fail("ro keep.txt reads %q", got)
+	}
+	// The host made a directory 100 levels deep: all of it is there.
+	depth, dir := 0, "/ro/deep"
+	for {
+		if _, err := os.Stat(dir + "/d"); err != nil {
+			break
+		}
+		dir += "/d"
+		depth++
+	}
+	if got := read(dir + "/bottom.txt"); got != "bottom\n" || depth != 100 {
+		fail("deep tree: %d levels, bottom.txt %q", depth, got)
 	}
 	os.WriteFile("/ro/new.txt", []byte("x"), 0o644)
 	os.Remove("/ro/keep.txt")
