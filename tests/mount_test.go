@@ -201,3 +201,20 @@ func TestMountDatabases(t *testing.T) {
 		t.Errorf("host bolt.db: %v %v", st, err)
 	}
 }
+
+// TestMountFsync: what a program fsyncs is on the host even when the run
+// never exits (stopped by -timeout); what it wrote after is not.
+func TestMountFsync(t *testing.T) {
+	t.Parallel()
+	share := filepath.Join(t.TempDir(), "share")
+	out, status := bootMount(t, "-timeout", "10s", "-mount", share+":/data", filepath.Join(progDir, "hostfiles"), "fsync")
+	if status != 124 || !strings.Contains(out, "synced; hanging") {
+		t.Fatalf("fsync then hang: status %d, want 124 (timeout)\n%s", status, out)
+	}
+	if got := mustRead(t, filepath.Join(share, "synced.txt")); got != "synced before the crash\n" {
+		t.Errorf("host synced.txt: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(share, "unsynced.txt")); !os.IsNotExist(err) {
+		t.Errorf("unsynced.txt reached the host without fsync or exit: %v", err)
+	}
+}

@@ -12,7 +12,7 @@ import (
 )
 
 const mountUsage = "share a host directory with the program at an absolute guest path: `HOST:GUEST[:ro]` (repeatable). " +
-	"It is read into memory at boot and what the program changed is written back when it exits (not with :ro); HOST is created if missing"
+	"It is read into memory at boot and what the program changed is written back at fsync and when it exits (not with :ro); HOST is created if missing"
 
 // guestMount is one parsed -mount.
 type guestMount struct {

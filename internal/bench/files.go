@@ -65,8 +65,8 @@ func runFiles(s *Session) Section {
 		"a %d MiB file written in 1 MiB writes + fsync, then read back; %d files of 1 KiB\n"+
 		"created, stat'ed and deleted; %d SQLite rows inserted in transactions of 1000, then\n"+
 		"%d point queries. Median of the runs. gometal works on its in-memory copy of the\n"+
-		"share and writes it back at exit (the files here are removed before), so these are\n"+
-		"the in-memory tree's figures. Linux: not measured (see below).\n\n", mib, small, rows, rows/4)
+		"share and writes changes back at fsync and exit, so the figures are the in-memory\n"+
+		"tree's plus those write-backs. Linux: not measured (see below).\n\n", mib, small, rows, rows/4)
 	var rowsOut [][]string
 	for _, o := range filesOps {
 		rowsOut = append(rowsOut, []string{o.op, o.unit, sm.cell(o.op, "%.0f")})

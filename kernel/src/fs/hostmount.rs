@@ -1,13 +1,14 @@
 //! Host directories mounted in (`gometal run -mount HOST:GUEST[:ro]`): at
 //! boot the share's tree is read over 9P into the in-memory tree at GUEST;
-//! when the program exits, what changed under GUEST is written back (files
-//! whose contents, size, mode or time changed, new directories and
-//! symlinks, removals). So everything the in-memory tree does (locks, mmap,
-//! rename) works on mounted files, and the host has every change when
-//! `gometal run` returns. The price: the files must fit in memory, the
-//! program does not see host changes made while it runs, fsync does not
-//! reach the host, and a run killed from outside (timeout, Ctrl-C) writes
-//! nothing back. A `:ro` mount is never written back.
+//! at every fsync and when the program exits, what changed under GUEST is
+//! written back (files whose contents, size, mode or time changed, new
+//! directories and symlinks, removals). So everything the in-memory tree
+//! does (locks, mmap, rename) works on mounted files, and the host has every
+//! change when `gometal run` returns. The price: the files must fit in
+//! memory, the program does not see host changes made while it runs, a
+//! changed file is written whole, and a run killed from outside (timeout,
+//! Ctrl-C) loses what was written after its last fsync. A `:ro` mount is
+//! never written back.
 //!
 //! Nothing escapes the share: the client never follows a host symlink (it
 //! reads the link and makes a guest symlink, which resolves inside the

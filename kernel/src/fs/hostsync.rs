@@ -14,15 +14,20 @@ use alloc::vec::Vec;
 use gometal_core::cpio::{S_IFDIR, S_IFLNK, S_IFREG};
 use gometal_core::errno::Errno;
 
-/// Writes every read-write mount's changes back to the host (at exit).
-pub fn sync_all() {
+/// Writes every read-write mount's changes back to the host: at exit, and
+/// for fsync (which syncs every share, as sync(2) would: a file has no
+/// path to tell which share it is in). EIO if a write-back failed.
+pub fn sync_all() -> Result<(), Errno> {
+    let mut result = Ok(());
     let mut mounts = MOUNTS.lock();
     for m in mounts.iter_mut().filter(|m| !m.spec.read_only) {
         if let Err(e) = sync(m) {
             let guest = alloc::string::String::from_utf8_lossy(&m.spec.guest).into_owned();
             crate::println!("gometal: writing {guest} back to the host failed: {e:?}");
+            result = Err(gometal_core::errno::EIO);
         }
     }
+    result
 }
 
 fn sync(m: &mut Mount) -> Result<(), Errno> {

@@ -7,6 +7,7 @@
 //	check   read back what write left, and a file the host added in between
 //	escape  try to leave the share through symlinks and ..; nothing may
 //	        reach the host outside it
+//	fsync   write and fsync a file, write another, then hang until killed
 //	ro      read a read-only share (with a tree 100 levels deep) and write to it
 package main
 
@@ -15,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 func fail(format string, a ...any) {
@@ -58,6 +60,19 @@ func main() {
 		escape()
 	case "ro":
 		readOnly()
+	case "fsync":
+		// fsync, then hang: the host must have the file though the run is
+		// stopped from outside (timeout) and never exits.
+		f, err := os.Create("/data/synced.txt")
+		check("create", err)
+		_, err = f.WriteString("synced before the crash\n")
+		check("write", err)
+		check("fsync", f.Sync())
+		os.WriteFile("/data/unsynced.txt", []byte("never synced\n"), 0o644)
+		fmt.Println("synced; hanging")
+		for {
+			time.Sleep(time.Hour)
+		}
 	default:
 		fail("unknown mode %q", os.Args[1])
 	}
