@@ -31,6 +31,17 @@ func bootMount(t *testing.T, args ...string) (string, int) {
 	return string(b), status
 }
 
+// bootHostfiles boots tests/progs/hostfiles in `mode` with `flags` and
+// fails the test unless it passes; returns its output.
+func bootHostfiles(t *testing.T, mode string, flags ...string) string {
+	t.Helper()
+	out, status := bootMount(t, append(flags, filepath.Join(progDir, "hostfiles"), mode)...)
+	if status != 0 || !hasLine(out, "PASS hostfiles") {
+		t.Fatalf("hostfiles %s %v: status %d\n%s", mode, flags, status, out)
+	}
+	return out
+}
+
 func writeFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
 	for name, content := range files {
@@ -55,16 +66,12 @@ func mustRead(t *testing.T, path string) string {
 
 func TestMountWriteBack(t *testing.T) {
 	t.Parallel()
-	prog := filepath.Join(progDir, "hostfiles")
 	for _, cores := range []int{1, 4} {
 		share := filepath.Join(t.TempDir(), "share") // a fresh share per hart count
 		writeFiles(t, share, map[string]string{
 			"keep.txt": "from the host\n", "remove-me.txt": "x", "old/inner.txt": "old",
 		})
-		out, status := bootMount(t, "-cores", strconv.Itoa(cores), "-mount", share+":/data", prog, "write")
-		if status != 0 || !hasLine(out, "PASS hostfiles") {
-			t.Fatalf("smp%d write: status %d\n%s", cores, status, out)
-		}
+		out := bootHostfiles(t, "write", "-cores", strconv.Itoa(cores), "-mount", share+":/data")
 		// The host has every change the moment gometal run returned.
 		if got := mustRead(t, filepath.Join(share, "new.txt")); got != "written by the guest\n" {
 			t.Errorf("host new.txt: %q", got)
@@ -91,9 +98,9 @@ func TestMountWriteBack(t *testing.T) {
 			t.Errorf("host big.bin sha256 %s is not what the guest wrote:\n%s", sum, out)
 		}
 		writeFiles(t, share, map[string]string{"from-host.txt": "added between boots\n"})
-		out, status = bootMount(t, "-cores", strconv.Itoa(cores), "-mount", share+":/data", prog, "check")
-		if status != 0 || !hasLine(out, "PASS hostfiles") || !strings.Contains(out, "big.bin sha256 "+sum) {
-			t.Fatalf("smp%d check: status %d\n%s", cores, status, out)
+		out = bootHostfiles(t, "check", "-cores", strconv.Itoa(cores), "-mount", share+":/data")
+		if !strings.Contains(out, "big.bin sha256 "+sum) {
+			t.Errorf("smp%d: the second boot read other bytes:\n%s", cores, out)
 		}
 	}
 }
@@ -111,10 +118,7 @@ func TestMountEscape(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	out, status := bootMount(t, "-mount", share+":/data", filepath.Join(progDir, "hostfiles"), "escape")
-	if status != 0 || !hasLine(out, "PASS hostfiles") {
-		t.Fatalf("escape probe: status %d\n%s", status, out)
-	}
+	bootHostfiles(t, "escape", "-mount", share+":/data")
 	entries, _ := os.ReadDir(outside)
 	if len(entries) != 1 || mustRead(t, filepath.Join(outside, "secret.txt")) != "SECRET\n" {
 		t.Errorf("the host outside the share changed: %v", entries)
@@ -133,10 +137,7 @@ func TestMountReadOnly(t *testing.T) {
 	writeFiles(t, share, map[string]string{
 		"keep.txt": "read only\n", "deep" + strings.Repeat("/d", 100) + "/bottom.txt": "bottom\n",
 	})
-	out, status := bootMount(t, "-mount", share+":/ro:ro", filepath.Join(progDir, "hostfiles"), "ro")
-	if status != 0 || !hasLine(out, "PASS hostfiles") {
-		t.Fatalf("ro: status %d\n%s", status, out)
-	}
+	bootHostfiles(t, "ro", "-mount", share+":/ro:ro")
 	entries, _ := os.ReadDir(share)
 	if len(entries) != 2 || mustRead(t, filepath.Join(share, "keep.txt")) != "read only\n" {
 		t.Errorf("a :ro share changed: %v", entries)
