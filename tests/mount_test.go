@@ -70,6 +70,7 @@ func TestMountWriteBack(t *testing.T) {
 		share := filepath.Join(t.TempDir(), "share") // a fresh share per hart count
 		writeFiles(t, share, map[string]string{
 			"keep.txt": "from the host\n", "remove-me.txt": "x", "old/inner.txt": "old",
+			"swap/a/b.txt": "a directory the guest turns into a file",
 		})
 		out := bootHostfiles(t, "write", "-cores", strconv.Itoa(cores), "-mount", share+":/data")
 		// The host has every change the moment gometal run returned.
@@ -81,6 +82,9 @@ func TestMountWriteBack(t *testing.T) {
 		}
 		if got := mustRead(t, filepath.Join(share, "dir1/dir2/deep.txt")); got != "deep\n" {
 			t.Errorf("host deep.txt: %q", got)
+		}
+		if got := mustRead(t, filepath.Join(share, "swap")); got != "now a file\n" {
+			t.Errorf("host swap (a directory the guest replaced by a file): %q", got)
 		}
 		if got := mustRead(t, filepath.Join(share, "renamed.txt")); got != "from the host\n" {
 			t.Errorf("host renamed.txt: %q", got)

@@ -59,6 +59,20 @@ fn sync(m: &mut Mount) -> Result<(), Errno> {
     Ok(())
 }
 
+/// Removes from the host everything known under directory `path` (which
+/// the guest replaced by something else), children first.
+fn remove_below(m: &mut Mount, path: &[u8]) -> Result<(), Errno> {
+    let prefix = [path, b"/"].concat();
+    let mut below: Vec<(Vec<u8>, bool)> =
+        m.known.iter().filter(|(p, _)| p.starts_with(&prefix)).map(|(p, k)| (p.clone(), k.kind == S_IFDIR)).collect();
+    below.sort_by_key(|(p, _)| core::cmp::Reverse(p.iter().filter(|&&b| b == b'/').count()));
+    for (p, dir) in below {
+        remove(m, &p, dir)?;
+        m.known.remove(&p);
+    }
+    Ok(())
+}
+
 fn split_parent(path: &[u8]) -> (&[u8], &[u8]) {
     match path.iter().rposition(|&b| b == b'/') {
         Some(i) => (&path[..i], &path[i + 1..]),
@@ -87,7 +101,11 @@ fn sync_entry(m: &mut Mount, rel: &[u8], name: &[u8], path: &[u8], node: &Arc<In
     let now = known_of(node);
     let mut before = m.known.get(path).copied();
     if let Some(b) = before.filter(|b| b.kind != now.kind) {
+        if b.kind == S_IFDIR {
+            remove_below(m, path)?;
+        }
         remove(m, path, b.kind == S_IFDIR)?;
+        m.known.remove(path);
         before = None;
     }
     let mapped = matches!(&node.kind, Kind::File(d) if d.lock().mapped_shared);

@@ -90,6 +90,9 @@ func write() {
 	check("remove", os.Remove("/data/remove-me.txt"))
 	check("remove all", os.RemoveAll("/data/old"))
 	check("rename", os.Rename("/data/keep.txt", "/data/renamed.txt"))
+	// A directory with contents becomes a file of the same name.
+	check("remove tree", os.RemoveAll("/data/swap"))
+	check("write swap", os.WriteFile("/data/swap", []byte("now a file\n"), 0o644))
 	check("symlink", os.Symlink("new.txt", "/data/link"))
 	b := big()
 	check("write big", os.WriteFile("/data/big.bin", b, 0o644))
@@ -105,6 +108,7 @@ func checkBack() {
 		"/data/renamed.txt":        "from the host\n",
 		"/data/link":               "written by the guest\n",
 		"/data/from-host.txt":      "added between boots\n",
+		"/data/swap":               "now a file\n",
 	} {
 		if got := read(path); got != want {
 			fail("%s reads %q, want %q", path, got, want)
