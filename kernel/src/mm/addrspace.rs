@@ -6,9 +6,11 @@
 use super::frames;
 use super::pagetable::{self, PhysFrames};
 use crate::memlayout::{MMAP_BASE, MMAP_TOP, PAGE_SIZE, USER_END};
+use alloc::collections::BTreeMap;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 use gometal_core::pagetable::{self as pt, PteFlags};
-use gometal_core::vma::{Prot, VmaMap};
+use gometal_core::vma::{Backing, Prot, Vma, VmaMap};
 
 /// Why a user access could not be satisfied.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +44,10 @@ pub struct AddressSpace {
     retired: Vec<u64>,
     /// Entries were removed or weakened since the last `take_retired`.
     stale_tlbs: bool,
+    /// The files behind file-backed areas, by the id their Backing names
+    /// (the inode number). Kept until exit, so a file's frames outlive every
+    /// TLB entry that could point at them (mm/filemap.rs).
+    pub mapped_files: BTreeMap<u64, Arc<crate::fs::inode::Inode>>,
 }
 
 /// Frames to free once every hart has flushed its TLB for `root`.
@@ -98,6 +104,7 @@ impl AddressSpace {
             brk: 0,
             retired: Vec::new(),
             stale_tlbs: false,
+            mapped_files: BTreeMap::new(),
         })
     }
 
@@ -114,12 +121,21 @@ impl AddressSpace {
         }
         let prot = vma.prot;
         let page = page_down(va);
+        let backing = vma.backing_at(page);
         if let Some((pa, _)) = pt::translate(&PhysFrames, self.root, page) {
             return Ok(pa);
         }
-        let pa = frames::alloc_zeroed().ok_or(Fault::OutOfMemory)?;
+        let (pa, owned) = match backing {
+            Backing::Anonymous => (frames::alloc_zeroed().ok_or(Fault::OutOfMemory)?, true),
+            Backing::File { id, offset, shared } => {
+                let node = self.mapped_files.get(&id).ok_or(Fault::Unmapped)?;
+                super::filemap::page(node, offset, shared)?
+            }
+        };
         if pt::map_page(&mut PhysFrames, self.root, page, pa, pte_flags(prot)).is_err() {
-            frames::free(pa);
+            if owned {
+                frames::free(pa);
+            }
             return Err(Fault::OutOfMemory);
         }
         self.resident += 1;
@@ -135,10 +151,28 @@ impl AddressSpace {
     /// not interrupted for it (a storm of munmaps of untouched memory pays
     /// no shootdowns, as on Linux).
     pub fn discard(&mut self, start: u64, end: u64) {
+        // Pages of shared file areas belong to the file: only their entries go.
+        let areas: Vec<Vma> = self.vmas.iter().filter(|v| v.start < end && v.end > start).copied().collect();
+        let mut at = start;
+        for v in areas {
+            let (s, e) = (v.start.max(start), v.end.min(end));
+            self.discard_pages(at, s, true);
+            self.discard_pages(s, e, !v.backing.is_shared_file());
+            at = e;
+        }
+        self.discard_pages(at, end, true);
+    }
+
+    /// Unmaps [start, end); `free`: the frames are the area's own.
+    fn discard_pages(&mut self, start: u64, end: u64, free: bool) {
+        if start >= end {
+            return;
+        }
         let mut retired = core::mem::take(&mut self.retired);
         let before = retired.len();
-        pagetable::unmap_range(self.root, start, end, |pa| retired.push(pa));
-        let removed = retired.len() - before;
+        let mut kept = 0;
+        pagetable::unmap_range(self.root, start, end, |pa| if free { retired.push(pa) } else { kept += 1 });
+        let removed = retired.len() - before + kept;
         self.resident = self.resident.saturating_sub(removed);
         self.retired = retired;
         if removed > 0 {
@@ -161,18 +195,23 @@ impl AddressSpace {
     /// Maps a new area. With `fixed` it replaces whatever was there (MAP_FIXED);
     /// otherwise `hint` is only a preference.
     pub fn map(&mut self, hint: u64, len: u64, prot: Prot, fixed: bool) -> Option<u64> {
+        self.map_backed(hint, len, prot, fixed, Backing::Anonymous)
+    }
+
+    /// `map` for an area whose pages come from `backing`.
+    pub fn map_backed(&mut self, hint: u64, len: u64, prot: Prot, fixed: bool, backing: Backing) -> Option<u64> {
         if fixed {
-            let replaced = self.vmas.insert_fixed(hint, len, prot);
-            self.discard_ranges(&replaced);
+            let replaced = self.vmas.insert_backed(hint, len, prot, backing);
+            self.discard_areas(&replaced);
             Some(hint)
         } else {
-            self.vmas.map_anywhere(len, hint, prot)
+            self.vmas.map_anywhere_backed(len, hint, prot, backing)
         }
     }
 
     pub fn unmap(&mut self, start: u64, len: u64) {
-        let removed = self.vmas.unmap(start, len);
-        self.discard_ranges(&removed);
+        let removed = self.vmas.unmap_areas(start, len);
+        self.discard_areas(&removed);
     }
 
     /// Changes the protection of [start, start+len); existing pages get the
@@ -202,17 +241,18 @@ impl AddressSpace {
         Ok(())
     }
 
-    fn discard_ranges(&mut self, ranges: &[(u64, u64)]) {
-        for &(s, e) in ranges {
-            self.discard(s, e);
+    /// Unmaps the pages of areas already removed from the map.
+    fn discard_areas(&mut self, areas: &[Vma]) {
+        for v in areas {
+            self.discard_pages(v.start, v.end, !v.backing.is_shared_file());
         }
     }
 }
 
 impl Drop for AddressSpace {
     fn drop(&mut self) {
-        let all: Vec<(u64, u64)> = self.vmas.iter().map(|v| (v.start, v.end)).collect();
-        self.discard_ranges(&all);
+        let all: Vec<Vma> = self.vmas.iter().copied().collect();
+        self.discard_areas(&all);
         for pa in self.retired.drain(..) {
             frames::free(pa);
         }
