@@ -30,6 +30,7 @@ type bootCase struct {
 	smp     bool     // also at smpCores under every policy (and not at cores)
 	skipEnv string   // skip when this environment variable is set non-empty
 	kargs   string   // -kernel-args
+	devices []string // -device (UIO devices)
 }
 
 // bootRun is one boot of a case: a hart count and a policy ("" for the
@@ -145,6 +146,9 @@ func cases() []bootCase {
 			want: []string{"masked: futex wait with SIGUSR1 blocked ended connection timed out", "signals: 4 waiters", "no EINTR", "exits: 8 groups"}},
 		{name: "lockthread", prog: "lockthread", smp: true,
 			want: []string{"tid 1 = pid", "returned locked (threads exited)", "work after thread exits ok"}},
+		// UIO (issue 10): a Go driver for QEMU's edu PCI device.
+		{name: "uioedu", prog: "uioedu", devices: []string{"edu"},
+			want: []string{"liveness ok", "interrupts ok: 200 raised", "dma ok: 1024 bytes", "bad mmaps ok"}},
 		{name: "example-hello", prog: "hello", example: true, noPass: true,
 			want: []string{"Hello from Go on gometal!", "GOMAXPROCS=", "pipeline:", "ok=true", "slept 100ms", "Bye!"}},
 	}

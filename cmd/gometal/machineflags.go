@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"gometal.dev/gometal/internal/devices"
 	"gometal.dev/gometal/internal/initramfs"
 	"gometal.dev/gometal/internal/kstats"
 	"gometal.dev/gometal/internal/qemu"
@@ -43,6 +44,8 @@ type machineFlags struct {
 	env        listFlag
 	add        listFlag
 	adds       []initramfs.Mapping // add, parsed by validate
+	devices    listFlag
+	devSel     devices.Selection // devices, parsed by validate
 	kernel     string
 	kernelArgs string
 	sched      string
@@ -71,6 +74,11 @@ func (f *machineFlags) validate(cmd string) error {
 		}
 		f.env[i] = full
 	}
+	sel, err := devices.Select(f.devices)
+	if err != nil {
+		return usageErrorf(cmd, "%s: -device %v", cmd, err)
+	}
+	f.devSel = sel
 	for _, a := range f.add {
 		m, err := initramfs.ParseMapping(a)
 		if err != nil {
@@ -90,5 +98,8 @@ func (f *machineFlags) kernelOptions() []string {
 	if f.sched != "" {
 		opts = append(opts, "sched="+f.sched)
 	}
-	return opts
+	return append(opts, f.devSel.Kernel...)
 }
+
+// deviceFlagHelp is the -device flag's help text (run and exec).
+const deviceFlagHelp = "give the program a device through UIO: `NAME[=PARAM][@HART]` (repeatable; gometal help devices lists them)"

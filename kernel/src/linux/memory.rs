@@ -10,7 +10,8 @@ use crate::mm::addrspace::AddressSpace;
 use crate::mm::uaccess::UserSpace;
 use crate::mm::tlb;
 use crate::param::MAX_MAP_COUNT;
-use gometal_core::errno::{Errno, EEXIST, EINVAL, ENODEV, ENOMEM};
+use crate::fs::fd::{Fd, FileKind};
+use gometal_core::errno::{Errno, EACCES, EEXIST, EINVAL, ENODEV, ENOMEM};
 use gometal_core::vma::Prot;
 
 const MADV_DONTNEED: u32 = 4;
@@ -52,14 +53,14 @@ fn room_to_split(mm: &AddressSpace) -> Result<(), Errno> {
     Ok(())
 }
 
-/// mmap(addr, len, prot, flags, fd, offset): anonymous memory only, so the
-/// last two are not looked at.
-pub fn mmap(user: &mut UserSpace, addr: u64, len: u64, prot: u32, flags: MapFlags) -> SysResult {
-    if !flags.contains(MapFlags::ANONYMOUS) {
-        return Err(ENODEV); // no file-backed mappings
-    }
+/// mmap(addr, len, prot, flags, fd, offset): anonymous memory, or a UIO
+/// device's map (uio/mmap.rs); other files cannot be mapped (ENODEV).
+pub fn mmap(user: &mut UserSpace, addr: u64, len: u64, prot: u32, flags: MapFlags, fd: Fd, offset: u64) -> SysResult {
     if !flags.intersects(MapFlags::SHARED | MapFlags::PRIVATE) || len == 0 {
         return Err(EINVAL);
+    }
+    if !flags.contains(MapFlags::ANONYMOUS) {
+        return map_file(user, addr, len, Prot::from_linux(prot as usize), flags, fd, offset);
     }
     let prot = Prot::from_linux(prot as usize);
     with_mm(user, |mm| {
@@ -77,6 +78,19 @@ pub fn mmap(user: &mut UserSpace, addr: u64, len: u64, prot: u32, flags: MapFlag
         let usable = addr.is_multiple_of(PAGE) && addr.checked_add(len).is_some_and(|e| e <= USER_END);
         let hint = if usable { addr } else { 0 };
         mm.map(hint, len, prot, false).map(|a| a as usize).ok_or(ENOMEM)
+    })
+}
+
+fn map_file(user: &mut UserSpace, addr: u64, len: u64, prot: Prot, flags: MapFlags, fd: Fd, offset: u64) -> SysResult {
+    let file = crate::fs::fd::file(fd)?;
+    let FileKind::Uio(u) = &file.kind else { return Err(ENODEV) };
+    if flags.contains(MapFlags::SHARED) && prot.write && !file.writable() {
+        return Err(EACCES);
+    }
+    let fixed = flags.intersects(MapFlags::FIXED | MapFlags::FIXED_NOREPLACE);
+    with_mm(user, |mm| {
+        room_to_split(mm)?;
+        crate::uio::mmap(mm, u, addr, len, prot, fixed, offset).map(|a| a as usize)
     })
 }
 

@@ -3,6 +3,7 @@
 //! area; the first touch (a page fault, or the kernel copying to or from it)
 //! allocates a zeroed frame.
 
+use super::devmap::{DeviceArea, DeviceAreas};
 use super::frames;
 use super::pagetable::{self, PhysFrames};
 use crate::memlayout::{MMAP_BASE, MMAP_TOP, PAGE_SIZE, USER_END};
@@ -42,6 +43,8 @@ pub struct AddressSpace {
     retired: Vec<u64>,
     /// Entries were removed or weakened since the last `take_retired`.
     stale_tlbs: bool,
+    /// Device memory mapped by UIO's mmap (devmap.rs).
+    devices: DeviceAreas,
 }
 
 /// Frames to free once every hart has flushed its TLB for `root`.
@@ -98,6 +101,7 @@ impl AddressSpace {
             brk: 0,
             retired: Vec::new(),
             stale_tlbs: false,
+            devices: DeviceAreas::new(),
         })
     }
 
@@ -115,6 +119,10 @@ impl AddressSpace {
         let prot = vma.prot;
         let page = page_down(va);
         if let Some((pa, _)) = pt::translate(&PhysFrames, self.root, page) {
+            return Ok(pa);
+        }
+        if let Some(pa) = self.devices.phys(page) {
+            pt::map_page(&mut PhysFrames, self.root, page, pa, pte_flags(prot)).map_err(|_| Fault::OutOfMemory)?;
             return Ok(pa);
         }
         let pa = frames::alloc_zeroed().ok_or(Fault::OutOfMemory)?;
@@ -136,10 +144,18 @@ impl AddressSpace {
     /// no shootdowns, as on Linux).
     pub fn discard(&mut self, start: u64, end: u64) {
         let mut retired = core::mem::take(&mut self.retired);
-        let before = retired.len();
-        pagetable::unmap_range(self.root, start, end, |pa| retired.push(pa));
-        let removed = retired.len() - before;
-        self.resident = self.resident.saturating_sub(removed);
+        let mut removed = 0;
+        let mut device_pages = 0;
+        let devices = &self.devices;
+        pagetable::unmap_range(self.root, start, end, |pa| {
+            removed += 1;
+            if devices.owns_phys(pa) {
+                device_pages += 1; // the device's, not a frame to free
+            } else {
+                retired.push(pa);
+            }
+        });
+        self.resident = self.resident.saturating_sub(removed - device_pages);
         self.retired = retired;
         if removed > 0 {
             self.stale_tlbs = true;
@@ -164,6 +180,7 @@ impl AddressSpace {
         if fixed {
             let replaced = self.vmas.insert_fixed(hint, len, prot);
             self.discard_ranges(&replaced);
+            self.devices.remove(hint, hint + len);
             Some(hint)
         } else {
             self.vmas.map_anywhere(len, hint, prot)
@@ -173,6 +190,15 @@ impl AddressSpace {
     pub fn unmap(&mut self, start: u64, len: u64) {
         let removed = self.vmas.unmap(start, len);
         self.discard_ranges(&removed);
+        self.devices.remove(start, start.saturating_add(len));
+    }
+
+    /// Maps device memory at physical `pa` (UIO's mmap): like `map`, and
+    /// each page faults in as the device's page, never a zeroed frame.
+    pub fn map_device(&mut self, hint: u64, len: u64, prot: Prot, fixed: bool, pa: u64) -> Option<u64> {
+        let start = self.map(hint, len, prot, fixed)?;
+        self.devices.add(DeviceArea { start, end: start + len, pa });
+        Some(start)
     }
 
     /// Changes the protection of [start, start+len); existing pages get the

@@ -3,6 +3,8 @@
 
 #[deny(unsafe_code)]
 pub mod addrspace;
+#[deny(unsafe_code)]
+pub mod devmap;
 pub mod frames;
 pub mod heap;
 pub mod pagetable;
