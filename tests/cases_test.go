@@ -149,6 +149,10 @@ func cases() []bootCase {
 		// UIO (issue 10): a Go driver for QEMU's edu PCI device.
 		{name: "uioedu", prog: "uioedu", devices: []string{"edu"},
 			want: []string{"liveness ok", "interrupts ok: 200 raised", "dma ok: 1024 bytes", "bad mmaps ok"}},
+		{name: "example-edu", prog: "edu", example: true, noPass: true, devices: []string{"edu"},
+			want: []string{"liveness: wrote 0xcafe, read back 0xffff3501", "12! = 479001600", "interrupts: 1000 raised", "equal=true"}},
+		{name: "example-alarm", prog: "alarm", example: true, noPass: true, devices: []string{"rtc-alarm"},
+			want: []string{"alarm 5: interrupt 5", "alarm: 5 alarms delivered"}},
 		{name: "example-hello", prog: "hello", example: true, noPass: true,
 			want: []string{"Hello from Go on gometal!", "GOMAXPROCS=", "pipeline:", "ok=true", "slept 100ms", "Bye!"}},
 	}
