@@ -28,6 +28,10 @@ deps:
 		echo "installing QEMU (qemu-system-misc) with apt-get"; \
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq qemu-system-misc >/dev/null; }
+	@command -v mkfs.fat >/dev/null && command -v mcopy >/dev/null || { \
+		echo "installing dosfstools and mtools (FAT images for the UIO disk test) with apt-get"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq dosfstools mtools >/dev/null; }
 	@command -v cargo >/dev/null || { echo "gometal needs Rust (rustup): https://rustup.rs"; exit 1; }
 	@command -v go >/dev/null || { echo "gometal needs Go 1.26 or newer"; exit 1; }
 	@cd $(KERNEL_DIR) && rustup target list --installed | grep -q $(TARGET) || rustup target add $(TARGET)

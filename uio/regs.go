@@ -84,3 +84,12 @@ func (r *Region) Read16(off uintptr) uint16 {
 func (r *Region) Write16(off uintptr, v uint16) {
 	*(*uint16)(r.ptr(off, 2)) = v
 }
+
+// Sub is the part [off, off+n) of the region (a virtio capability's
+// structure inside a BAR, say), sharing its mapping.
+func (r *Region) Sub(off, n uintptr) *Region {
+	if off+n > uintptr(len(r.mem)) || off+n < off {
+		panic(fmt.Sprintf("uio: sub-region %#x+%#x of a %#x-byte region", off, n, len(r.mem)))
+	}
+	return &Region{mem: r.mem[off : off+n : off+n], Phys: r.Phys + uint64(off)}
+}

@@ -102,6 +102,7 @@ func newExecFlagSet() (*flag.FlagSet, *execFlags) {
 	fs.BoolVar(&f.verbose, "v", false, "verbose: print the QEMU command line and what was packed")
 	fs.Var(&f.env, "env", "also set `KEY=VALUE` in the program's environment (repeatable); KEY alone copies gometal's own value")
 	fs.Var(&f.devices, "device", deviceFlagHelp)
+	fs.Var(&f.disks, "disk", diskFlagHelp)
 	fs.Var(&f.add, "add", "also pack a host file or directory at a guest path: `HOST:GUEST` (repeatable)")
 	fs.StringVar(&f.kernel, "kernel", "", "the gometal kernel ELF to boot (default $GOMETAL_KERNEL, else built from the source checkout gometal runs in, else the one embedded in gometal)")
 	fs.StringVar(&f.kernelArgs, "kernel-args", "", "extra kernel command-line options (trace, stats, verbose)")

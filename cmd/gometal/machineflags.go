@@ -45,6 +45,7 @@ type machineFlags struct {
 	add        listFlag
 	adds       []initramfs.Mapping // add, parsed by validate
 	devices    listFlag
+	disks      listFlag          // -disk PATH: shorthand for -device blk=PATH
 	devSel     devices.Selection // devices, parsed by validate
 	kernel     string
 	kernelArgs string
@@ -74,6 +75,9 @@ func (f *machineFlags) validate(cmd string) error {
 		}
 		f.env[i] = full
 	}
+	for _, d := range f.disks {
+		f.devices = append(f.devices, "blk="+d)
+	}
 	sel, err := devices.Select(f.devices)
 	if err != nil {
 		return usageErrorf(cmd, "%s: -device %v", cmd, err)
@@ -100,6 +104,9 @@ func (f *machineFlags) kernelOptions() []string {
 	}
 	return append(opts, f.devSel.Kernel...)
 }
+
+// diskFlagHelp is the -disk flag's help text.
+const diskFlagHelp = "attach a raw disk image as a virtio-blk PCI device the program drives through UIO (`PATH`; same as -device blk=PATH)"
 
 // deviceFlagHelp is the -device flag's help text (run and exec).
 const deviceFlagHelp = "give the program a device through UIO: `NAME[=PARAM][@HART]` (repeatable; gometal help devices lists them)"

@@ -92,6 +92,7 @@ func newRunFlagSet() (*flag.FlagSet, *runFlags) {
 	fs.BoolVar(&f.verbose, "v", false, "verbose: print the QEMU command line and ask the kernel to log its boot")
 	fs.Var(&f.env, "env", "set `KEY=VALUE` in the program's environment (repeatable); KEY alone copies gometal's own value")
 	fs.Var(&f.devices, "device", deviceFlagHelp)
+	fs.Var(&f.disks, "disk", diskFlagHelp)
 	fs.Var(&f.add, "add", "add a host file or directory tree to the initramfs at an absolute guest path: `HOST:GUEST` (repeatable)")
 	fs.StringVar(&f.kernel, "kernel", "", "the gometal kernel ELF to boot (default $GOMETAL_KERNEL, else built from the source checkout gometal runs in, else the one embedded in gometal)")
 	fs.StringVar(&f.kernelArgs, "kernel-args", "", "extra kernel command-line options, passed verbatim")
