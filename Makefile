@@ -58,7 +58,7 @@ unit:
 	cd $(KERNEL_DIR) && cargo clippy -p gometal-core --all-targets -- -D warnings
 	cd $(KERNEL_DIR) && cargo test -p gometal-core
 	go vet ./...
-	go test ./cmd/... ./internal/... ./tools/fpcheck/
+	go test ./cmd/... ./internal/... ./tools/fpcheck/ ./uio/... ./examples/...
 
 boot-tests:
 	GOMETAL_KERNEL=$(abspath $(KERNEL)) go test -count=1 -timeout 20m ./tests/

@@ -93,23 +93,29 @@ struct PciBus<'a> {
     host: &'a PciHostNode,
     ecam: pci::Ecam,
     free: Vec<pci::Function>,
-    window: BarAllocator,
+    windows: pci::Windows,
 }
 
 impl<'a> PciBus<'a> {
     fn new(host: &'a PciHostNode) -> Option<Self> {
-        let window = host.windows.iter().find(|w| w.space == Space::Mem32)?;
+        let mem = host.windows.iter().find(|w| w.space == Space::Mem32)?;
+        let mut io = host.windows.iter().find(|w| w.space == Space::Io).map(|w| BarAllocator::new(*w));
+        // The first 4 KiB of ports stay unused (legacy ISA ports on a PC;
+        // and a BAR at port 0 would read as unassigned).
+        if let Some(io) = io.as_mut() {
+            io.alloc(4096);
+        }
         // SAFETY: the ECAM window from the device tree's host bridge node.
         let ecam = unsafe { pci::Ecam::new(host.ecam, host.ecam_size) };
         let free = pci::scan(&ecam);
-        Some(PciBus { host, ecam, free, window: BarAllocator::new(*window) })
+        Some(PciBus { host, ecam, free, windows: pci::Windows { mem: BarAllocator::new(*mem), io } })
     }
 
     /// The first function with these ids, its BARs placed and its INTx routed.
     fn take(&mut self, vendor: u16, device: u16) -> Option<Found> {
         let at = self.free.iter().position(|f| f.vendor == vendor && f.device == device)?;
         let f = self.free.remove(at);
-        let bars = pci::assign_bars(&self.ecam, &f, &mut self.window);
+        let bars = pci::assign_bars(&self.ecam, &f, &mut self.windows);
         let h = self.host;
         let irq = route_intx(&h.interrupt_map, &h.interrupt_map_mask, 0, f.addr.device(), f.pin, h.parent_addr_cells, h.parent_int_cells);
         let maps = bars.iter().map(|b| Map { name: format!("BAR{}", b.slot), pa: b.pa, size: b.size }).collect();

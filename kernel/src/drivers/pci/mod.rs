@@ -10,6 +10,7 @@ use gometal_core::pcihost::BarAllocator;
 use pci_types::{Bar, ConfigRegionAccess, EndpointHeader, HeaderType, PciAddress, PciHeader};
 
 /// Command register bits (offset 4).
+pub const CMD_IO: u16 = 1 << 0;
 pub const CMD_MEMORY: u16 = 1 << 1;
 pub const CMD_BUS_MASTER: u16 = 1 << 2;
 pub const CMD_INTX_DISABLE: u16 = 1 << 10;
@@ -139,13 +140,21 @@ pub struct MemBar {
     pub size: u64,
 }
 
-/// Places `f`'s memory BARs in the window and turns on memory decoding and
-/// bus mastering (DMA), with INTx enabled. I/O BARs are left unassigned
-/// (UIO exposes memory BARs only, as Linux's uio_pci_generic does).
-pub fn assign_bars(ecam: &Ecam, f: &Function, window: &mut BarAllocator) -> alloc::vec::Vec<MemBar> {
+/// The bridge windows BARs are placed in: 32-bit memory, and I/O ports
+/// (which RISC-V reaches as memory: the `ranges` entry's CPU address).
+pub struct Windows {
+    pub mem: BarAllocator,
+    pub io: Option<BarAllocator>,
+}
+
+/// Places `f`'s BARs in the windows and turns on memory and I/O decoding
+/// and bus mastering (DMA), with INTx enabled. I/O BARs come back as
+/// memory too (their CPU address in the I/O window): a gometal extension,
+/// since Linux's uio_pci_generic exposes memory BARs only.
+pub fn assign_bars(ecam: &Ecam, f: &Function, windows: &mut Windows) -> alloc::vec::Vec<MemBar> {
     let Some(mut ep) = EndpointHeader::from_header(PciHeader::new(f.addr), ecam) else { return alloc::vec::Vec::new() };
     // Decoding off while the BARs move.
-    ecam.set_command(f.addr, ecam.command(f.addr) & !CMD_MEMORY);
+    ecam.set_command(f.addr, ecam.command(f.addr) & !(CMD_MEMORY | CMD_IO));
     let mut bars = alloc::vec::Vec::new();
     let mut slot = 0u8;
     while slot < 6 {
@@ -154,20 +163,41 @@ pub fn assign_bars(ecam: &Ecam, f: &Function, window: &mut BarAllocator) -> allo
         let size = match bar {
             Some(Bar::Memory32 { size, .. }) => size as u64,
             Some(Bar::Memory64 { size, .. }) => size,
-            _ => 0,
+            Some(Bar::Io { .. }) => {
+                if let Some(b) = windows.io.as_mut().and_then(|io| assign_io_bar(ecam, f, slot, io)) {
+                    bars.push(b);
+                }
+                0
+            }
+            None => 0,
         };
         if size > 0 {
-            if let Some(pa) = window.alloc(size) {
+            if let Some(pa) = windows.mem.alloc(size) {
                 // SAFETY: a memory BAR of this function, given an address in
                 // the bridge's window that nothing else uses.
-                if unsafe { ep.write_bar(slot, ecam, window.to_pci(pa) as usize) }.is_ok() {
+                if unsafe { ep.write_bar(slot, ecam, windows.mem.to_pci(pa) as usize) }.is_ok() {
                     bars.push(MemBar { slot, pa, size: size.max(4096) });
                 }
             }
         }
         slot += if wide { 2 } else { 1 };
     }
-    let cmd = (ecam.command(f.addr) | CMD_MEMORY | CMD_BUS_MASTER) & !CMD_INTX_DISABLE;
+    let cmd = (ecam.command(f.addr) | CMD_MEMORY | CMD_IO | CMD_BUS_MASTER) & !CMD_INTX_DISABLE;
     ecam.set_command(f.addr, cmd);
     bars
+}
+
+/// Sizes I/O BAR `slot` (pci_types reports no size for I/O BARs) and
+/// gives it ports in the I/O window.
+fn assign_io_bar(ecam: &Ecam, f: &Function, slot: u8, io: &mut BarAllocator) -> Option<MemBar> {
+    let off = 0x10 + 4 * slot as u16;
+    ecam.write32(f.addr, off, u32::MAX);
+    let mask = ecam.read32(f.addr, off) & !3 & 0xffff;
+    if mask == 0 {
+        return None;
+    }
+    let size = (!mask & 0xffff) as u64 + 1;
+    let pa = io.alloc(size)?;
+    ecam.write32(f.addr, off, io.to_pci(pa) as u32);
+    Some(MemBar { slot, pa, size: size.max(4096) })
 }
