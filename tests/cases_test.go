@@ -153,6 +153,9 @@ func cases() []bootCase {
 			want: []string{"liveness: wrote 0xcafe, read back 0xffff3501", "12! = 479001600", "interrupts: 1000 raised", "equal=true"}},
 		{name: "example-alarm", prog: "alarm", example: true, noPass: true, devices: []string{"rtc-alarm"},
 			want: []string{"alarm 5: interrupt 5", "alarm: 5 alarms delivered"}},
+		{name: "example-robot", prog: "robot", example: true, noPass: true, devices: []string{"edu", "rtc-alarm"},
+			add:  []string{"examples/robot/testdata/laser.gob:/data/laser.gob"},
+			want: []string{"GC cycles meanwhile", "robot: laser ", "robot: bumper ", "robot: clock "}},
 		{name: "example-hello", prog: "hello", example: true, noPass: true,
 			want: []string{"Hello from Go on gometal!", "GOMAXPROCS=", "pipeline:", "ok=true", "slept 100ms", "Bye!"}},
 	}
