@@ -13,7 +13,7 @@ KERNEL := $(KERNEL_DIR)/target/$(TARGET)/release/gometal-kernel
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 GOMETAL := go run ./cmd/gometal
 
-.PHONY: run test deps kernel kernel-build unit boot-tests conformance conformance-quick stress bench clean
+.PHONY: run test deps kernel kernel-build unit boot-tests conformance conformance-quick stress bench clean uio-conformance
 
 run: deps kernel-build
 	$(GOMETAL) run ./examples/hello
@@ -43,6 +43,12 @@ deps:
 # it is stale. kernel-build leaves the committed copy alone. The build fails
 # if a floating-point instruction appears outside the FP save/restore code
 # (tools/fpcheck says why that matters).
+# The UIO conformance program on gometal and on Debian's Linux (fetched and
+# cached like `gometal bench -linux`'s, plus its uio modules): same binary,
+# same QEMU machine with the edu device (docs/devices.md).
+uio-conformance:
+	go run ./tools/uioconf -cores 1
+
 kernel: kernel-build
 	go run ./tools/kernelimage -refresh
 

@@ -149,6 +149,9 @@ func cases() []bootCase {
 		// UIO (issue 10): a Go driver for QEMU's edu PCI device.
 		{name: "uioedu", prog: "uioedu", devices: []string{"edu"},
 			want: []string{"liveness ok", "interrupts ok: 200 raised", "dma ok: 1024 bytes", "bad mmaps ok"}},
+		// The UIO conformance program (tools/uioconf runs it on Linux too).
+		{name: "uioconf", prog: "uioconf", devices: []string{"edu"},
+			want: []string{"ok epoll-edge-once", "ok masked-until-enabled", "ok pending-delivered", "latency: 2000 interrupts"}},
 		{name: "example-edu", prog: "edu", example: true, noPass: true, devices: []string{"edu"},
 			want: []string{"liveness: wrote 0xcafe, read back 0xffff3501", "12! = 479001600", "interrupts: 1000 raised", "equal=true"}},
 		{name: "example-alarm", prog: "alarm", example: true, noPass: true, devices: []string{"rtc-alarm"},
