@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -122,7 +123,9 @@ var ErrNotFound = errors.New("uio: no such device")
 // Device is an open UIO device.
 type Device struct {
 	Info
-	f *os.File
+	f     *os.File
+	cfgMu sync.Mutex
+	cfg   *os.File // device/config, once used
 }
 
 // Open opens the first device that answers to name (see Info.Matches).
@@ -144,7 +147,14 @@ func Open(name string) (*Device, error) {
 }
 
 // Close closes the device; mapped regions stay valid until unmapped.
-func (d *Device) Close() error { return d.f.Close() }
+func (d *Device) Close() error {
+	d.cfgMu.Lock()
+	if d.cfg != nil {
+		d.cfg.Close()
+	}
+	d.cfgMu.Unlock()
+	return d.f.Close()
+}
 
 // File is /dev/uioN. Its Fd method would switch the descriptor to
 // blocking mode (taking it out of Go's netpoller, so Wait would block a
@@ -179,13 +189,27 @@ func (d *Device) configPath() string {
 	return filepath.Join(sysRoot, fmt.Sprintf("uio%d", d.Index), "device", "config")
 }
 
+// configFile is device/config, opened on first use and kept open (Linux
+// drivers re-enable interrupts through it after every interrupt).
+func (d *Device) configFile() (*os.File, error) {
+	d.cfgMu.Lock()
+	defer d.cfgMu.Unlock()
+	if d.cfg == nil {
+		f, err := os.OpenFile(d.configPath(), os.O_RDWR, 0)
+		if err != nil {
+			return nil, err
+		}
+		d.cfg = f
+	}
+	return d.cfg, nil
+}
+
 // ReadConfig reads len(b) bytes of PCI config space at off.
 func (d *Device) ReadConfig(b []byte, off int64) error {
-	f, err := os.Open(d.configPath())
+	f, err := d.configFile()
 	if err != nil {
 		return err
 	}
-	defer f.Close()
 	_, err = f.ReadAt(b, off)
 	if err == io.EOF {
 		err = io.ErrUnexpectedEOF
@@ -195,11 +219,10 @@ func (d *Device) ReadConfig(b []byte, off int64) error {
 
 // WriteConfig writes b to PCI config space at off.
 func (d *Device) WriteConfig(b []byte, off int64) error {
-	f, err := os.OpenFile(d.configPath(), os.O_WRONLY, 0)
+	f, err := d.configFile()
 	if err != nil {
 		return err
 	}
-	defer f.Close()
 	_, err = f.WriteAt(b, off)
 	return err
 }

@@ -144,6 +144,8 @@ type Spec struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Ports  bool
+	// QEMU are extra QEMU arguments for both kernels (devices).
+	QEMU []string
 }
 
 // HartStat is one hart's line of gometal's statistics.
@@ -205,6 +207,7 @@ func (m *Machine) Config(s Spec) qemu.Config {
 	for _, a := range s.Args {
 		args = append(args, bootargs.Encode(a))
 	}
+	cfg.Extra = s.QEMU
 	switch s.Kind {
 	case Gometal:
 		// The devices gometal run adds: entropy and the stdio ports.

@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"gometal.dev/gometal/internal/uioinit"
 	"gometal.dev/gometal/uio"
 )
 
@@ -29,7 +30,10 @@ const (
 	sys          = "/sys/class/uio/uio0/"
 )
 
-var failed int
+var (
+	failed  int
+	onLinux bool // PID 1 on Linux: set UIO up first, power off at the end
+)
 
 func ok(name string) { fmt.Println("ok", name) }
 func note(name, format string, a ...any) {
@@ -56,11 +60,14 @@ func text(path string) string {
 }
 
 func main() {
-	if _, err := os.Stat("/sys/class/uio"); err != nil && os.Getpid() == 1 {
-		if err := linuxSetup(); err != nil {
+	onLinux = uioinit.Needed()
+	if onLinux {
+		mods, err := uioinit.Linux("1234 11e8")
+		if err != nil {
 			fmt.Println("FAIL linux-setup:", err)
 			finish()
 		}
+		fmt.Printf("linux: loaded %s, edu bound to uio_pci_generic\n", strings.Join(mods, ", "))
 	}
 	hex16 := regexp.MustCompile(`^0x[0-9a-f]{16}$`)
 	check("name", text(sys+"name") == "uio_pci_generic", "name %q", text(sys+"name"))
@@ -99,27 +106,13 @@ func finish() {
 	} else {
 		fmt.Printf("uioconf: %d checks failed\n", failed)
 	}
-	if os.Getpid() == 1 && !isGometal() {
-		syscall.Sync()
-		syscall.Reboot(syscall.LINUX_REBOOT_CMD_POWER_OFF)
+	if onLinux {
+		uioinit.PowerOff()
 	}
 	if failed > 0 {
 		os.Exit(1)
 	}
 	os.Exit(0)
-}
-
-func isGometal() bool {
-	var u syscall.Utsname
-	syscall.Uname(&u)
-	var b []byte
-	for _, c := range u.Version {
-		if c == 0 {
-			break
-		}
-		b = append(b, byte(c))
-	}
-	return strings.Contains(strings.ToLower(string(b)), "gometal")
 }
 
 func badMaps(d *uio.Device) {
