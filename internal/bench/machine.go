@@ -18,6 +18,7 @@ import (
 	"gometal.dev/gometal/internal/gobuild"
 	"gometal.dev/gometal/internal/initramfs"
 	"gometal.dev/gometal/internal/kstats"
+	"gometal.dev/gometal/internal/linesink"
 	"gometal.dev/gometal/internal/qemu"
 )
 
@@ -228,8 +229,9 @@ func (m *Machine) Run(s Spec) *Boot {
 		return b
 	}
 	out := &lockedBuffer{}
+	lines := linesink.New(out) // the kernel's log and the program's output, a whole line at a time
 	cfg := m.Config(s)
-	stdio := qemu.Stdio{Stdout: out, Stderr: out}
+	stdio := qemu.Stdio{Stdout: lines.Stream(), Stderr: lines.Stream()}
 	var streams *console.Streams
 	if cfg.StdioPorts {
 		in, sink := s.Stdin, s.Stdout
@@ -237,10 +239,10 @@ func (m *Machine) Run(s Spec) *Boot {
 			in = strings.NewReader("")
 		}
 		if sink == nil {
-			sink = out
+			sink = lines.Stream()
 		}
 		var err error
-		if streams, err = console.NewStreams(in, sink, out); err != nil {
+		if streams, err = console.NewStreams(in, sink, lines.Stream()); err != nil {
 			b.Err = err
 			return b
 		}
@@ -251,6 +253,7 @@ func (m *Machine) Run(s Spec) *Boot {
 	if streams != nil {
 		streams.Wait()
 	}
+	lines.Flush()
 	b.Wall = time.Since(start)
 	b.Output = out.String()
 	if err != nil {

@@ -9,6 +9,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"flag"
 	"fmt"
 	"os"
@@ -21,6 +22,7 @@ import (
 
 	"gometal.dev/gometal/internal/gobuild"
 	"gometal.dev/gometal/internal/kstats"
+	"gometal.dev/gometal/internal/linesink"
 )
 
 // msRe finds the time on bench/cpubound's result line.
@@ -78,7 +80,13 @@ func main() {
 }
 
 func boot(cli string, args []string) sample {
-	out, err := exec.Command(cli, args...).CombinedOutput()
+	var buf bytes.Buffer
+	lines := linesink.New(&buf) // the kernel's stats line must not be split by program output
+	cmd := exec.Command(cli, args...)
+	cmd.Stdout, cmd.Stderr = lines.Stream(), lines.Stream()
+	err := cmd.Run()
+	lines.Flush()
+	out := buf.Bytes()
 	if err != nil {
 		fatal("gometal %s: %v\n%s", strings.Join(args, " "), err, out)
 	}

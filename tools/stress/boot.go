@@ -17,6 +17,7 @@ import (
 
 	"gometal.dev/gometal/internal/kernelimage"
 	"gometal.dev/gometal/internal/kstats"
+	"gometal.dev/gometal/internal/linesink"
 )
 
 // bootJob is one boot to make: where the CLI, kernel and program are, which
@@ -51,10 +52,12 @@ func boot(ctx context.Context, cfg config, j bootJob) result {
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+j.kernel)
 	cmd.WaitDelay = 5 * time.Second
-	var out bytes.Buffer // console and the CLI's own messages, interleaved
-	cmd.Stdout, cmd.Stderr = &out, &out
+	var out bytes.Buffer // console and the CLI's own messages, a whole line at a time
+	sink := linesink.New(&out)
+	cmd.Stdout, cmd.Stderr = sink.Stream(), sink.Stream()
 	t := time.Now()
 	err := cmd.Run()
+	sink.Flush()
 	r.dur = time.Since(t)
 	if ctx.Err() != nil {
 		r.canceled = true
