@@ -111,6 +111,15 @@ func cases() []bootCase {
 			once: []string{"unsupported syscall 450", "tried to start a process"}},
 		// The SMP stress programs: threads on every hart at once.
 		{name: "files", prog: "files"},
+		// SQLite through the kernel's locks, fsync and pread/pwrite: 100k rows
+		// in transactions of 1000 on 4 harts, 10k on one; the program checks
+		// count and sum after reopening.
+		{name: "sqlitedb", prog: "sqlitedb", args: sqliteRows,
+			want: []string{" rows, id sum ", "reopened, integrity ok"}},
+		{name: "mmapfile", prog: "mmapfile", want: []string{"mmap shared: stores reach the file",
+			"mmap private: stores stay", "mmap errors:", "golang.org/x/exp/mmap: read ok"}},
+		{name: "bboltdb", prog: "bboltdb", want: []string{"bbolt: 5000 keys put, read by 4 readers, reopened and checked"}},
+		{name: "filelocks", prog: "filelocks", want: []string{"locks: OFD, POSIX, flock", "offsets: pwrite/pread at 512 GiB"}},
 		// trace names errors: the hostile program's calls, as the kernel logs them.
 		{name: "trace", prog: "hostile", args: fixed("trace"), kargs: "trace", cores: []int{1},
 			want: []string{
@@ -172,4 +181,12 @@ func cases() []bootCase {
 		cs = append(cs, c)
 	}
 	return cs
+}
+
+// sqliteRows: the full 100k rows on 4 harts, a tenth on one.
+func sqliteRows(cores int) []string {
+	if cores == 1 {
+		return []string{"-rows", "10000"}
+	}
+	return []string{"-rows", "100000"}
 }

@@ -30,6 +30,7 @@ Examples:
 
 	gometal run ./examples/hello
 	gometal run -cores 2 -mem 512M ./examples/hello
+	gometal run -mount ./data:/data ./examples/kvstore put k v
 	GOOS=linux GOARCH=riscv64 CGO_ENABLED=0 go build -o prog . && gometal run ./prog
 
 Environment:

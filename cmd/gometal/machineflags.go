@@ -47,6 +47,8 @@ type machineFlags struct {
 	devices    listFlag
 	disks      listFlag          // -disk PATH: shorthand for -device blk=PATH
 	devSel     devices.Selection // devices, parsed by validate
+	mount      listFlag
+	mounts     []guestMount // mount, parsed by validate
 	kernel     string
 	kernelArgs string
 	sched      string
@@ -90,6 +92,13 @@ func (f *machineFlags) validate(cmd string) error {
 		}
 		f.adds = append(f.adds, m)
 	}
+	for i, spec := range f.mount {
+		m, err := parseMount(spec, i)
+		if err != nil {
+			return usageErrorf(cmd, "%s: -mount %v", cmd, err)
+		}
+		f.mounts = append(f.mounts, m)
+	}
 	return nil
 }
 
@@ -101,6 +110,9 @@ func (f *machineFlags) kernelOptions() []string {
 	}
 	if f.sched != "" {
 		opts = append(opts, "sched="+f.sched)
+	}
+	for _, m := range f.mounts {
+		opts = append(opts, m.kernelOption())
 	}
 	return append(opts, f.devSel.Kernel...)
 }

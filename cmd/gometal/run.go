@@ -66,6 +66,7 @@ Examples:
 	echo hi | gometal run ./prog
 	gometal run ./prog < in.bin > out.bin 2> err.txt
 	gometal run -env GREETING='hello, world' -add testdata:/testdata ./prog.elf
+	gometal run -mount ./data:/data ./examples/kvstore put k v
 	gometal run -kernel-args 'stats trace' ./examples/hello
 	gometal run -gdb ./examples/hello   # then attach gdb-multiarch as printed
 
@@ -78,6 +79,8 @@ Kernel arguments (-kernel-args, or set by the flags above):
 	idlepoll=US an idle hart polls for work up to US µs before it naps
 	            (default 200; 0: nap at once, no timer advance)
 	rdinit=PATH run PATH from the initramfs instead of /init
+	mount=TAG:/GUEST[:ro]
+	            mount the virtio-9p device TAG at /GUEST (set by -mount)
 `)
 }
 
@@ -94,6 +97,7 @@ func newRunFlagSet() (*flag.FlagSet, *runFlags) {
 	fs.Var(&f.devices, "device", deviceFlagHelp)
 	fs.Var(&f.disks, "disk", diskFlagHelp)
 	fs.Var(&f.add, "add", "add a host file or directory tree to the initramfs at an absolute guest path: `HOST:GUEST` (repeatable)")
+	fs.Var(&f.mount, "mount", mountUsage)
 	fs.StringVar(&f.kernel, "kernel", "", "the gometal kernel ELF to boot (default $GOMETAL_KERNEL, else built from the source checkout gometal runs in, else the one embedded in gometal)")
 	fs.StringVar(&f.kernelArgs, "kernel-args", "", "extra kernel command-line options, passed verbatim")
 	fs.StringVar(&f.sched, "sched", "", "thread placement policy: "+strings.Join(schedPolicies, ", ")+" (default: the kernel's)")

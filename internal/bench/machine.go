@@ -147,6 +147,9 @@ type Spec struct {
 	Ports  bool
 	// QEMU are extra QEMU arguments for both kernels (devices).
 	QEMU []string
+	// Mounts are host directories shared over virtio-9p (gometal only: its
+	// KernelArgs must name them with mount=TAG:/GUEST).
+	Mounts []qemu.Mount
 }
 
 // HartStat is one hart's line of gometal's statistics.
@@ -213,6 +216,7 @@ func (m *Machine) Config(s Spec) qemu.Config {
 	case Gometal:
 		// The devices gometal run adds: entropy and the stdio ports.
 		cfg.Kernel, cfg.Entropy, cfg.StdioPorts = m.Gometal, true, true
+		cfg.Mounts = s.Mounts
 		cfg.Append = bootargs.Cmdline{Raw: s.KernelArgs, Args: s.Args}.String()
 	case Linux:
 		cfg.Kernel, cfg.StdioPorts = m.Linux, s.Ports

@@ -27,7 +27,9 @@ type Config struct {
 	// are the guest program's stdin, stdout and stderr, on the sockets Run
 	// passes QEMU as descriptors 3, 4 and 5 (Stdio.Ports).
 	StdioPorts bool
-	Extra      []string // appended verbatim, last, so they can override
+	// Mounts share host directories over virtio-9p (mount.go).
+	Mounts []Mount
+	Extra  []string // appended verbatim, last, so they can override
 }
 
 // StdioPortNames name the console ports (a Linux guest shows them as
@@ -49,7 +51,7 @@ func (c Config) deviceArgs() []string {
 				"-device", fmt.Sprintf("virtserialport,chardev=%s,nr=%d,name=%s", id, i+1, name))
 		}
 	}
-	return args
+	return append(args, mountArgs(c.Mounts)...)
 }
 
 // GDBPort is where -s makes QEMU's gdb stub listen.

@@ -95,3 +95,16 @@ func TestArgsDevices(t *testing.T) {
 		}
 	}
 }
+
+func TestArgsMounts(t *testing.T) {
+	c := Config{Binary: "q", Mounts: []Mount{{Host: "/h/a,b", Tag: "gm0"}, {Host: "/ro", Tag: "gm1", ReadOnly: true}}}
+	got := strings.Join(c.Args(), " ")
+	for _, want := range []string{
+		"-fsdev local,id=fs0,path=/h/a,,b,security_model=none -device virtio-9p-device,fsdev=fs0,mount_tag=gm0",
+		"-fsdev local,id=fs1,path=/ro,security_model=none,readonly=on -device virtio-9p-device,fsdev=fs1,mount_tag=gm1",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Args() = %q\nlacks %q", got, want)
+		}
+	}
+}

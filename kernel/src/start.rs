@@ -163,6 +163,7 @@ fn start_program(m: &machine::Machine, args: &BootArgs) {
         fail(STATUS_NOT_FOUND, format_args!("the initramfs is not a valid cpio archive: {e:?}"));
     }
     crate::uio::init(m, &args.uio);
+    crate::fs::hostmount::mount_all(&args.mounts);
     let init_path = alloc::string::String::from_utf8_lossy(&args.init).into_owned();
     let node = match tree::resolve(&args.init, true) {
         Ok(f) if !f.node.is_dir() => f.node,

@@ -29,6 +29,9 @@ pub struct BootArgs {
     pub tty: [bool; 3],
     /// `stderr=stdout`: the host's stderr is the same file as its stdout.
     pub stderr_to_stdout: bool,
+    /// `mount=TAG:/GUEST[:ro]` (repeatable): host directories on virtio-9p
+    /// devices, each as given (p9::parse_mount reads it).
+    pub mounts: Vec<Vec<u8>>,
     /// argv[1..] of the program (everything after the first `--`).
     pub args: Vec<Vec<u8>>,
     /// `KEY=VALUE` tokens that are not kernel options, in order.
@@ -86,6 +89,7 @@ fn kernel_option(out: &mut BootArgs, token: Vec<u8>) {
                 Some(t) => out.tty = t,
                 None => out.unknown.push(token),
             },
+            Some((b"mount", v)) => out.mounts.push(v.to_vec()),
             Some((b"stderr", b"stdout")) => out.stderr_to_stdout = true,
             Some((b"stderr", _)) => out.unknown.push(token),
             Some((b"rdinit", _)) => out.unknown.push(token),

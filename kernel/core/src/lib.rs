@@ -2,7 +2,7 @@
 //! decided without touching hardware (syscall numbers, boot-argument parsing,
 //! cpio/ELF reading, the initial user stack, Sv39 page-table walks over an
 //! abstract memory, virtual-memory-area bookkeeping, futex queues, signal
-//! frames, time conversion, the halt-polling window). The kernel binary supplies the hardware side;
+//! frames, time conversion, the halt-polling window, advisory file locks). The kernel binary supplies the hardware side;
 //! `cargo test -p gometal-core` runs all of this on the host.
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
@@ -13,9 +13,11 @@ pub mod bootargs;
 pub mod cpio;
 pub mod elf;
 pub mod errno;
+pub mod filelock;
 pub mod futex;
 pub mod haltpoll;
 pub mod initstack;
+pub mod p9;
 pub mod pagetable;
 pub mod pcihost;
 pub mod placement;

@@ -43,11 +43,45 @@ impl Prot {
     }
 }
 
+/// What an area's pages hold before they are written: zeros, or a file's
+/// bytes. `id` names the file (the kernel's inode number); `offset` is the
+/// file offset of the area's first byte, kept right when the area is split.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Backing {
+    #[default]
+    Anonymous,
+    /// MAP_SHARED maps the file's own pages; MAP_PRIVATE copies them.
+    File { id: u64, offset: u64, shared: bool },
+}
+
+impl Backing {
+    /// The backing of the part of an area that starts `by` bytes later.
+    fn advanced(self, by: u64) -> Backing {
+        match self {
+            Backing::Anonymous => Backing::Anonymous,
+            Backing::File { id, offset, shared } => Backing::File { id, offset: offset + by, shared },
+        }
+    }
+
+    /// A shared file mapping: its pages belong to the file, not the area.
+    pub fn is_shared_file(self) -> bool {
+        matches!(self, Backing::File { shared: true, .. })
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Vma {
     pub start: u64,
     pub end: u64,
     pub prot: Prot,
+    pub backing: Backing,
+}
+
+impl Vma {
+    /// The backing at `addr` inside the area (file offset of that byte).
+    pub fn backing_at(&self, addr: u64) -> Backing {
+        self.backing.advanced(addr - self.start)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -79,6 +113,12 @@ impl VmaMap {
     /// (MAP_FIXED). Returns the ranges that were mapped before and are now
     /// replaced, so the kernel can drop their pages.
     pub fn insert_fixed(&mut self, start: u64, len: u64, prot: Prot) -> Vec<(u64, u64)> {
+        ranges(self.insert_backed(start, len, prot, Backing::Anonymous))
+    }
+
+    /// `insert_fixed` for an area with `backing`; returns the replaced
+    /// pieces with their backings (the kernel frees only anonymous pages).
+    pub fn insert_backed(&mut self, start: u64, len: u64, prot: Prot, backing: Backing) -> Vec<Vma> {
         let Some((s, e)) = page_range(start, len) else {
             return Vec::new();
         };
@@ -89,6 +129,7 @@ impl VmaMap {
                 start: s,
                 end: e,
                 prot,
+                backing,
             },
         );
         self.merge_around(s, e);
@@ -123,14 +164,23 @@ impl VmaMap {
 
     /// `find_free` followed by `insert_fixed`; the start of the new area.
     pub fn map_anywhere(&mut self, len: u64, hint: u64, prot: Prot) -> Option<u64> {
+        self.map_anywhere_backed(len, hint, prot, Backing::Anonymous)
+    }
+
+    pub fn map_anywhere_backed(&mut self, len: u64, hint: u64, prot: Prot, backing: Backing) -> Option<u64> {
         let start = self.find_free(len, hint)?;
-        self.insert_fixed(start, len, prot);
+        self.insert_backed(start, len, prot, backing);
         Some(start)
     }
 
     /// Removes [start, start+len), splitting areas that straddle its ends.
     /// Returns the ranges that were actually mapped.
     pub fn unmap(&mut self, start: u64, len: u64) -> Vec<(u64, u64)> {
+        ranges(self.unmap_areas(start, len))
+    }
+
+    /// `unmap`, returning the removed pieces with their backings.
+    pub fn unmap_areas(&mut self, start: u64, len: u64) -> Vec<Vma> {
         match page_range(start, len) {
             Some((s, e)) => self.carve(s, e),
             None => Vec::new(),
@@ -147,9 +197,12 @@ impl VmaMap {
         if !self.is_covered(s, e) {
             return Err(());
         }
-        // Covered: replacing the range with one area of the new protection
-        // is exactly a MAP_FIXED over it (no pages are affected here).
-        self.insert_fixed(s, e - s, prot);
+        // Covered: each piece is put back with the new protection and its
+        // own backing (no pages are affected here).
+        for piece in self.carve(s, e) {
+            self.areas.insert(piece.start, Vma { prot, ..piece });
+            self.merge_around(piece.start, piece.end);
+        }
         Ok(())
     }
 
@@ -199,7 +252,7 @@ impl VmaMap {
 
     /// Removes [s, e) from all areas, keeping the parts outside it; returns
     /// the removed pieces in ascending order.
-    fn carve(&mut self, s: u64, e: u64) -> Vec<(u64, u64)> {
+    fn carve(&mut self, s: u64, e: u64) -> Vec<Vma> {
         let hit: Vec<Vma> = self
             .areas
             .range(..e)
@@ -214,33 +267,39 @@ impl VmaMap {
                 self.areas.insert(v.start, Vma { end: s, ..v });
             }
             if v.end > e {
-                self.areas.insert(e, Vma { start: e, ..v });
+                self.areas.insert(e, Vma { start: e, backing: v.backing_at(e), ..v });
             }
-            removed.push((v.start.max(s), v.end.min(e)));
+            let from = v.start.max(s);
+            removed.push(Vma { start: from, end: v.end.min(e), backing: v.backing_at(from), ..v });
         }
         removed
     }
 
     /// Merges the area starting at `s` (ending at `e`) with neighbours that
-    /// touch it and have the same protection.
+    /// touch it and have the same protection and backing (a file area only
+    /// with the piece of the same file that continues it).
     fn merge_around(&mut self, s: u64, e: u64) {
-        let mut start = s;
-        let mut end = e;
-        let prot = self.areas[&s].prot;
+        let mut area = self.areas[&s];
         if let Some((_, prev)) = self.areas.range(..s).next_back() {
-            if prev.end == s && prev.prot == prot {
-                start = prev.start;
+            if prev.end == s && prev.prot == area.prot && prev.backing_at(s) == area.backing {
+                area.start = prev.start;
+                area.backing = prev.backing;
                 self.areas.remove(&s);
             }
         }
         if let Some(next) = self.areas.get(&e).copied() {
-            if next.prot == prot {
-                end = next.end;
+            if next.prot == area.prot && area.backing_at(e) == next.backing {
+                area.end = next.end;
                 self.areas.remove(&e);
             }
         }
-        self.areas.insert(start, Vma { start, end, prot });
+        self.areas.insert(area.start, area);
     }
+}
+
+/// The address ranges of removed pieces.
+fn ranges(pieces: Vec<Vma>) -> Vec<(u64, u64)> {
+    pieces.into_iter().map(|v| (v.start, v.end)).collect()
 }
 
 #[cfg(test)]

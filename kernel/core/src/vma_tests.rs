@@ -222,3 +222,36 @@ fn find_free_respects_base_and_exhaustion() {
     assert_eq!(m.map_anywhere(0x1000, 0, R), None);
     assert_eq!(m.mapped_bytes(), 0x11000);
 }
+
+#[test]
+fn file_areas_keep_their_offsets_through_splits() {
+    let mut m = VmaMap::new(0x1000_0000, 0x2000_0000);
+    let file = Backing::File { id: 7, offset: 0x3000, shared: true };
+    let base = 0x100000;
+    m.insert_backed(base, 8 * PAGE, Prot::RW, file);
+    // mprotect the middle: three areas, the file offset follows the address.
+    m.protect(base + 2 * PAGE, 2 * PAGE, Prot::from_linux(1)).unwrap();
+    let mid = *m.find(base + 2 * PAGE).unwrap();
+    assert_eq!(mid.backing, Backing::File { id: 7, offset: 0x3000 + 2 * PAGE, shared: true });
+    assert_eq!(m.find(base + 5 * PAGE).unwrap().backing_at(base + 5 * PAGE),
+        Backing::File { id: 7, offset: 0x3000 + 5 * PAGE, shared: true });
+    // Back to RW: the pieces continue each other and merge into one again.
+    m.protect(base + 2 * PAGE, 2 * PAGE, Prot::RW).unwrap();
+    assert_eq!(m.len(), 1);
+    assert_eq!(m.find(base).unwrap().backing, file);
+    // Unmapping reports the removed piece with its backing.
+    let removed = m.unmap_areas(base + PAGE, PAGE);
+    assert_eq!(removed.len(), 1);
+    assert_eq!(removed[0].backing, Backing::File { id: 7, offset: 0x3000 + PAGE, shared: true });
+}
+
+#[test]
+fn areas_of_different_backing_never_merge() {
+    let mut m = VmaMap::new(0x1000_0000, 0x2000_0000);
+    let base = 0x100000;
+    m.insert_fixed(base, PAGE, Prot::RW);
+    m.insert_backed(base + PAGE, PAGE, Prot::RW, Backing::File { id: 1, offset: 0, shared: false });
+    m.insert_backed(base + 2 * PAGE, PAGE, Prot::RW, Backing::File { id: 2, offset: PAGE, shared: false });
+    m.insert_backed(base + 3 * PAGE, PAGE, Prot::RW, Backing::File { id: 2, offset: 5 * PAGE, shared: false });
+    assert_eq!(m.len(), 4);
+}

@@ -62,6 +62,12 @@ impl OpenFile {
 
 impl Drop for OpenFile {
     fn drop(&mut self) {
+        // The last descriptor of an open file description: its OFD and
+        // flock locks go (the owner is its address, as linux/locks.rs uses).
+        if let FileKind::File(node) | FileKind::Directory(node) = &self.kind {
+            let owner = gometal_core::filelock::Owner::OpenFile(self as *const OpenFile as u64);
+            super::locks::release(node.ino, owner);
+        }
         // The last descriptor (and dup) of a pipe end is gone.
         if let FileKind::Pipe(p) = &self.kind {
             if self.readable() {

@@ -117,7 +117,7 @@ impl Inode {
     }
 
     pub fn new_file(perm: u32, initial: &'static [u8], mtime_ns: u64) -> Arc<Inode> {
-        let data = FileData { size: initial.len() as u64, base: initial, pages: BTreeMap::new() };
+        let data = FileData { size: initial.len() as u64, base: initial, pages: BTreeMap::new(), mapped_shared: false };
         Inode::new(Kind::File(Mutex::new(data)), S_IFREG | (perm & 0o7777), mtime_ns)
     }
 
@@ -170,6 +170,10 @@ pub struct FileData {
     pub size: u64,
     base: &'static [u8],
     pages: BTreeMap<u64, u64>,
+    /// Set once the file is mapped MAP_SHARED: its frames may sit in page
+    /// tables, so a shrink zeroes them instead of freeing them (they go
+    /// with the file). mm/filemap.rs sets it.
+    pub mapped_shared: bool,
 }
 
 impl FileData {
@@ -224,6 +228,12 @@ impl FileData {
         Ok(pa)
     }
 
+    /// The frame holding page `index` for a MAP_SHARED mapping (the file's
+    /// own page, so writes through either side are seen by the other).
+    pub fn frame_for_mapping(&mut self, index: u64) -> Result<u64, Errno> {
+        self.page_mut(index)
+    }
+
     /// Writes `data` at `offset`, growing the file; returns bytes written
     /// (short only when space ran out part way).
     pub fn write(&mut self, offset: u64, data: &[u8]) -> Result<usize, Errno> {
@@ -255,6 +265,10 @@ impl FileData {
             let first_gone = len.div_ceil(PAGE);
             let gone: Vec<u64> = self.pages.range(first_gone..).map(|(&i, _)| i).collect();
             for i in gone {
+                if self.mapped_shared {
+                    frames::zero_frame(self.pages[&i], 0);
+                    continue;
+                }
                 if let Some(pa) = self.pages.remove(&i) {
                     frames::free(pa);
                     FILE_PAGES.fetch_sub(1, Ordering::AcqRel);

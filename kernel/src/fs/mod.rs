@@ -5,7 +5,11 @@
 pub mod epoll;
 pub mod eventfd;
 pub mod fd;
+pub mod hostmount;
+pub mod hostsync;
 pub mod inode;
+pub mod locks;
+pub mod p9client;
 pub mod path;
 pub mod pipe;
 pub mod tree;

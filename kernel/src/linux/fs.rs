@@ -87,6 +87,7 @@ fn create_file(start: &Arc<Inode>, raw: &[u8], mode: u32, follow: bool) -> Resul
 
 pub fn close(_: &mut UserSpace, fd: Fd) -> SysResult {
     let file = process().files.lock().close(fd.index())?;
+    super::locks::closed(&file);
     drop(file); // after the table lock: closing a pipe end wakes waiters
     Ok(0)
 }
@@ -121,7 +122,10 @@ const F_GETPIPE_SZ: u32 = 1032;
 const FD_CLOEXEC: u64 = 1;
 
 /// fcntl(fd, cmd, arg): `arg` is an int or a flag word depending on `cmd`.
-pub fn fcntl(_: &mut UserSpace, fd: Fd, cmd: u32, arg: u64) -> SysResult {
+pub fn fcntl(user: &mut UserSpace, fd: Fd, cmd: u32, arg: u64) -> SysResult {
+    if let Some(result) = super::locks::fcntl(user, fd, cmd, arg) {
+        return result;
+    }
     let fd = fd.index();
     let mut files = process().files.lock();
     let file = files.get(fd)?;
@@ -187,6 +191,9 @@ pub fn dup3(_: &mut UserSpace, old: Fd, new: Fd, flags: OpenFlags) -> SysResult 
     let file = files.get(old.index())?;
     let replaced = files.install_at(new.index(), file, flags.contains(OpenFlags::CLOEXEC))?;
     drop(files);
+    if let Some(old) = &replaced {
+        super::locks::closed(old);
+    }
     drop(replaced);
     Ok(new.index())
 }
@@ -249,10 +256,11 @@ pub fn truncate(user: &mut UserSpace, pathname: UserPtr<u8>, len: i64) -> SysRes
     truncate_node(&found.node, len)
 }
 
-/// Nothing to flush: files live in memory.
+/// Files live in memory; a -mount'ed share is written back to the host
+/// (fs/hostsync.rs), so what a program fsyncs survives a crash of the machine.
 pub fn fsync(_: &mut UserSpace, fd: Fd) -> SysResult {
     match fd::file(fd)?.kind {
-        FileKind::File(_) | FileKind::Directory(_) => Ok(0),
+        FileKind::File(_) | FileKind::Directory(_) => crate::fs::hostsync::sync_all().map(|_| 0),
         _ => Err(EINVAL),
     }
 }

@@ -1,5 +1,6 @@
 //! mmap, munmap, mprotect, madvise, brk: the program's address space.
-//! Anonymous mappings only; every page is demand-zero (mm/addrspace.rs).
+//! Every page is demand-paged (mm/addrspace.rs): zero for anonymous memory,
+//! the file's bytes for file mappings (linux/mmapfile.rs, mm/filemap.rs).
 //! Every change runs through `with_mm`, which shoots down other harts' TLB
 //! entries (after releasing the lock) before unmapped frames are reused.
 
@@ -12,7 +13,7 @@ use crate::mm::tlb;
 use crate::param::MAX_MAP_COUNT;
 use crate::fs::fd::{Fd, FileKind};
 use gometal_core::errno::{Errno, EACCES, EEXIST, EINVAL, ENODEV, ENOMEM};
-use gometal_core::vma::Prot;
+use gometal_core::vma::{Backing, Prot};
 
 const MADV_DONTNEED: u32 = 4;
 const MADV_FREE: u32 = 8;
@@ -53,36 +54,46 @@ fn room_to_split(mm: &AddressSpace) -> Result<(), Errno> {
     Ok(())
 }
 
-/// mmap(addr, len, prot, flags, fd, offset): anonymous memory, or a UIO
-/// device's map (uio/mmap.rs); other files cannot be mapped (ENODEV).
+/// mmap(addr, len, prot, flags, fd, offset): `fd` and `offset` only for a
+/// file mapping (no MAP_ANONYMOUS); /dev/uioN maps device memory
+/// (uio/mmap.rs).
 pub fn mmap(user: &mut UserSpace, addr: u64, len: u64, prot: u32, flags: MapFlags, fd: Fd, offset: u64) -> SysResult {
     if !flags.intersects(MapFlags::SHARED | MapFlags::PRIVATE) || len == 0 {
         return Err(EINVAL);
     }
     if !flags.contains(MapFlags::ANONYMOUS) {
-        return map_file(user, addr, len, Prot::from_linux(prot as usize), flags, fd, offset);
+        if let Some(file) = crate::fs::fd::file(fd).ok().filter(|f| matches!(f.kind, FileKind::Uio(_))) {
+            return map_uio(user, addr, len, Prot::from_linux(prot as usize), flags, &file, offset);
+        }
     }
+    let (backing, file) = match flags.contains(MapFlags::ANONYMOUS) {
+        true => (Backing::Anonymous, None),
+        false => super::mmapfile::backing(fd, offset, prot, flags).map(|(b, f)| (b, Some(f)))?,
+    };
     let prot = Prot::from_linux(prot as usize);
     with_mm(user, |mm| {
         room_to_split(mm)?;
+        if let Some(node) = file {
+            mm.mapped_files.entry(node.ino).or_insert(node);
+        }
         if flags.intersects(MapFlags::FIXED | MapFlags::FIXED_NOREPLACE) {
             let len = user_range(addr, len)?;
             if flags.contains(MapFlags::FIXED_NOREPLACE) && mm.vmas.find_free(len, addr) != Some(addr) {
                 return Err(EEXIST);
             }
-            mm.map(addr, len, prot, true);
+            mm.map_backed(addr, len, prot, true, backing);
             return Ok(addr as usize);
         }
         // A hint outside the user half (Go's arena hints above Sv39's
         // 256 GiB) is ignored, as Linux ignores a hint it cannot honour.
         let usable = addr.is_multiple_of(PAGE) && addr.checked_add(len).is_some_and(|e| e <= USER_END);
         let hint = if usable { addr } else { 0 };
-        mm.map(hint, len, prot, false).map(|a| a as usize).ok_or(ENOMEM)
+        mm.map_backed(hint, len, prot, false, backing).map(|a| a as usize).ok_or(ENOMEM)
     })
 }
 
-fn map_file(user: &mut UserSpace, addr: u64, len: u64, prot: Prot, flags: MapFlags, fd: Fd, offset: u64) -> SysResult {
-    let file = crate::fs::fd::file(fd)?;
+/// mmap of /dev/uioN: one of the device's maps (uio/mmap.rs).
+fn map_uio(user: &mut UserSpace, addr: u64, len: u64, prot: Prot, flags: MapFlags, file: &crate::fs::fd::OpenFile, offset: u64) -> SysResult {
     let FileKind::Uio(u) = &file.kind else { return Err(ENODEV) };
     if flags.contains(MapFlags::SHARED) && prot.write && !file.writable() {
         return Err(EACCES);

@@ -6,11 +6,14 @@
 
 mod args;
 mod dirs;
+mod fallocate;
 mod fs;
 mod futex;
 mod io;
+mod locks;
 mod memory;
 mod misc;
+mod mmapfile;
 mod poll;
 mod signal;
 mod stat;

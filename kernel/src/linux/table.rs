@@ -6,7 +6,7 @@
 //! included, so `syscall` handles it before the table.
 
 use super::args::{Args, Handler};
-use super::{dirs, fs, futex, io, memory, misc, nr, poll, signal, stat, thread, time, unknown, SysResult};
+use super::{dirs, fallocate, fs, futex, io, locks, memory, misc, mmapfile, nr, poll, signal, stat, thread, time, unknown, SysResult};
 use crate::mm::uaccess::UserSpace;
 
 syscall_table! {
@@ -20,11 +20,13 @@ syscall_table! {
     CLOSE => fs::close,
     LSEEK => fs::lseek,
     FCNTL => fs::fcntl,
+    FLOCK => locks::flock,
     IOCTL => fs::ioctl,
     DUP => fs::dup,
     DUP3 => fs::dup3,
     PIPE2 => fs::pipe2,
     FTRUNCATE => fs::ftruncate,
+    FALLOCATE => fallocate::fallocate,
     TRUNCATE => fs::truncate,
     FSYNC => fs::fsync,
     FDATASYNC => fs::fsync,
@@ -54,6 +56,7 @@ syscall_table! {
     MUNMAP => memory::munmap,
     MPROTECT => memory::mprotect,
     MADVISE => memory::madvise,
+    MSYNC => mmapfile::msync,
     BRK => memory::brk,
     CLONE => thread::clone,
     EXIT => thread::exit,

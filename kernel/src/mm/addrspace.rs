@@ -7,9 +7,11 @@ use super::devmap::{DeviceArea, DeviceAreas};
 use super::frames;
 use super::pagetable::{self, PhysFrames};
 use crate::memlayout::{MMAP_BASE, MMAP_TOP, PAGE_SIZE, USER_END};
+use alloc::collections::BTreeMap;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 use gometal_core::pagetable::{self as pt, PteFlags};
-use gometal_core::vma::{Prot, VmaMap};
+use gometal_core::vma::{Backing, Prot, Vma, VmaMap};
 
 /// Why a user access could not be satisfied.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +47,10 @@ pub struct AddressSpace {
     stale_tlbs: bool,
     /// Device memory mapped by UIO's mmap (devmap.rs).
     devices: DeviceAreas,
+    /// The files behind file-backed areas, by the id their Backing names
+    /// (the inode number). Kept until exit, so a file's frames outlive every
+    /// TLB entry that could point at them (mm/filemap.rs).
+    pub mapped_files: BTreeMap<u64, Arc<crate::fs::inode::Inode>>,
 }
 
 /// Frames to free once every hart has flushed its TLB for `root`.
@@ -102,6 +108,7 @@ impl AddressSpace {
             retired: Vec::new(),
             stale_tlbs: false,
             devices: DeviceAreas::new(),
+            mapped_files: BTreeMap::new(),
         })
     }
 
@@ -118,6 +125,7 @@ impl AddressSpace {
         }
         let prot = vma.prot;
         let page = page_down(va);
+        let backing = vma.backing_at(page);
         if let Some((pa, _)) = pt::translate(&PhysFrames, self.root, page) {
             return Ok(pa);
         }
@@ -125,9 +133,17 @@ impl AddressSpace {
             pt::map_page(&mut PhysFrames, self.root, page, pa, pte_flags(prot)).map_err(|_| Fault::OutOfMemory)?;
             return Ok(pa);
         }
-        let pa = frames::alloc_zeroed().ok_or(Fault::OutOfMemory)?;
+        let (pa, owned) = match backing {
+            Backing::Anonymous => (frames::alloc_zeroed().ok_or(Fault::OutOfMemory)?, true),
+            Backing::File { id, offset, shared } => {
+                let node = self.mapped_files.get(&id).ok_or(Fault::Unmapped)?;
+                super::filemap::page(node, offset, shared)?
+            }
+        };
         if pt::map_page(&mut PhysFrames, self.root, page, pa, pte_flags(prot)).is_err() {
-            frames::free(pa);
+            if owned {
+                frames::free(pa);
+            }
             return Err(Fault::OutOfMemory);
         }
         self.resident += 1;
@@ -143,19 +159,39 @@ impl AddressSpace {
     /// not interrupted for it (a storm of munmaps of untouched memory pays
     /// no shootdowns, as on Linux).
     pub fn discard(&mut self, start: u64, end: u64) {
+        // Pages of shared file areas belong to the file: only their entries go.
+        let areas: Vec<Vma> = self.vmas.iter().filter(|v| v.start < end && v.end > start).copied().collect();
+        let mut at = start;
+        for v in areas {
+            let (s, e) = (v.start.max(start), v.end.min(end));
+            self.discard_pages(at, s, true);
+            self.discard_pages(s, e, !v.backing.is_shared_file());
+            at = e;
+        }
+        self.discard_pages(at, end, true);
+    }
+
+    /// Unmaps [start, end); `free`: the frames are the area's own.
+    fn discard_pages(&mut self, start: u64, end: u64, free: bool) {
+        if start >= end {
+            return;
+        }
         let mut retired = core::mem::take(&mut self.retired);
-        let mut removed = 0;
-        let mut device_pages = 0;
+        let before = retired.len();
+        let (mut kept, mut device_pages) = (0, 0);
         let devices = &self.devices;
         pagetable::unmap_range(self.root, start, end, |pa| {
-            removed += 1;
             if devices.owns_phys(pa) {
-                device_pages += 1; // the device's, not a frame to free
-            } else {
+                device_pages += 1; // the device's, never counted resident nor freed
+            } else if free {
                 retired.push(pa);
+            } else {
+                kept += 1;
             }
         });
-        self.resident = self.resident.saturating_sub(removed - device_pages);
+        let resident_removed = retired.len() - before + kept;
+        let removed = resident_removed + device_pages;
+        self.resident = self.resident.saturating_sub(resident_removed);
         self.retired = retired;
         if removed > 0 {
             self.stale_tlbs = true;
@@ -177,19 +213,24 @@ impl AddressSpace {
     /// Maps a new area. With `fixed` it replaces whatever was there (MAP_FIXED);
     /// otherwise `hint` is only a preference.
     pub fn map(&mut self, hint: u64, len: u64, prot: Prot, fixed: bool) -> Option<u64> {
+        self.map_backed(hint, len, prot, fixed, Backing::Anonymous)
+    }
+
+    /// `map` for an area whose pages come from `backing`.
+    pub fn map_backed(&mut self, hint: u64, len: u64, prot: Prot, fixed: bool, backing: Backing) -> Option<u64> {
         if fixed {
-            let replaced = self.vmas.insert_fixed(hint, len, prot);
-            self.discard_ranges(&replaced);
+            let replaced = self.vmas.insert_backed(hint, len, prot, backing);
+            self.discard_areas(&replaced);
             self.devices.remove(hint, hint + len);
             Some(hint)
         } else {
-            self.vmas.map_anywhere(len, hint, prot)
+            self.vmas.map_anywhere_backed(len, hint, prot, backing)
         }
     }
 
     pub fn unmap(&mut self, start: u64, len: u64) {
-        let removed = self.vmas.unmap(start, len);
-        self.discard_ranges(&removed);
+        let removed = self.vmas.unmap_areas(start, len);
+        self.discard_areas(&removed);
         self.devices.remove(start, start.saturating_add(len));
     }
 
@@ -228,17 +269,18 @@ impl AddressSpace {
         Ok(())
     }
 
-    fn discard_ranges(&mut self, ranges: &[(u64, u64)]) {
-        for &(s, e) in ranges {
-            self.discard(s, e);
+    /// Unmaps the pages of areas already removed from the map.
+    fn discard_areas(&mut self, areas: &[Vma]) {
+        for v in areas {
+            self.discard_pages(v.start, v.end, !v.backing.is_shared_file());
         }
     }
 }
 
 impl Drop for AddressSpace {
     fn drop(&mut self) {
-        let all: Vec<(u64, u64)> = self.vmas.iter().map(|v| (v.start, v.end)).collect();
-        self.discard_ranges(&all);
+        let all: Vec<Vma> = self.vmas.iter().copied().collect();
+        self.discard_areas(&all);
         for pa in self.retired.drain(..) {
             frames::free(pa);
         }

@@ -5,6 +5,8 @@
 pub mod addrspace;
 #[deny(unsafe_code)]
 pub mod devmap;
+#[deny(unsafe_code)]
+pub mod filemap;
 pub mod frames;
 pub mod heap;
 pub mod pagetable;

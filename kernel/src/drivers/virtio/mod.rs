@@ -7,6 +7,7 @@
 
 pub mod console;
 pub mod hal;
+pub mod p9;
 pub mod rng;
 
 use crate::boot::machine::VirtioSlot;
@@ -31,6 +32,7 @@ pub fn probe(slots: &[VirtioSlot], entropy: &mut [u8]) -> usize {
         match transport.device_type() {
             DeviceType::EntropySource if got == 0 => got = rng::take_entropy(transport, entropy),
             DeviceType::Console => console::init(transport, slot.irq),
+            DeviceType::_9P => p9::add(transport),
             _ => {}
         }
     }

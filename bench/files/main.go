@@ -1,0 +1,126 @@
+// Command files is the file benchmark: in -dir (a -mount'ed host directory)
+// it writes a file sequentially and reads it back, creates, stats and
+// deletes many small files, and inserts into and queries a SQLite database
+// (modernc.org/sqlite), reporting one result line per measure.
+package main
+
+import (
+	"database/sql"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"gometal.dev/gometal/bench/internal/guest"
+	_ "modernc.org/sqlite"
+)
+
+func must(err error) {
+	if err != nil {
+		guest.Fail("files", err)
+	}
+}
+
+func main() {
+	dir := flag.String("dir", "/data", "directory to work in")
+	mib := flag.Int("mib", 256, "MiB of the sequential file")
+	small := flag.Int("small", 2000, "small files to create, stat and delete")
+	rows := flag.Int("rows", 20000, "SQLite rows to insert (transactions of 1000)")
+	flag.Parse()
+	seq(*dir, *mib)
+	smallFiles(*dir, *small)
+	sqlite(*dir, *rows)
+	guest.PowerOff()
+}
+
+func seq(dir string, mib int) {
+	path := filepath.Join(dir, "seq.bin")
+	buf := make([]byte, 1<<20)
+	for i := range buf {
+		buf[i] = byte(i * 31)
+	}
+	f, err := os.Create(path)
+	must(err)
+	start := time.Now()
+	for i := 0; i < mib; i++ {
+		_, err := f.Write(buf)
+		must(err)
+	}
+	must(f.Sync())
+	must(f.Close())
+	w := time.Since(start)
+	f, err = os.Open(path)
+	must(err)
+	start = time.Now()
+	n, err := io.CopyBuffer(io.Discard, f, buf)
+	must(err)
+	r := time.Since(start)
+	f.Close()
+	if n != int64(mib)<<20 {
+		must(fmt.Errorf("read back %d bytes", n))
+	}
+	must(os.Remove(path))
+	mb := float64(n) / 1e6
+	guest.Report("files", "op", "seqwrite", "mbs", mb/w.Seconds(), "mib", mib)
+	guest.Report("files", "op", "seqread", "mbs", mb/r.Seconds(), "mib", mib)
+}
+
+func smallFiles(dir string, n int) {
+	d := filepath.Join(dir, "small")
+	must(os.MkdirAll(d, 0o755))
+	data := make([]byte, 1024)
+	name := func(i int) string { return filepath.Join(d, fmt.Sprintf("f%06d", i)) }
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		must(os.WriteFile(name(i), data, 0o644))
+	}
+	c := time.Since(start)
+	start = time.Now()
+	for i := 0; i < n; i++ {
+		_, err := os.Stat(name(i))
+		must(err)
+	}
+	s := time.Since(start)
+	start = time.Now()
+	for i := 0; i < n; i++ {
+		must(os.Remove(name(i)))
+	}
+	del := time.Since(start)
+	must(os.Remove(d))
+	guest.Report("files", "op", "create", "ops", float64(n)/c.Seconds())
+	guest.Report("files", "op", "stat", "ops", float64(n)/s.Seconds())
+	guest.Report("files", "op", "delete", "ops", float64(n)/del.Seconds())
+}
+
+func sqlite(dir string, rows int) {
+	path := filepath.Join(dir, "bench.db")
+	os.Remove(path)
+	db, err := sql.Open("sqlite", path)
+	must(err)
+	_, err = db.Exec(`CREATE TABLE kv (id INTEGER PRIMARY KEY, v TEXT NOT NULL)`)
+	must(err)
+	start := time.Now()
+	for base := 0; base < rows; base += 1000 {
+		tx, err := db.Begin()
+		must(err)
+		for i := base; i < rows && i < base+1000; i++ {
+			_, err := tx.Exec(`INSERT INTO kv (id, v) VALUES (?, ?)`, i, fmt.Sprintf("value %d", i))
+			must(err)
+		}
+		must(tx.Commit())
+	}
+	ins := time.Since(start)
+	queries := rows / 4
+	start = time.Now()
+	for i := 0; i < queries; i++ {
+		var v string
+		must(db.QueryRow(`SELECT v FROM kv WHERE id = ?`, (i*7919)%rows).Scan(&v))
+	}
+	q := time.Since(start)
+	must(db.Close())
+	must(os.Remove(path))
+	guest.Report("files", "op", "sqliteinsert", "ops", float64(rows)/ins.Seconds())
+	guest.Report("files", "op", "sqlitequery", "ops", float64(queries)/q.Seconds())
+}

@@ -1,0 +1,65 @@
+package main
+
+// -mount HOST:GUEST[:ro]: a host directory the program sees at GUEST.
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gometal.dev/gometal/internal/qemu"
+)
+
+const mountUsage = "share a host directory with the program at an absolute guest path: `HOST:GUEST[:ro]` (repeatable). " +
+	"It is read into memory at boot and what the program changed is written back at fsync and when it exits (not with :ro); HOST is created if missing"
+
+// guestMount is one parsed -mount.
+type guestMount struct {
+	host     string // absolute
+	guest    string
+	readOnly bool
+	tag      string
+}
+
+// parseMount checks HOST:GUEST[:ro]; the i-th mount gets tag gmI.
+func parseMount(spec string, i int) (guestMount, error) {
+	s, ro := strings.CutSuffix(spec, ":ro")
+	host, guest, ok := strings.Cut(s, ":")
+	if !ok || host == "" || guest == "" {
+		return guestMount{}, fmt.Errorf("%q: want HOST:GUEST or HOST:GUEST:ro", spec)
+	}
+	if !strings.HasPrefix(guest, "/") || strings.ContainsAny(guest, ": \t\n") {
+		return guestMount{}, fmt.Errorf("%q: the guest path must be absolute, without ':' or spaces", spec)
+	}
+	abs, err := filepath.Abs(host)
+	if err != nil {
+		return guestMount{}, fmt.Errorf("%q: %v", spec, err)
+	}
+	if !ro {
+		if err := os.MkdirAll(abs, 0o755); err != nil {
+			return guestMount{}, fmt.Errorf("%q: %v", spec, err)
+		}
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return guestMount{}, fmt.Errorf("%q: %s is not a directory", spec, host)
+	}
+	return guestMount{host: abs, guest: filepath.Clean(guest), readOnly: ro, tag: fmt.Sprintf("gm%d", i)}, nil
+}
+
+// kernelOption tells the kernel which device to mount where.
+func (m guestMount) kernelOption() string {
+	opt := "mount=" + m.tag + ":" + m.guest
+	if m.readOnly {
+		opt += ":ro"
+	}
+	return opt
+}
+
+func qemuMounts(ms []guestMount) []qemu.Mount {
+	var out []qemu.Mount
+	for _, m := range ms {
+		out = append(out, qemu.Mount{Host: m.host, Tag: m.tag, ReadOnly: m.readOnly})
+	}
+	return out
+}

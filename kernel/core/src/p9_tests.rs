@@ -1,0 +1,94 @@
+//! Host tests of the 9P2000.L encoder and decoder (p9.rs), against bytes
+//! laid out by hand from the protocol's field list.
+
+use super::*;
+
+#[test]
+fn tversion_is_laid_out_as_the_protocol_says() {
+    let m = version(8192);
+    let mut want = vec![21, 0, 0, 0, TVERSION, 1, 0, 0, 0x20, 0, 0, 8, 0];
+    want.extend_from_slice(b"9P2000.L");
+    assert_eq!(m, want);
+}
+
+#[test]
+fn twalk_lists_its_names() {
+    let m = walk(1, 2, &[b"a", b"bc"]);
+    assert_eq!(&m[..4], &(m.len() as u32).to_le_bytes());
+    assert_eq!(m[4], TWALK);
+    assert_eq!(&m[7..15], &[1, 0, 0, 0, 2, 0, 0, 0]);
+    assert_eq!(&m[15..], &[2, 0, 1, 0, b'a', 2, 0, b'b', b'c']);
+}
+
+fn reply(kind: u8, body: &[u8]) -> Vec<u8> {
+    let mut m = ((HEADER + body.len()) as u32).to_le_bytes().to_vec();
+    m.push(kind);
+    m.extend_from_slice(&TAG.to_le_bytes());
+    m.extend_from_slice(body);
+    m
+}
+
+#[test]
+fn rlerror_gives_the_errno_and_bad_replies_are_malformed() {
+    assert_eq!(Reply::parse(&reply(RLERROR, &2u32.to_le_bytes()), TWALK + 1).err(), Some(ReplyError::Errno(2)));
+    assert_eq!(Reply::parse(&reply(TREAD + 1, &[]), TWALK + 1).err(), Some(ReplyError::Malformed));
+    assert_eq!(Reply::parse(&[1, 2, 3], TWALK + 1).err(), Some(ReplyError::Malformed));
+    let mut long = reply(TWALK + 1, &[0, 0]);
+    long[0] = 200; // says more bytes than there are
+    assert_eq!(Reply::parse(&long, TWALK + 1).err(), Some(ReplyError::Malformed));
+    // A read past the end of the reply is Malformed, not a panic.
+    let short = reply(TWALK + 1, &[5, 0]);
+    let mut r = Reply::parse(&short, TWALK + 1).unwrap();
+    assert_eq!(r.u16(), Ok(5));
+    assert_eq!(r.qid().err(), Some(ReplyError::Malformed));
+}
+
+#[test]
+fn rgetattr_fields() {
+    let mut body = Vec::new();
+    body.extend_from_slice(&0x7ffu64.to_le_bytes());
+    body.extend_from_slice(&[0; 13]);
+    body.extend_from_slice(&0o100644u32.to_le_bytes());
+    body.extend_from_slice(&[0; 4 + 4 + 8 + 8]);
+    body.extend_from_slice(&12345u64.to_le_bytes());
+    body.extend_from_slice(&[0; 8 + 8 + 16]);
+    body.extend_from_slice(&7u64.to_le_bytes());
+    body.extend_from_slice(&9u64.to_le_bytes());
+    body.extend_from_slice(&[0; 16 + 16 + 16]);
+    let a = parse_getattr(&reply(TGETATTR + 1, &body)).unwrap();
+    assert_eq!(a, Attr { mode: 0o100644, size: 12345, mtime_ns: 7_000_000_009 });
+}
+
+#[test]
+fn rreaddir_entries() {
+    let mut data = Vec::new();
+    for (name, off) in [(&b"x"[..], 1u64), (&b"yz"[..], 2)] {
+        data.extend_from_slice(&[0x80, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0]);
+        data.extend_from_slice(&off.to_le_bytes());
+        data.push(4);
+        data.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        data.extend_from_slice(name);
+    }
+    let mut body = (data.len() as u32).to_le_bytes().to_vec();
+    body.extend_from_slice(&data);
+    let msg = reply(TREADDIR + 1, &body);
+    let e = parse_readdir(&msg).unwrap();
+    assert_eq!(e.len(), 2);
+    assert_eq!((e[0].name, e[0].offset, e[0].qid.kind, e[0].qid.path), (&b"x"[..], 1, 0x80, 9));
+    assert_eq!((e[1].name, e[1].offset), (&b"yz"[..], 2));
+    // A truncated entry is Malformed.
+    let mut cut = body.clone();
+    cut[0] -= 1;
+    cut.pop();
+    assert_eq!(parse_readdir(&reply(TREADDIR + 1, &cut)).err(), Some(ReplyError::Malformed));
+}
+
+#[test]
+fn mount_options() {
+    assert_eq!(parse_mount(b"gm0:/data"), Some(MountSpec { tag: b"gm0".to_vec(), guest: b"/data".to_vec(), read_only: false }));
+    assert_eq!(parse_mount(b"gm1:/a/b:ro").map(|m| (m.guest, m.read_only)), Some((b"/a/b".to_vec(), true)));
+    assert_eq!(parse_mount(b"gm0:data"), None);
+    assert_eq!(parse_mount(b":/data"), None);
+    assert_eq!(parse_mount(b"gm0"), None);
+    assert_eq!(parse_mount(b"gm0:/d:rw"), None);
+}

@@ -1,0 +1,43 @@
+//! File-backed memory: the pages of areas mmap'ed from a file in the
+//! in-memory tree. A MAP_SHARED page *is* the file's page frame (the one
+//! read and write use), so stores through the mapping are in the file at
+//! once and writes to the file show in the mapping; msync, munmap and exit
+//! have nothing to write back. Such frames belong to the file: unmapping
+//! only removes the page-table entry. A MAP_PRIVATE page is a private copy
+//! made at first touch (not copy-on-write: later writes to the file are not
+//! seen by a page already touched).
+//!
+//! Pages wholly past the end of the file read as zero (Linux raises
+//! SIGBUS there).
+
+use super::addrspace::Fault;
+use super::frames;
+use crate::fs::inode::{Inode, Kind};
+use crate::memlayout::PAGE_SIZE;
+use alloc::sync::Arc;
+use alloc::vec;
+
+/// The frame to map at file offset `offset` (page aligned) of `node`, and
+/// whether the area owns it (frees it when unmapped).
+pub fn page(node: &Arc<Inode>, offset: u64, shared: bool) -> Result<(u64, bool), Fault> {
+    let Kind::File(data) = &node.kind else { return Err(Fault::Unmapped) };
+    let mut d = data.lock();
+    if shared {
+        let pa = d.frame_for_mapping(offset / PAGE_SIZE as u64).map_err(|_| Fault::OutOfMemory)?;
+        return Ok((pa, false));
+    }
+    let mut bytes = vec![0u8; PAGE_SIZE];
+    d.read(offset, &mut bytes);
+    drop(d);
+    let pa = frames::alloc_zeroed().ok_or(Fault::OutOfMemory)?;
+    frames::write_frame(pa, 0, &bytes);
+    Ok((pa, true))
+}
+
+/// Marks `node` as shared-mapped: from now on its frames are never freed
+/// while the file lives (see FileData::mapped_shared).
+pub fn note_shared(node: &Inode) {
+    if let Kind::File(data) = &node.kind {
+        data.lock().mapped_shared = true;
+    }
+}
