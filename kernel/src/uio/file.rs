@@ -34,15 +34,17 @@ pub fn open(n: u8, node: UioNode) -> Result<Arc<UioFile>, Errno> {
 }
 
 impl UioFile {
-    /// An interrupt this descriptor has not read yet.
-    pub fn pending(&self) -> bool {
-        self.dev.events.load(Ordering::Acquire) != self.seen.load(Ordering::Acquire)
-    }
-
-    /// epoll readiness (EPOLLIN bit) and the edge-trigger generation.
+    /// epoll readiness (EPOLLIN bit) and the edge-trigger generation, from
+    /// one load of the count: loading it twice let an interrupt fall
+    /// between the two, so epoll saw "not readable" at the new generation,
+    /// recorded that generation as reported, and never reported the
+    /// interrupt (a goroutine in uio.Wait then slept forever).
     pub fn readiness(&self) -> (bool, u64) {
         match self.node {
-            UioNode::Dev => (self.pending(), self.dev.events.load(Ordering::Acquire) as u64),
+            UioNode::Dev => {
+                let now = self.dev.events.load(Ordering::Acquire);
+                (now != self.seen.load(Ordering::Acquire), now as u64)
+            }
             _ => (true, 0),
         }
     }
