@@ -60,6 +60,10 @@ pub fn readiness(file: &OpenFile) -> (u32, u64) {
             (bits(r && p.readable(), w && p.writable()) | hup | err, p.generation.load(Ordering::Acquire))
         }
         FileKind::Socket(s) => s.readiness(),
+        FileKind::Uio(u) => {
+            let (readable, generation) = u.readiness();
+            (bits(readable, true), generation)
+        }
         _ => (EPOLLIN | EPOLLOUT, global),
     }
 }
