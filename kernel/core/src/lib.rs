@@ -20,6 +20,7 @@ pub mod initstack;
 pub mod p9;
 pub mod pagetable;
 pub mod pcihost;
+pub mod rlimit;
 pub mod placement;
 pub mod sigframe;
 pub mod signal;

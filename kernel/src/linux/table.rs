@@ -100,6 +100,7 @@ syscall_table! {
     GETRANDOM => misc::getrandom,
     PRLIMIT64 => misc::prlimit64,
     GETRLIMIT => misc::getrlimit,
+    SETRLIMIT => misc::setrlimit,
     SYSINFO => misc::sysinfo,
     UMASK => misc::umask,
     REBOOT => misc::reboot,
