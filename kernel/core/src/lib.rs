@@ -19,6 +19,7 @@ pub mod haltpoll;
 pub mod initstack;
 pub mod p9;
 pub mod pagetable;
+pub mod pciconfig;
 pub mod pcihost;
 pub mod placement;
 pub mod sigframe;

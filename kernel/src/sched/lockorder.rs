@@ -23,6 +23,8 @@ pub enum LockClass {
     Sleepers = 3,
     /// One hart's run queue (runqueue.rs).
     RunQueue = 4,
+    /// The PLIC's enable words (drivers/plic.rs): a leaf.
+    PlicEnables = 5,
 }
 
 impl LockClass {
@@ -34,6 +36,7 @@ impl LockClass {
             LockClass::ThreadState => "thread state",
             LockClass::Sleepers => "sleepers",
             LockClass::RunQueue => "run queue",
+            LockClass::PlicEnables => "PLIC enables",
         }
     }
 }

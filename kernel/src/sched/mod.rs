@@ -13,12 +13,16 @@
 //! order):
 //!
 //!   futex table → wait queue → thread state → sleepers → run queue
+//!     → PLIC enables
 //!
 //! In practice no two of them nest: wakers take a waiter out of the futex
 //! table or wait queue, release that lock, then wake it; `wake` releases
 //! the thread state lock before queuing the thread. The thread state lock
 //! is taken before the thread's signal lock (block.rs looks at pending
-//! signals under it); nothing takes them the other way round.
+//! signals under it); nothing takes them the other way round. The PLIC
+//! enables lock (drivers/plic.rs) guards each enable-word read-modify-write
+//! and is a leaf: a UIO top half takes it in the trap handler before it
+//! wakes anyone, irqcontrol and smp_affinity writes take it alone.
 
 #[deny(unsafe_code)]
 pub mod block;
