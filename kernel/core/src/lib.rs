@@ -17,6 +17,7 @@ pub mod filelock;
 pub mod futex;
 pub mod haltpoll;
 pub mod initstack;
+pub mod irqaffinity;
 pub mod p9;
 pub mod pagetable;
 pub mod pciconfig;

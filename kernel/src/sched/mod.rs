@@ -13,7 +13,7 @@
 //! order):
 //!
 //!   futex table → wait queue → thread state → sleepers → run queue
-//!     → PLIC enables
+//!     → IRQ affinity → PLIC enables
 //!
 //! In practice no two of them nest: wakers take a waiter out of the futex
 //! table or wait queue, release that lock, then wake it; `wake` releases
@@ -22,7 +22,9 @@
 //! signals under it); nothing takes them the other way round. The PLIC
 //! enables lock (drivers/plic.rs) guards each enable-word read-modify-write
 //! and is a leaf: a UIO top half takes it in the trap handler before it
-//! wakes anyone, irqcontrol and smp_affinity writes take it alone.
+//! wakes anyone, irqcontrol takes it alone; a /proc/irq/N/smp_affinity
+//! write takes it under the IRQ affinity lock (uio/affinity.rs), which
+//! serialises moves of a line between harts.
 
 #[deny(unsafe_code)]
 pub mod block;
