@@ -17,6 +17,8 @@ mod mmapfile;
 mod poll;
 mod signal;
 mod stat;
+mod statfs;
+mod sync;
 mod thread;
 mod time;
 mod tty;

@@ -6,7 +6,7 @@
 //! included, so `syscall` handles it before the table.
 
 use super::args::{Args, Handler};
-use super::{dirs, fallocate, fs, futex, io, locks, memory, misc, mmapfile, nr, poll, signal, stat, thread, time, unknown, SysResult};
+use super::{dirs, fallocate, fs, futex, io, locks, memory, misc, mmapfile, nr, poll, signal, stat, statfs, sync, thread, time, unknown, SysResult};
 use crate::mm::uaccess::UserSpace;
 
 syscall_table! {
@@ -28,8 +28,12 @@ syscall_table! {
     FTRUNCATE => fs::ftruncate,
     FALLOCATE => fallocate::fallocate,
     TRUNCATE => fs::truncate,
-    FSYNC => fs::fsync,
-    FDATASYNC => fs::fsync,
+    FSYNC => sync::fsync,
+    FDATASYNC => sync::fsync,
+    SYNC => sync::sync,
+    SYNCFS => sync::syncfs,
+    STATFS => statfs::statfs,
+    FSTATFS => statfs::fstatfs,
     GETCWD => dirs::getcwd,
     CHDIR => dirs::chdir,
     FCHDIR => dirs::fchdir,
