@@ -225,6 +225,9 @@ func TestMountFsync(t *testing.T) {
 		if got := mustRead(t, filepath.Join(share, "sub/dir/synced.txt")); got != "synced before the crash\n" {
 			t.Errorf("host sub/dir/synced.txt: %q", got)
 		}
+		if got := mustRead(t, filepath.Join(share, "sub/dir/listed.txt")); got != "listed\n" {
+			t.Errorf("host sub/dir/listed.txt (its directory was fsynced): %q", got)
+		}
 		for _, p := range []string{filepath.Join(share, "unsynced.txt"), filepath.Join(other, "unsynced.txt")} {
 			if _, err := os.Stat(p); !os.IsNotExist(err) {
 				t.Errorf("%s reached the host by another file's fsync: %v", p, err)

@@ -7,8 +7,8 @@
 //	check   read back what write left, and a file the host added in between
 //	escape  try to leave the share through symlinks and ..; nothing may
 //	        reach the host outside it
-//	fsync   write files in two shares, fsync one of them, then hang until
-//	        killed: only that one may be on the host
+//	fsync   write files in two shares, fsync one of them and one
+//	        directory, then hang until killed: only those may be on the host
 //	sync    write a file, sync(2), write another, then hang until killed
 //	ro      read a read-only share (with a tree 100 levels deep); every
 //	        way of changing it fails with EROFS or EXDEV (readonly.go)
@@ -79,6 +79,11 @@ func main() {
 		_, err = f.WriteString("synced before the crash\n")
 		check("write", err)
 		check("fsync", f.Sync())
+		// fsync of a directory: its new entry (with its contents) too.
+		check("write listed", os.WriteFile("/data/sub/dir/listed.txt", []byte("listed\n"), 0o644))
+		d, err := os.Open("/data/sub/dir")
+		check("open dir", err)
+		check("fsync dir", d.Sync())
 		hang("fsynced")
 	case "sync":
 		check("write", os.WriteFile("/data/synced.txt", []byte("synced\n"), 0o644))
