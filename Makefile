@@ -13,7 +13,7 @@ KERNEL := $(KERNEL_DIR)/target/$(TARGET)/release/gometal-kernel
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 GOMETAL := go run ./cmd/gometal
 
-.PHONY: run test deps kernel kernel-build unit boot-tests conformance conformance-quick stress bench clean
+.PHONY: run test deps kernel kernel-build unit boot-tests conformance conformance-quick stress bench clean uio-conformance
 
 run: deps kernel-build
 	$(GOMETAL) run ./examples/hello
@@ -28,6 +28,10 @@ deps:
 		echo "installing QEMU (qemu-system-misc) with apt-get"; \
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq qemu-system-misc >/dev/null; }
+	@command -v mkfs.fat >/dev/null && command -v mcopy >/dev/null || { \
+		echo "installing dosfstools and mtools (FAT images for the UIO disk test) with apt-get"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq dosfstools mtools >/dev/null; }
 	@command -v sqlite3 >/dev/null || { \
 		echo "installing sqlite3 (the mount tests open the guest's database with it) with apt-get"; \
 		$(SUDO) apt-get update -qq && \
@@ -43,6 +47,12 @@ deps:
 # it is stale. kernel-build leaves the committed copy alone. The build fails
 # if a floating-point instruction appears outside the FP save/restore code
 # (tools/fpcheck says why that matters).
+# The UIO conformance program on gometal and on Debian's Linux (fetched and
+# cached like `gometal bench -linux`'s, plus its uio modules): same binary,
+# same QEMU machine with the edu device (docs/devices.md).
+uio-conformance:
+	go run ./tools/uioconf -cores 1
+
 kernel: kernel-build
 	go run ./tools/kernelimage -refresh
 
@@ -58,7 +68,7 @@ unit:
 	cd $(KERNEL_DIR) && cargo clippy -p gometal-core --all-targets -- -D warnings
 	cd $(KERNEL_DIR) && cargo test -p gometal-core
 	go vet ./...
-	go test ./cmd/... ./internal/... ./tools/fpcheck/
+	go test ./cmd/... ./internal/... ./tools/fpcheck/ ./uio/... ./examples/...
 
 boot-tests:
 	GOMETAL_KERNEL=$(abspath $(KERNEL)) go test -count=1 -timeout 20m ./tests/

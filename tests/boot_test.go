@@ -224,6 +224,9 @@ func runBoot(t *testing.T, c bootCase, r bootRun) {
 	for _, e := range c.env {
 		args = append(args, "-env", e)
 	}
+	for _, d := range c.devices {
+		args = append(args, "-device", d)
+	}
 	for _, a := range c.add {
 		host, guest, _ := strings.Cut(a, ":")
 		args = append(args, "-add", filepath.Join(modRoot, host)+":"+guest)

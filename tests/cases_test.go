@@ -30,6 +30,7 @@ type bootCase struct {
 	smp     bool     // also at smpCores under every policy (and not at cores)
 	skipEnv string   // skip when this environment variable is set non-empty
 	kargs   string   // -kernel-args
+	devices []string // -device (UIO devices)
 }
 
 // bootRun is one boot of a case: a hart count and a policy ("" for the
@@ -156,6 +157,19 @@ func cases() []bootCase {
 			want: []string{"masked: futex wait with SIGUSR1 blocked ended connection timed out", "signals: 4 waiters", "no EINTR", "exits: 8 groups"}},
 		{name: "lockthread", prog: "lockthread", smp: true,
 			want: []string{"tid 1 = pid", "returned locked (threads exited)", "work after thread exits ok"}},
+		// UIO (issue 10): a Go driver for QEMU's edu PCI device.
+		{name: "uioedu", prog: "uioedu", devices: []string{"edu"},
+			want: []string{"liveness ok", "interrupts ok: 200 raised", "dma ok: 1024 bytes", "bad mmaps ok"}},
+		// The UIO conformance program (tools/uioconf runs it on Linux too).
+		{name: "uioconf", prog: "uioconf", devices: []string{"edu"},
+			want: []string{"ok epoll-edge-once", "ok masked-until-enabled", "ok pending-delivered", "latency: 2000 interrupts"}},
+		{name: "example-edu", prog: "edu", example: true, noPass: true, devices: []string{"edu"},
+			want: []string{"liveness: wrote 0xcafe, read back 0xffff3501", "12! = 479001600", "interrupts: 1000 raised", "equal=true"}},
+		{name: "example-alarm", prog: "alarm", example: true, noPass: true, devices: []string{"rtc-alarm"},
+			want: []string{"alarm 5: interrupt 5", "alarm: 5 alarms delivered"}},
+		{name: "example-robot", prog: "robot", example: true, noPass: true, devices: []string{"edu", "rtc-alarm"},
+			add:  []string{"examples/robot/testdata/laser.gob:/data/laser.gob"},
+			want: []string{"GC cycles meanwhile", "robot: laser ", "robot: bumper ", "robot: clock "}},
 		{name: "example-hello", prog: "hello", example: true, noPass: true,
 			want: []string{"Hello from Go on gometal!", "GOMAXPROCS=", "pipeline:", "ok=true", "slept 100ms", "Bye!"}},
 	}

@@ -101,6 +101,8 @@ func newExecFlagSet() (*flag.FlagSet, *execFlags) {
 	fs.DurationVar(&f.timeout, "timeout", 0, "stop QEMU after this long and exit 124 (0: -test.timeout + 30s if given, else no limit)")
 	fs.BoolVar(&f.verbose, "v", false, "verbose: print the QEMU command line and what was packed")
 	fs.Var(&f.env, "env", "also set `KEY=VALUE` in the program's environment (repeatable); KEY alone copies gometal's own value")
+	fs.Var(&f.devices, "device", deviceFlagHelp)
+	fs.Var(&f.disks, "disk", diskFlagHelp)
 	fs.Var(&f.add, "add", "also pack a host file or directory at a guest path: `HOST:GUEST` (repeatable)")
 	fs.Var(&f.mount, "mount", mountUsage)
 	fs.StringVar(&f.kernel, "kernel", "", "the gometal kernel ELF to boot (default $GOMETAL_KERNEL, else built from the source checkout gometal runs in, else the one embedded in gometal)")
@@ -201,6 +203,7 @@ func execMain(args []string) error {
 	cfg := qemu.Config{
 		Binary: qemuBin, SMP: f.cores, Memory: f.mem,
 		Kernel: kernel, Initrd: initrd, Append: execCmdline(f, dir, os.Environ()),
+		Extra: f.devSel.QEMU,
 		Mounts: qemuMounts(f.mounts),
 	}
 	// SIGQUIT is what go test sends a test that overran its deadline.

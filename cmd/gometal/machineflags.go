@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"gometal.dev/gometal/internal/devices"
 	"gometal.dev/gometal/internal/initramfs"
 	"gometal.dev/gometal/internal/kstats"
 	"gometal.dev/gometal/internal/qemu"
@@ -43,6 +44,9 @@ type machineFlags struct {
 	env        listFlag
 	add        listFlag
 	adds       []initramfs.Mapping // add, parsed by validate
+	devices    listFlag
+	disks      listFlag          // -disk PATH: shorthand for -device blk=PATH
+	devSel     devices.Selection // devices, parsed by validate
 	mount      listFlag
 	mounts     []guestMount // mount, parsed by validate
 	kernel     string
@@ -73,6 +77,14 @@ func (f *machineFlags) validate(cmd string) error {
 		}
 		f.env[i] = full
 	}
+	for _, d := range f.disks {
+		f.devices = append(f.devices, "blk="+d)
+	}
+	sel, err := devices.Select(f.devices)
+	if err != nil {
+		return usageErrorf(cmd, "%s: -device %v", cmd, err)
+	}
+	f.devSel = sel
 	for _, a := range f.add {
 		m, err := initramfs.ParseMapping(a)
 		if err != nil {
@@ -102,5 +114,11 @@ func (f *machineFlags) kernelOptions() []string {
 	for _, m := range f.mounts {
 		opts = append(opts, m.kernelOption())
 	}
-	return opts
+	return append(opts, f.devSel.Kernel...)
 }
+
+// diskFlagHelp is the -disk flag's help text.
+const diskFlagHelp = "attach a raw disk image as a virtio-blk PCI device the program drives through UIO (`PATH`; same as -device blk=PATH)"
+
+// deviceFlagHelp is the -device flag's help text (run and exec).
+const deviceFlagHelp = "give the program a device through UIO: `NAME[=PARAM][@HART]` (repeatable; gometal help devices lists them)"

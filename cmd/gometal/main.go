@@ -51,6 +51,10 @@ func help(args []string, stdout, stderr io.Writer) int {
 		overview(stdout)
 		return 0
 	}
+	if args[0] == "devices" {
+		devicesHelp(stdout)
+		return 0
+	}
 	cmd := lookup(args[0])
 	if cmd == nil {
 		return report(stderr, usageErrorf("", "unknown help topic %q", args[0]))

@@ -94,6 +94,8 @@ func newRunFlagSet() (*flag.FlagSet, *runFlags) {
 	fs.DurationVar(&f.timeout, "timeout", 0, "stop QEMU after this long and exit 124, e.g. 30s (0: no limit)")
 	fs.BoolVar(&f.verbose, "v", false, "verbose: print the QEMU command line and ask the kernel to log its boot")
 	fs.Var(&f.env, "env", "set `KEY=VALUE` in the program's environment (repeatable); KEY alone copies gometal's own value")
+	fs.Var(&f.devices, "device", deviceFlagHelp)
+	fs.Var(&f.disks, "disk", diskFlagHelp)
 	fs.Var(&f.add, "add", "add a host file or directory tree to the initramfs at an absolute guest path: `HOST:GUEST` (repeatable)")
 	fs.Var(&f.mount, "mount", mountUsage)
 	fs.StringVar(&f.kernel, "kernel", "", "the gometal kernel ELF to boot (default $GOMETAL_KERNEL, else built from the source checkout gometal runs in, else the one embedded in gometal)")

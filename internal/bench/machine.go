@@ -145,6 +145,8 @@ type Spec struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Ports  bool
+	// QEMU are extra QEMU arguments for both kernels (devices).
+	QEMU []string
 	// Mounts are host directories shared over virtio-9p (gometal only: its
 	// KernelArgs must name them with mount=TAG:/GUEST).
 	Mounts []qemu.Mount
@@ -209,6 +211,7 @@ func (m *Machine) Config(s Spec) qemu.Config {
 	for _, a := range s.Args {
 		args = append(args, bootargs.Encode(a))
 	}
+	cfg.Extra = s.QEMU
 	switch s.Kind {
 	case Gometal:
 		// The devices gometal run adds: entropy and the stdio ports.

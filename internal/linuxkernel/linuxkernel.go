@@ -98,18 +98,7 @@ func Fetch(cacheDir string, log io.Writer) (*Kernel, error) {
 	if err := os.WriteFile(status, nil, 0o644); err != nil {
 		return nil, err
 	}
-	opts := []string{
-		"-o", "APT::Architecture=" + Arch,
-		"-o", "APT::Architectures::=" + Arch,
-		"-o", "Dir::Etc::SourceList=" + sources,
-		"-o", "Dir::Etc::SourceParts=" + filepath.Join(apt, "parts"),
-		"-o", "Dir::Etc::PreferencesParts=" + filepath.Join(apt, "prefs"),
-		"-o", "Dir::State::Lists=" + filepath.Join(apt, "lists"),
-		"-o", "Dir::State::Status=" + status,
-		"-o", "Dir::Cache=" + filepath.Join(apt, "cache"),
-		"-o", "APT::Sandbox::User=root", // download into a directory _apt cannot write
-		"-o", "Acquire::Languages=none",
-	}
+	opts := aptOptions(apt)
 	if _, err := command(cacheDir, "apt-get", append(opts, "-q", "update")...); err != nil {
 		return nil, err
 	}
@@ -156,6 +145,23 @@ func Fetch(cacheDir string, log io.Writer) (*Kernel, error) {
 		return nil, err
 	}
 	return cached(cacheDir)
+}
+
+// aptOptions point apt-get and apt-cache at the private configuration
+// under apt (see the package comment).
+func aptOptions(apt string) []string {
+	return []string{
+		"-o", "APT::Architecture=" + Arch,
+		"-o", "APT::Architectures::=" + Arch,
+		"-o", "Dir::Etc::SourceList=" + filepath.Join(apt, "sources.list"),
+		"-o", "Dir::Etc::SourceParts=" + filepath.Join(apt, "parts"),
+		"-o", "Dir::Etc::PreferencesParts=" + filepath.Join(apt, "prefs"),
+		"-o", "Dir::State::Lists=" + filepath.Join(apt, "lists"),
+		"-o", "Dir::State::Status=" + filepath.Join(apt, "status"),
+		"-o", "Dir::Cache=" + filepath.Join(apt, "cache"),
+		"-o", "APT::Sandbox::User=root", // download into a directory _apt cannot write
+		"-o", "Acquire::Languages=none",
+	}
 }
 
 // cached returns the kernel recorded in cacheDir/current.

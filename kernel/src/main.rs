@@ -50,6 +50,7 @@ mod stats;
 #[deny(unsafe_code)]
 mod stdio;
 mod trap;
+mod uio;
 mod vdso;
 mod version;
 

@@ -162,6 +162,7 @@ fn start_program(m: &machine::Machine, args: &BootArgs) {
     if let Err(e) = tree::init(archive, &args.init) {
         fail(STATUS_NOT_FOUND, format_args!("the initramfs is not a valid cpio archive: {e:?}"));
     }
+    crate::uio::init(m, &args.uio);
     crate::fs::hostmount::mount_all(&args.mounts);
     let init_path = alloc::string::String::from_utf8_lossy(&args.init).into_owned();
     let node = match tree::resolve(&args.init, true) {

@@ -36,6 +36,9 @@ pub struct BootArgs {
     pub args: Vec<Vec<u8>>,
     /// `KEY=VALUE` tokens that are not kernel options, in order.
     pub env: Vec<Vec<u8>>,
+    /// `uio=SPEC` (repeatable): devices to hand to the program through UIO
+    /// (uiospec.rs reads them).
+    pub uio: Vec<Vec<u8>>,
     /// Tokens the kernel did not understand, kept whole so they can be logged.
     pub unknown: Vec<Vec<u8>>,
 }
@@ -79,6 +82,7 @@ fn kernel_option(out: &mut BootArgs, token: Vec<u8>) {
                 _ => out.unknown.push(token),
             },
             Some((b"rdinit", v)) if !v.is_empty() => out.init = v.to_vec(),
+            Some((b"uio", v)) if !v.is_empty() => out.uio.push(v.to_vec()),
             Some((b"cwd", v)) if v.starts_with(b"/") => out.cwd = Some(v.to_vec()),
             Some((b"cwd", _)) => out.unknown.push(token),
             Some((b"tty", v)) => match parse_tty(v) {

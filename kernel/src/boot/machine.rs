@@ -27,6 +27,9 @@ pub struct Machine {
     pub fdt: Range,
     /// The virtio-mmio slots, populated or not (probing tells).
     pub virtio: Vec<VirtioSlot>,
+    /// The PCIe host bridge and the platform devices UIO may expose.
+    pub pci_host: Option<super::devnodes::PciHostNode>,
+    pub platform: Vec<super::devnodes::PlatformNode>,
     /// The boot CPU's riscv,isa names Zkr: the `seed` CSR exists.
     pub has_zkr: bool,
 }
@@ -96,6 +99,8 @@ pub unsafe fn read(dtb_pa: u64) -> Machine {
             m.virtio.push(VirtioSlot { base: reg.starting_address as u64, size, irq: irq as u32 });
         }
     }
+    m.pci_host = super::devnodes::pci_host(&fdt);
+    m.platform = super::devnodes::platform(&fdt);
     let chosen = fdt.chosen();
     if let Some(args) = chosen.bootargs() {
         m.bootargs = args.as_bytes().to_vec();

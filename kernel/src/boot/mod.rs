@@ -2,4 +2,5 @@
 
 #[deny(unsafe_code)]
 pub mod harts;
+pub mod devnodes;
 pub mod machine;

@@ -25,6 +25,10 @@ impl Mmio {
         // SAFETY: a device register of this block (see `new`).
         unsafe { core::ptr::write_volatile((self.base as usize + off) as *mut u8, v) }
     }
+    pub fn write16(&self, off: usize, v: u16) {
+        // SAFETY: a device register of this block (see `new`).
+        unsafe { core::ptr::write_volatile((self.base as usize + off) as *mut u16, v) }
+    }
     pub fn read32(&self, off: usize) -> u32 {
         // SAFETY: a device register of this block (see `new`).
         unsafe { core::ptr::read_volatile((self.base as usize + off) as *const u32) }

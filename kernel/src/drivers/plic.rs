@@ -55,3 +55,14 @@ pub fn complete(irq: u32, hartid: usize) {
         p.write32(claim(s_context(hartid)), irq);
     }
 }
+
+/// Masks (false) or unmasks (true) `irq` for `hartid`'s S-mode: how UIO
+/// silences a platform device whose interrupt the program has not yet
+/// acknowledged.
+pub fn set_enabled(irq: u32, hartid: usize, on: bool) {
+    let Some(p) = PLIC.get() else { return };
+    let word = enable(s_context(hartid)) + 4 * (irq as usize / 32);
+    let bit = 1 << (irq % 32);
+    let v = p.read32(word);
+    p.write32(word, if on { v | bit } else { v & !bit });
+}

@@ -58,6 +58,10 @@ pub fn readiness(file: &OpenFile) -> (u32, u64) {
             let err = if w && p.broken_for_writer() { EPOLLERR } else { 0 };
             (bits(r && p.readable(), w && p.writable()) | hup | err, p.generation.load(Ordering::Acquire))
         }
+        FileKind::Uio(u) => {
+            let (readable, generation) = u.readiness();
+            (bits(readable, true), generation)
+        }
         _ => (EPOLLIN | EPOLLOUT, global),
     }
 }

@@ -20,6 +20,8 @@ pub enum FileKind {
     Epoll(Arc<Epoll>),
     /// An end of a pipe or FIFO; which end(s) is the access mode.
     Pipe(Arc<Pipe>),
+    /// /dev/uioN or one of its sysfs files (uio/file.rs).
+    Uio(Arc<crate::uio::UioFile>),
 }
 
 pub const O_NONBLOCK: u32 = 0o4000;

@@ -33,6 +33,18 @@ pub enum Device {
     Console,
     /// fds 0, 1, 2 as the program starts (stdio.rs): 0, 1 or 2.
     Stdio(u8),
+    /// A node of UIO device N (uio/): /dev/uioN or one of its sysfs files.
+    Uio(u8, UioNode),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UioNode {
+    /// /dev/uioN.
+    Dev,
+    /// /sys/class/uio/uioN/event: the interrupt count.
+    Event,
+    /// /sys/class/uio/uioN/device/config: the PCI config space.
+    Config,
 }
 
 impl Device {
@@ -47,6 +59,9 @@ impl Device {
             // A terminal's stream looks like a pseudo-terminal's, as the
             // host's terminal would be; otherwise no device numbers.
             Device::Stdio(n) => (136, n as u32),
+            // Linux gives UIO a dynamic major; 243 is a common one.
+            Device::Uio(n, UioNode::Dev) => (243, n as u32),
+            Device::Uio(..) => (0, 0),
         }
     }
 }

@@ -71,6 +71,18 @@ pub fn init(archive: &'static [u8], init: &[u8]) -> Result<usize, CpioError> {
     Ok(count)
 }
 
+/// Adds `node` at absolute `path`, creating the directories on the way:
+/// boot-time entries of drivers (UIO's /dev/uioN and /sys/class/uio).
+pub fn add_at(path: &[u8], node: Arc<Inode>) {
+    let parts: Vec<&[u8]> = components(path).collect();
+    let Some((name, dirs)) = parts.split_last() else { return };
+    let mut dir = root();
+    for d in dirs {
+        dir = ensure_dir(&dir, d);
+    }
+    replace(&dir, name, node);
+}
+
 fn ensure_dir(parent: &Arc<Inode>, name: &[u8]) -> Arc<Inode> {
     match child(parent, name) {
         Some(d) if d.is_dir() => d,

@@ -42,6 +42,7 @@ pub fn openat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, flags: Ope
         Kind::Dir(_) if access != O_RDONLY || create => return Err(EISDIR),
         Kind::Dir(_) => FileKind::Directory(node.clone()),
         _ if flags.contains(OpenFlags::DIRECTORY) => return Err(ENOTDIR),
+        Kind::Device(Device::Uio(n, node)) => FileKind::Uio(crate::uio::open(*n, *node)?),
         Kind::Device(d) => FileKind::Device(*d),
         Kind::Fifo(pipe) => {
             let (r, w) = (access != fd::O_WRONLY, access != O_RDONLY);

@@ -65,6 +65,8 @@ fn read_file(user: &mut UserSpace, file: &Arc<OpenFile>, buf: UserSlice, at: Opt
             bytes[..8].copy_from_slice(&e.read(file.nonblocking())?.to_le_bytes());
             8
         }
+        FileKind::Uio(u) => u.read_file(file, at, &mut bytes)?,
+        FileKind::Device(Device::Uio(..)) => return Err(ENODEV), // opened as FileKind::Uio
         FileKind::Directory(_) => return Err(EISDIR),
         FileKind::Epoll(_) => return Err(EBADF),
     };
@@ -148,6 +150,7 @@ fn write_chunk(file: &OpenFile, bytes: &[u8], at: Option<u64>) -> SysResult {
             Ok(n)
         }
         FileKind::Pipe(p) => p.write(bytes, file.nonblocking()).inspect_err(|&e| raise_sigpipe(e)),
+        FileKind::Uio(u) => u.write_file(file, at, bytes),
         FileKind::EventFd(e) => {
             if bytes.len() < 8 {
                 return Err(EINVAL);
@@ -175,7 +178,7 @@ pub fn read(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize) -> SysRe
 
 pub fn pread64(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize, at: u64) -> SysResult {
     let file = fd::file(fd)?;
-    if !matches!(file.kind, FileKind::File(_)) {
+    if !matches!(file.kind, FileKind::File(_) | FileKind::Uio(_)) {
         return Err(ESPIPE);
     }
     read_file(user, &file, buf.slice(len), Some(at))
@@ -187,7 +190,7 @@ pub fn write(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize) -> SysR
 
 pub fn pwrite64(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize, at: u64) -> SysResult {
     let file = fd::file(fd)?;
-    if !matches!(file.kind, FileKind::File(_)) {
+    if !matches!(file.kind, FileKind::File(_) | FileKind::Uio(_)) {
         return Err(ESPIPE);
     }
     write_file(user, &file, buf.slice(len), Some(at))

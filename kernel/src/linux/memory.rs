@@ -11,8 +11,8 @@ use crate::mm::addrspace::AddressSpace;
 use crate::mm::uaccess::UserSpace;
 use crate::mm::tlb;
 use crate::param::MAX_MAP_COUNT;
-use crate::fs::fd::Fd;
-use gometal_core::errno::{Errno, EEXIST, EINVAL, ENOMEM};
+use crate::fs::fd::{Fd, FileKind};
+use gometal_core::errno::{Errno, EACCES, EEXIST, EINVAL, ENODEV, ENOMEM};
 use gometal_core::vma::{Backing, Prot};
 
 const MADV_DONTNEED: u32 = 4;
@@ -55,10 +55,16 @@ fn room_to_split(mm: &AddressSpace) -> Result<(), Errno> {
 }
 
 /// mmap(addr, len, prot, flags, fd, offset): `fd` and `offset` only for a
-/// file mapping (no MAP_ANONYMOUS).
+/// file mapping (no MAP_ANONYMOUS); /dev/uioN maps device memory
+/// (uio/mmap.rs).
 pub fn mmap(user: &mut UserSpace, addr: u64, len: u64, prot: u32, flags: MapFlags, fd: Fd, offset: u64) -> SysResult {
     if !flags.intersects(MapFlags::SHARED | MapFlags::PRIVATE) || len == 0 {
         return Err(EINVAL);
+    }
+    if !flags.contains(MapFlags::ANONYMOUS) {
+        if let Some(file) = crate::fs::fd::file(fd).ok().filter(|f| matches!(f.kind, FileKind::Uio(_))) {
+            return map_uio(user, addr, len, Prot::from_linux(prot as usize), flags, &file, offset);
+        }
     }
     let (backing, file) = match flags.contains(MapFlags::ANONYMOUS) {
         true => (Backing::Anonymous, None),
@@ -83,6 +89,19 @@ pub fn mmap(user: &mut UserSpace, addr: u64, len: u64, prot: u32, flags: MapFlag
         let usable = addr.is_multiple_of(PAGE) && addr.checked_add(len).is_some_and(|e| e <= USER_END);
         let hint = if usable { addr } else { 0 };
         mm.map_backed(hint, len, prot, false, backing).map(|a| a as usize).ok_or(ENOMEM)
+    })
+}
+
+/// mmap of /dev/uioN: one of the device's maps (uio/mmap.rs).
+fn map_uio(user: &mut UserSpace, addr: u64, len: u64, prot: Prot, flags: MapFlags, file: &crate::fs::fd::OpenFile, offset: u64) -> SysResult {
+    let FileKind::Uio(u) = &file.kind else { return Err(ENODEV) };
+    if flags.contains(MapFlags::SHARED) && prot.write && !file.writable() {
+        return Err(EACCES);
+    }
+    let fixed = flags.intersects(MapFlags::FIXED | MapFlags::FIXED_NOREPLACE);
+    with_mm(user, |mm| {
+        room_to_split(mm)?;
+        crate::uio::mmap(mm, u, addr, len, prot, fixed, offset).map(|a| a as usize)
     })
 }
 

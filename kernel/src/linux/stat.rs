@@ -69,6 +69,11 @@ fn of_file(file: &OpenFile) -> Meta {
         }
         FileKind::Pipe(_) => Meta { mode: S_IFIFO | 0o600, nlink: 1, ..Meta::default() },
         FileKind::EventFd(_) | FileKind::Epoll(_) => Meta { mode: 0o600, nlink: 1, ..Meta::default() },
+        // /dev/uioN a character device; its sysfs files regular, as on Linux.
+        FileKind::Uio(u) => match u.node {
+            crate::fs::inode::UioNode::Dev => Meta { mode: S_IFCHR | 0o600, nlink: 1, rdev: (243, u.dev.index as u32), ..Meta::default() },
+            _ => Meta { mode: gometal_core::cpio::S_IFREG | 0o644, nlink: 1, size: 4096, ..Meta::default() },
+        },
     }
 }
 

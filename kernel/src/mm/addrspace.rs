@@ -3,6 +3,7 @@
 //! area; the first touch (a page fault, or the kernel copying to or from it)
 //! allocates a zeroed frame.
 
+use super::devmap::{DeviceArea, DeviceAreas};
 use super::frames;
 use super::pagetable::{self, PhysFrames};
 use crate::memlayout::{MMAP_BASE, MMAP_TOP, PAGE_SIZE, USER_END};
@@ -47,6 +48,8 @@ pub struct AddressSpace {
     retired: Vec<u64>,
     /// Entries were removed or weakened since the last `take_retired`.
     stale_tlbs: bool,
+    /// Device memory mapped by UIO's mmap (devmap.rs).
+    devices: DeviceAreas,
     /// The files behind file-backed areas, by the id their Backing names
     /// (the inode number). Kept until exit, so a file's frames outlive every
     /// TLB entry that could point at them (mm/filemap.rs).
@@ -107,6 +110,7 @@ impl AddressSpace {
             brk: 0,
             retired: Vec::new(),
             stale_tlbs: false,
+            devices: DeviceAreas::new(),
             mapped_files: BTreeMap::new(),
         })
     }
@@ -126,6 +130,10 @@ impl AddressSpace {
         let page = page_down(va);
         let backing = vma.backing_at(page);
         if let Some((pa, _)) = pt::translate(&PhysFrames, self.root, page) {
+            return Ok(pa);
+        }
+        if let Some(pa) = self.devices.phys(page) {
+            pt::map_page(&mut PhysFrames, self.root, page, pa, pte_flags(prot)).map_err(|_| Fault::OutOfMemory)?;
             return Ok(pa);
         }
         let (pa, owned) = match backing {
@@ -173,10 +181,20 @@ impl AddressSpace {
         }
         let mut retired = core::mem::take(&mut self.retired);
         let before = retired.len();
-        let mut kept = 0;
-        pagetable::unmap_range(self.root, start, end, |pa| if free { retired.push(pa) } else { kept += 1 });
-        let removed = retired.len() - before + kept;
-        self.resident = self.resident.saturating_sub(removed);
+        let (mut kept, mut device_pages) = (0, 0);
+        let devices = &self.devices;
+        pagetable::unmap_range(self.root, start, end, |pa| {
+            if devices.owns_phys(pa) {
+                device_pages += 1; // the device's, never counted resident nor freed
+            } else if free {
+                retired.push(pa);
+            } else {
+                kept += 1;
+            }
+        });
+        let resident_removed = retired.len() - before + kept;
+        let removed = resident_removed + device_pages;
+        self.resident = self.resident.saturating_sub(resident_removed);
         self.retired = retired;
         if removed > 0 {
             self.stale_tlbs = true;
@@ -206,6 +224,7 @@ impl AddressSpace {
         if fixed {
             let replaced = self.vmas.insert_backed(hint, len, prot, backing);
             self.discard_areas(&replaced);
+            self.devices.remove(hint, hint + len);
             Some(hint)
         } else {
             self.vmas.map_anywhere_backed(len, hint, prot, backing)
@@ -215,6 +234,15 @@ impl AddressSpace {
     pub fn unmap(&mut self, start: u64, len: u64) {
         let removed = self.vmas.unmap_areas(start, len);
         self.discard_areas(&removed);
+        self.devices.remove(start, start.saturating_add(len));
+    }
+
+    /// Maps device memory at physical `pa` (UIO's mmap): like `map`, and
+    /// each page faults in as the device's page, never a zeroed frame.
+    pub fn map_device(&mut self, hint: u64, len: u64, prot: Prot, fixed: bool, pa: u64) -> Option<u64> {
+        let start = self.map(hint, len, prot, fixed)?;
+        self.devices.add(DeviceArea { start, end: start + len, pa });
+        Some(start)
     }
 
     /// Changes the protection of [start, start+len); existing pages get the

@@ -4,6 +4,8 @@
 #[deny(unsafe_code)]
 pub mod addrspace;
 #[deny(unsafe_code)]
+pub mod devmap;
+#[deny(unsafe_code)]
 pub mod filemap;
 pub mod frames;
 pub mod heap;

@@ -1,0 +1,82 @@
+//! Device-tree nodes the UIO layer may hand to a program: the PCIe host
+//! bridge (`pci-host-ecam-generic`) with the properties needed to place BARs
+//! and route interrupts, and every platform node with a register block and
+//! one interrupt (looked up later by `compatible`). Read at boot, like the
+//! rest of machine.rs, while the device tree is still intact.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use fdt::node::FdtNode;
+use fdt::Fdt;
+use gometal_core::pcihost::{parse_ranges, Window};
+
+#[derive(Clone, Debug, Default)]
+pub struct PciHostNode {
+    pub ecam: u64,
+    pub ecam_size: u64,
+    pub windows: Vec<Window>,
+    pub interrupt_map: Vec<u32>,
+    pub interrupt_map_mask: Vec<u32>,
+    /// #address-cells and #interrupt-cells of the interrupt parent (the PLIC).
+    pub parent_addr_cells: usize,
+    pub parent_int_cells: usize,
+}
+
+#[derive(Clone, Debug)]
+pub struct PlatformNode {
+    pub name: String,
+    pub compatible: Vec<String>,
+    pub base: u64,
+    pub size: u64,
+    pub irq: u32,
+}
+
+fn cells(node: &FdtNode, name: &str) -> Vec<u32> {
+    node.property(name)
+        .map(|p| p.value.chunks_exact(4).map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]])).collect())
+        .unwrap_or_default()
+}
+
+fn usize_prop(node: &FdtNode, name: &str) -> Option<usize> {
+    node.property(name).and_then(|p| p.as_usize())
+}
+
+/// The first `pci-host-ecam-generic` bridge, if the machine has one.
+pub fn pci_host(fdt: &Fdt) -> Option<PciHostNode> {
+    let node = fdt.find_compatible(&["pci-host-ecam-generic"])?;
+    let reg = node.reg()?.next()?;
+    let ranges = cells(&node, "ranges");
+    // The bridge's parent (QEMU's /soc) has 2 address cells; an entry is then
+    // 7 cells. A 1-cell parent gives 6-cell entries.
+    let parent_cells = if ranges.len().is_multiple_of(7) { 2 } else { 1 };
+    let plic = fdt.find_compatible(&["riscv,plic0", "sifive,plic-1.0.0"]);
+    Some(PciHostNode {
+        ecam: reg.starting_address as u64,
+        ecam_size: reg.size.unwrap_or(0) as u64,
+        windows: parse_ranges(&ranges, parent_cells),
+        interrupt_map: cells(&node, "interrupt-map"),
+        interrupt_map_mask: cells(&node, "interrupt-map-mask"),
+        parent_addr_cells: plic.as_ref().and_then(|p| usize_prop(p, "#address-cells")).unwrap_or(0),
+        parent_int_cells: plic.as_ref().and_then(|p| usize_prop(p, "#interrupt-cells")).unwrap_or(1),
+    })
+}
+
+/// Every node with a register block and an interrupt.
+pub fn platform(fdt: &Fdt) -> Vec<PlatformNode> {
+    let mut out = Vec::new();
+    for node in fdt.all_nodes() {
+        let (Some(compat), Some(reg), Some(irq)) =
+            (node.compatible(), node.reg().and_then(|mut r| r.next()), node.interrupts().and_then(|mut i| i.next()))
+        else {
+            continue;
+        };
+        out.push(PlatformNode {
+            name: String::from(node.name),
+            compatible: compat.all().map(String::from).collect(),
+            base: reg.starting_address as u64,
+            size: reg.size.unwrap_or(0x1000) as u64,
+            irq: irq as u32,
+        });
+    }
+    out
+}

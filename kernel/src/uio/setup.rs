@@ -1,0 +1,125 @@
+//! Finding the devices the program asked for (`uio=` specs) at boot:
+//! PCI functions on the ECAM bridge, platform nodes by `compatible`. Each
+//! gets its BARs or register block as maps, a physically contiguous DMA
+//! region as its last map, its interrupt routed to one hart, and its
+//! /dev and /sys entries.
+
+use super::{sysfs, Map, Source, UioDevice, DEVICES};
+use crate::boot::devnodes::{PciHostNode, PlatformNode};
+use crate::boot::machine::Machine;
+use crate::drivers::{pci, plic};
+use crate::sched::hart;
+use crate::sched::wait::WaitQueue;
+use alloc::format;
+use alloc::string::String;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::sync::atomic::AtomicU32;
+use gometal_core::pcihost::{route_intx, BarAllocator, Space};
+use gometal_core::uiospec::{self, Match, Spec};
+
+/// Pages of each device's DMA region (physically contiguous).
+const DMA_PAGES: usize = 256;
+
+/// A device found for a spec, before it has an index.
+struct Found {
+    name: String,
+    source: Source,
+    maps: Vec<Map>,
+    irq: Option<u32>,
+}
+
+/// Sets up every device named by `uio=` arguments; logs what it cannot find.
+pub fn init(m: &Machine, raw_specs: &[Vec<u8>]) {
+    let (specs, bad) = uiospec::parse_all(raw_specs);
+    for b in bad {
+        crate::println!("gometal: ignoring uio={} (want pci:VVVV:DDDD[@HART] or dt:COMPATIBLE[@HART])", String::from_utf8_lossy(&b));
+    }
+    let mut pci_bus = m.pci_host.as_ref().and_then(PciBus::new);
+    let mut devices = Vec::new();
+    for spec in &specs {
+        let found = match &spec.what {
+            Match::Pci { vendor, device } => pci_bus.as_mut().and_then(|b| b.take(*vendor, *device)),
+            Match::Compatible(c) => platform(&m.platform, c),
+        };
+        let Some(mut f) = found else {
+            crate::println!("gometal: uio: no device for {:?} on this machine", spec.what);
+            continue;
+        };
+        let Some(dma) = crate::mm::frames::alloc_contiguous(DMA_PAGES) else {
+            crate::println!("gometal: uio: no memory for a DMA region; device {:?} not exposed", spec.what);
+            continue;
+        };
+        f.maps.push(Map { name: String::from("dma"), pa: dma, size: (DMA_PAGES * crate::memlayout::PAGE_SIZE) as u64 });
+        devices.push(finish(f, spec, devices.len()));
+    }
+    for d in &devices {
+        sysfs::publish(d);
+        if let Some(irq) = d.irq {
+            plic::route(irq, d.hartid);
+        }
+    }
+    DEVICES.call_once(|| devices);
+}
+
+fn finish(f: Found, spec: &Spec, index: usize) -> Arc<UioDevice> {
+    let online = hart::online_count();
+    let hartid = hart::hart(uiospec::hart_for(spec.hart, index, online)).hartid();
+    Arc::new(UioDevice {
+        index,
+        name: f.name,
+        source: f.source,
+        maps: f.maps,
+        irq: f.irq,
+        hartid,
+        events: AtomicU32::new(0),
+        waiters: WaitQueue::new(),
+    })
+}
+
+fn platform(nodes: &[PlatformNode], compatible: &str) -> Option<Found> {
+    let n = nodes.iter().find(|n| n.compatible.iter().any(|c| c == compatible))?;
+    let page = crate::memlayout::PAGE_SIZE as u64;
+    Some(Found {
+        name: n.name.split('@').next().unwrap_or(&n.name).into(),
+        source: Source::Platform,
+        maps: alloc::vec![Map { name: n.name.clone(), pa: n.base, size: n.size.div_ceil(page) * page }],
+        irq: Some(n.irq),
+    })
+}
+
+/// The PCI bus: its functions not yet handed out, and the memory window.
+struct PciBus<'a> {
+    host: &'a PciHostNode,
+    ecam: pci::Ecam,
+    free: Vec<pci::Function>,
+    windows: pci::Windows,
+}
+
+impl<'a> PciBus<'a> {
+    fn new(host: &'a PciHostNode) -> Option<Self> {
+        let mem = host.windows.iter().find(|w| w.space == Space::Mem32)?;
+        let mut io = host.windows.iter().find(|w| w.space == Space::Io).map(|w| BarAllocator::new(*w));
+        // The first 4 KiB of ports stay unused (legacy ISA ports on a PC;
+        // and a BAR at port 0 would read as unassigned).
+        if let Some(io) = io.as_mut() {
+            io.alloc(4096);
+        }
+        // SAFETY: the ECAM window from the device tree's host bridge node.
+        let ecam = unsafe { pci::Ecam::new(host.ecam, host.ecam_size) };
+        let free = pci::scan(&ecam);
+        Some(PciBus { host, ecam, free, windows: pci::Windows { mem: BarAllocator::new(*mem), io } })
+    }
+
+    /// The first function with these ids, its BARs placed and its INTx routed.
+    fn take(&mut self, vendor: u16, device: u16) -> Option<Found> {
+        let at = self.free.iter().position(|f| f.vendor == vendor && f.device == device)?;
+        let f = self.free.remove(at);
+        let bars = pci::assign_bars(&self.ecam, &f, &mut self.windows);
+        let h = self.host;
+        let irq = route_intx(&h.interrupt_map, &h.interrupt_map_mask, 0, f.addr.device(), f.pin, h.parent_addr_cells, h.parent_int_cells);
+        let maps = bars.iter().map(|b| Map { name: format!("BAR{}", b.slot), pa: b.pa, size: b.size }).collect();
+        // Linux names every device bound to uio_pci_generic after the driver.
+        Some(Found { name: String::from("uio_pci_generic"), source: Source::Pci { ecam: self.ecam, addr: f.addr }, maps, irq })
+    }
+}
