@@ -139,6 +139,8 @@ func cases() []bootCase {
 		{name: "fuzz", prog: "fuzz", args: fixed("1", "20000", "8"), want: []string{"20000 calls on 8 threads"}},
 		{name: "limits-pipes", prog: "limits", args: fixed("pipes"), mem: "64M",
 			want: []string{"pipes: EMFILE after", "still working after the probe"}},
+		{name: "limits-nofile", prog: "limits", args: fixed("nofile"), mem: "64M",
+			want: []string{"nofile: EMFILE after", "still working after the probe"}},
 		{name: "limits-watches", prog: "limits", args: fixed("watches"), mem: "64M", kargs: "stats",
 			want: []string{"watches: ENOSPC after", "still working after the probe", "gometal: kernel memory: heap_total_kib", `"watches_max":`}},
 		{name: "limits-bigdir", prog: "limits", args: fixed("bigdir"), mem: "64M",
@@ -157,6 +159,15 @@ func cases() []bootCase {
 			want: []string{"masked: futex wait with SIGUSR1 blocked ended connection timed out", "signals: 4 waiters", "no EINTR", "exits: 8 groups"}},
 		{name: "lockthread", prog: "lockthread", smp: true,
 			want: []string{"tid 1 = pid", "returned locked (threads exited)", "work after thread exits ok"}},
+		// Sockets (issue 11): loopback TCP/UDP over IPv4 and IPv6, AF_UNIX,
+		// net/http; the kernel's socket count shows the sequential
+		// connections left nothing behind (sockets_open at exit).
+		{name: "net", prog: "net", kargs: "stats", mem: "256M",
+			want: []string{"raw: errnos and options ok", "echo: 127.0.0.1, ::1 and dual-stack [::] ok",
+				"concurrent: 100 connections", "bulk: 8 MiB each way, checksums match", "halfclose: reply after CloseWrite ok",
+				"refused: ECONNREFUSED ok", "backlog: 200 connections", "reset: ECONNRESET ok", "udp: IPv4 and IPv6",
+				"unix: stream (path, abstract), seqpacket, datagram, socketpair ok", "http: 20 concurrent requests ok",
+				"seq: 10000 sequential connections ok"}},
 		// UIO (issue 10): a Go driver for QEMU's edu PCI device.
 		{name: "uioedu", prog: "uioedu", devices: []string{"edu"},
 			want: []string{"liveness ok", "interrupts ok: 200 raised", "dma ok: 1024 bytes", "bad mmaps ok"}},

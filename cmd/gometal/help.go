@@ -33,6 +33,13 @@ Examples:
 	gometal run -mount ./data:/data ./examples/kvstore put k v
 	GOOS=linux GOARCH=riscv64 CGO_ENABLED=0 go build -o prog . && gometal run ./prog
 
+Networking:
+
+	The program has sockets on loopback: TCP and UDP over 127.0.0.1 and ::1,
+	and AF_UNIX, so servers and clients inside the guest (net/http,
+	httptest) work. There is no network device yet: the host cannot reach
+	the guest.
+
 Environment:
 
 	GOMETAL_KERNEL  the kernel ELF to boot (else built from the source checkout

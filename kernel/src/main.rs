@@ -33,6 +33,7 @@ mod loader;
 #[deny(unsafe_code)]
 mod memlayout;
 mod mm;
+mod net;
 #[deny(unsafe_code)]
 mod param;
 #[deny(unsafe_code)]

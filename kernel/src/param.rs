@@ -12,8 +12,6 @@ pub const MIN_THREADS: usize = 64;
 /// Memory areas per process (Linux's default vm.max_map_count): bounds the
 /// kernel heap a program can make the kernel use for bookkeeping.
 pub const MAX_MAP_COUNT: usize = 65530;
-/// Open files per process.
-pub const MAX_FDS: usize = 1024;
 /// The scheduler tick: time slice length and the longest a hart sleeps
 /// without looking at its timers. Go preempts goroutines after 10 ms.
 pub const TICK_NS: u64 = 4_000_000;

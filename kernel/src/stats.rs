@@ -201,7 +201,7 @@ pub fn report_if_requested() {
 
 /// Kernel memory by category against its limit (docs/syscalls.md), as
 /// (JSON name, value) pairs: the console line and the JSON share them.
-fn kernel_memory() -> [(&'static str, usize); 6] {
+fn kernel_memory() -> [(&'static str, usize); 8] {
     [
         ("heap_total_kib", crate::mm::heap::total() / 1024),
         ("pipe_peak_kib", crate::fs::pipe::buffer_peak() / 1024),
@@ -209,6 +209,8 @@ fn kernel_memory() -> [(&'static str, usize); 6] {
         ("watches_max", crate::fs::epoll::max_watches()),
         ("threads_peak", crate::process::threads_peak()),
         ("threads_max", crate::process::max_threads()),
+        ("sockets_open", crate::net::counts().0),
+        ("sockets_peak", crate::net::counts().1),
     ]
 }
 

@@ -45,6 +45,8 @@ var Packages = []string{
 	"bufio", "io", "fmt", "os", "path", "path/filepath", "errors",
 	"unicode/utf8", "unicode", "archive/tar", "archive/zip",
 	"text/tabwriter", "flag", "log",
+	"net", "net/http", "net/http/httptest", "net/http/httputil", "net/rpc",
+	"net/textproto", "net/netip", "crypto/tls", "net/smtp", "net/mail",
 }
 
 // QuickPackages is the fast subset `make test` runs (on gometal only).

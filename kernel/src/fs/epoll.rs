@@ -17,6 +17,7 @@ pub const EPOLLIN: u32 = 0x1;
 pub const EPOLLOUT: u32 = 0x4;
 pub const EPOLLERR: u32 = 0x8;
 pub const EPOLLHUP: u32 = 0x10;
+pub const EPOLLRDHUP: u32 = 0x2000;
 pub const EPOLLONESHOT: u32 = 1 << 30;
 pub const EPOLLET: u32 = 1 << 31;
 
@@ -58,6 +59,7 @@ pub fn readiness(file: &OpenFile) -> (u32, u64) {
             let err = if w && p.broken_for_writer() { EPOLLERR } else { 0 };
             (bits(r && p.readable(), w && p.writable()) | hup | err, p.generation.load(Ordering::Acquire))
         }
+        FileKind::Socket(s) => s.readiness(),
         FileKind::Uio(u) => {
             let (readable, generation) = u.readiness();
             (bits(readable, true), generation)

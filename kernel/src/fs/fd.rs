@@ -4,11 +4,11 @@ use super::epoll::Epoll;
 use super::eventfd::EventFd;
 use super::inode::{Device, Inode};
 use super::pipe::Pipe;
-use crate::param::MAX_FDS;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, Ordering};
 use gometal_core::errno::{Errno, EBADF, EMFILE};
+use gometal_core::rlimit::{check_nofile, Limit, NOFILE_START, NR_OPEN};
 use spin::Mutex;
 
 pub enum FileKind {
@@ -20,6 +20,7 @@ pub enum FileKind {
     Epoll(Arc<Epoll>),
     /// An end of a pipe or FIFO; which end(s) is the access mode.
     Pipe(Arc<Pipe>),
+    Socket(Arc<crate::net::Socket>),
     /// /dev/uioN or one of its sysfs files (uio/file.rs).
     Uio(Arc<crate::uio::UioFile>),
 }
@@ -90,6 +91,26 @@ pub struct FdTable {
     slots: Vec<Option<Slot>>,
 }
 
+/// RLIMIT_NOFILE (one program runs, so one limit): descriptors are
+/// allocated below the soft limit.
+static NOFILE: Mutex<Limit> = Mutex::new(NOFILE_START);
+
+/// The current RLIMIT_NOFILE.
+pub fn nofile_limit() -> Limit {
+    *NOFILE.lock()
+}
+
+/// Sets RLIMIT_NOFILE after checking it as Linux does for root.
+pub fn set_nofile_limit(new: Limit) -> Result<(), Errno> {
+    *NOFILE.lock() = check_nofile(new)?;
+    Ok(())
+}
+
+/// The lowest descriptor number that may not be allocated.
+fn fd_limit() -> usize {
+    nofile_limit().soft.min(NR_OPEN) as usize
+}
+
 impl FdTable {
     /// fds 0, 1 and 2: the program's stdin, stdout and stderr (stdio.rs).
     pub fn with_stdio() -> Self {
@@ -99,7 +120,7 @@ impl FdTable {
 
     /// Installs `file` at the lowest free descriptor ≥ `min`.
     pub fn install(&mut self, file: Arc<OpenFile>, cloexec: bool, min: usize) -> Result<usize, Errno> {
-        let fd = (min..MAX_FDS).find(|&i| self.slots.get(i).is_none_or(|s| s.is_none())).ok_or(EMFILE)?;
+        let fd = (min..fd_limit()).find(|&i| self.slots.get(i).is_none_or(|s| s.is_none())).ok_or(EMFILE)?;
         if fd >= self.slots.len() {
             self.slots.resize(fd + 1, None);
         }
@@ -110,7 +131,7 @@ impl FdTable {
     /// Puts `file` at exactly `fd`; returns what was there (dup3), for the
     /// caller to drop after releasing the table lock.
     pub fn install_at(&mut self, fd: usize, file: Arc<OpenFile>, cloexec: bool) -> Result<Option<Arc<OpenFile>>, Errno> {
-        if fd >= MAX_FDS {
+        if fd >= fd_limit() {
             return Err(EBADF);
         }
         if fd >= self.slots.len() {

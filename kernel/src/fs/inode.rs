@@ -83,6 +83,8 @@ pub enum Kind {
     Device(Device),
     /// A named pipe (mknod S_IFIFO): the pipe exists while the node does.
     Fifo(Arc<super::pipe::Pipe>),
+    /// An AF_UNIX socket's name (bind): connect finds the socket through it.
+    Socket(Weak<crate::net::Socket>),
 }
 
 pub struct Inode {
@@ -133,6 +135,10 @@ impl Inode {
 
     pub fn new_fifo(perm: u32, pipe: Arc<super::pipe::Pipe>, mtime_ns: u64) -> Arc<Inode> {
         Inode::new(Kind::Fifo(pipe), S_IFIFO | (perm & 0o7777), mtime_ns)
+    }
+
+    pub fn new_socket(perm: u32, sock: Weak<crate::net::Socket>, mtime_ns: u64) -> Arc<Inode> {
+        Inode::new(Kind::Socket(sock), 0o140000 | (perm & 0o7777), mtime_ns)
     }
 
     pub fn new_device(dev: Device) -> Arc<Inode> {

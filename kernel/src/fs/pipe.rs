@@ -164,6 +164,50 @@ impl Pipe {
         b.len() < CAPACITY.min(b.capacity().max(SMALL_CAPACITY)) || self.readers.load(Ordering::Acquire) == 0
     }
 
+    /// Copies the start of the buffer without taking it (MSG_PEEK).
+    pub fn peek(&self, buf: &mut [u8]) -> usize {
+        let b = self.buffer.lock();
+        let n = buf.len().min(b.len());
+        for (dst, src) in buf.iter_mut().zip(b.iter()) {
+            *dst = *src;
+        }
+        n
+    }
+
+    /// Drops the first `n` bytes (splice, after peek: only what the
+    /// receiver took leaves the pipe).
+    pub fn consume(&self, n: usize) {
+        let mut b = self.buffer.lock();
+        let n = n.min(b.len());
+        b.drain(..n);
+        if b.is_empty() {
+            release(&mut b);
+        }
+        drop(b);
+        if n > 0 {
+            self.changed();
+        }
+    }
+
+    /// Waits until there is something to read or no writer is left.
+    pub fn wait_readable(&self, nonblock: bool) -> Result<(), Errno> {
+        if nonblock {
+            return if self.readable() { Ok(()) } else { Err(EAGAIN) };
+        }
+        self.waiters.wait_until(None, || self.readable().then_some(())).map_err(|_| EINTR)
+    }
+
+    /// Free room now (splice into a pipe takes no more than fits).
+    pub fn room(&self) -> usize {
+        let b = self.buffer.lock();
+        CAPACITY.min(b.capacity().max(SMALL_CAPACITY)).saturating_sub(b.len())
+    }
+
+    /// Bytes waiting to be read.
+    pub fn len(&self) -> usize {
+        self.buffer.lock().len()
+    }
+
     pub fn hung_up_for_reader(&self) -> bool {
         self.writers.load(Ordering::Acquire) == 0
     }

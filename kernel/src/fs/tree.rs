@@ -68,7 +68,22 @@ pub fn init(archive: &'static [u8], init: &[u8]) -> Result<usize, CpioError> {
     }
     let proc_self = ensure_dir(&ensure_dir(&root, b"proc"), b"self");
     replace(&proc_self, b"exe", Inode::new_symlink(init.to_vec(), 0));
+    add_net_files(&root);
     Ok(count)
+}
+
+/// Go sizes its listen backlog from net.core.somaxconn, and resolves
+/// "localhost" through /etc/hosts (kept if the program brought its own).
+fn add_net_files(root: &Arc<Inode>) {
+    let mut dir = root.clone();
+    for name in [&b"proc"[..], b"sys", b"net", b"core"] {
+        dir = ensure_dir(&dir, name);
+    }
+    replace(&dir, b"somaxconn", Inode::new_file(0o644, b"4096\n", 0));
+    let etc = ensure_dir(root, b"etc");
+    if child(&etc, b"hosts").is_none() {
+        replace(&etc, b"hosts", Inode::new_file(0o644, b"127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n", 0));
+    }
 }
 
 /// Adds `node` at absolute `path`, creating the directories on the way:

@@ -44,6 +44,7 @@ pub fn openat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, flags: Ope
         _ if flags.contains(OpenFlags::DIRECTORY) => return Err(ENOTDIR),
         Kind::Device(Device::Uio(n, node)) => FileKind::Uio(crate::uio::open(*n, *node)?),
         Kind::Device(d) => FileKind::Device(*d),
+        Kind::Socket(_) => return Err(ENXIO), // as Linux: sockets are not opened
         Kind::Fifo(pipe) => {
             let (r, w) = (access != fd::O_WRONLY, access != O_RDONLY);
             pipe.open_end(r, w, flags.contains(OpenFlags::NONBLOCK))?;
@@ -152,6 +153,7 @@ pub fn fcntl(user: &mut UserSpace, fd: Fd, cmd: u32, arg: u64) -> SysResult {
 
 const FIONBIO: u32 = 0x5421;
 const FIOCLEX: u32 = 0x5451;
+const FIONREAD: u32 = 0x541b;
 const FIONCLEX: u32 = 0x5450;
 
 /// ioctl(fd, request, argp): `argp` points at an int for FIONBIO.
@@ -172,6 +174,7 @@ pub fn ioctl(user: &mut UserSpace, fd: Fd, request: u32, argp: UserPtr<i32>) -> 
             FileKind::Device(Device::Stdio(n)) if crate::stdio::is_tty(crate::stdio::Stream::from_fd(*n as usize)) => {
                 super::tty::ioctl(user, request, argp.addr())
             }
+            FileKind::Socket(s) if request == FIONREAD => user.write(argp, &(crate::net::data::pending(s) as i32)).map(|_| 0),
             _ => Err(ENOTTY),
         },
     }

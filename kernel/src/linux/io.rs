@@ -58,6 +58,7 @@ fn read_file(user: &mut UserSpace, file: &Arc<OpenFile>, buf: UserSlice, at: Opt
             n
         }
         FileKind::Pipe(p) => p.read(&mut bytes, file.nonblocking())?,
+        FileKind::Socket(s) => crate::net::data::recv(s, &mut bytes, file.nonblocking(), false)?.copied,
         FileKind::EventFd(e) => {
             if len < 8 {
                 return Err(EINVAL);
@@ -122,7 +123,7 @@ fn write_file(user: &mut UserSpace, file: &Arc<OpenFile>, buf: UserSlice, at: Op
     Ok(done)
 }
 
-fn write_chunk(file: &OpenFile, bytes: &[u8], at: Option<u64>) -> SysResult {
+pub(super) fn write_chunk(file: &OpenFile, bytes: &[u8], at: Option<u64>) -> SysResult {
     match &file.kind {
         FileKind::Device(Device::Console) => {
             console::write_bytes(bytes);
@@ -150,6 +151,7 @@ fn write_chunk(file: &OpenFile, bytes: &[u8], at: Option<u64>) -> SysResult {
             Ok(n)
         }
         FileKind::Pipe(p) => p.write(bytes, file.nonblocking()).inspect_err(|&e| raise_sigpipe(e)),
+        FileKind::Socket(s) => crate::net::data::send(s, bytes, None, file.nonblocking()).inspect_err(|&e| raise_sigpipe(e)),
         FileKind::Uio(u) => u.write_file(file, at, bytes),
         FileKind::EventFd(e) => {
             if bytes.len() < 8 {
@@ -164,7 +166,7 @@ fn write_chunk(file: &OpenFile, bytes: &[u8], at: Option<u64>) -> SysResult {
 }
 
 /// A write to a reader that went away raises SIGPIPE, as on Linux.
-fn raise_sigpipe(errno: Errno) {
+pub(super) fn raise_sigpipe(errno: Errno) {
     if errno == EPIPE {
         let t = crate::sched::current();
         let info = gometal_core::sigframe::SigInfo { signo: 13, code: 0, ..Default::default() };
@@ -214,7 +216,7 @@ impl UserValue for IoVec {
 }
 
 /// The user byte ranges of an iovec array.
-fn iovecs(user: &mut UserSpace, iov: UserPtr<IoVec>, count: usize) -> Result<Vec<UserSlice>, Errno> {
+pub(super) fn iovecs(user: &mut UserSpace, iov: UserPtr<IoVec>, count: usize) -> Result<Vec<UserSlice>, Errno> {
     if count > 1024 {
         return Err(EINVAL);
     }

@@ -5,7 +5,9 @@ use super::SysResult;
 use crate::mm::frames;
 use crate::mm::uaccess::{UserPtr, UserSpace};
 use crate::sched::clock;
+use crate::fs::fd;
 use gometal_core::errno::{EINVAL, ENOSYS, EPERM};
+use gometal_core::rlimit::{Limit, RLIM_INFINITY};
 
 /// getuid, geteuid, getgid, getegid: the program is root.
 pub fn getuid(_: &mut UserSpace) -> SysResult {
@@ -93,31 +95,43 @@ pub fn getrandom(user: &mut UserSpace, buf: UserPtr<u8>, len: usize, flags: u32)
 }
 
 const RLIMIT_NOFILE: u64 = 7;
-const RLIM_INFINITY: u64 = u64::MAX;
 
-fn limit(resource: u64) -> (u64, u64) {
-    match resource {
-        RLIMIT_NOFILE => (crate::param::MAX_FDS as u64, crate::param::MAX_FDS as u64),
-        _ => (RLIM_INFINITY, RLIM_INFINITY),
-    }
-}
-
-/// prlimit64(pid, resource, new, old): limits are fixed; setting one to
-/// what it already is succeeds, anything else is EINVAL... except raising
-/// within the hard limit, which Go does for RLIMIT_NOFILE and ignores errors.
-pub fn prlimit64(user: &mut UserSpace, _pid: u32, resource: u64, _new: u64, old: UserPtr<[u64; 2]>) -> SysResult {
+/// prlimit64(pid, resource, new, old) on the one process: RLIMIT_NOFILE is
+/// real (fs/fd.rs allocates below its soft limit; Linux's rules for root in
+/// gometal_core::rlimit); every other resource reads as unlimited and a new
+/// value for it is accepted and not enforced (docs/syscalls.md says so).
+pub fn prlimit64(user: &mut UserSpace, _pid: u32, resource: u64, new: UserPtr<[u64; 2]>, old: UserPtr<[u64; 2]>) -> SysResult {
     if resource > 15 {
         return Err(EINVAL);
     }
-    let (cur, max) = limit(resource);
+    let wanted = match new.non_null() {
+        Some(p) => Some(user.read(p)?),
+        None => None,
+    };
+    let current = match resource {
+        RLIMIT_NOFILE => fd::nofile_limit(),
+        _ => Limit { soft: RLIM_INFINITY, hard: RLIM_INFINITY },
+    };
+    if let Some([soft, hard]) = wanted {
+        if soft > hard {
+            return Err(EINVAL);
+        }
+        if resource == RLIMIT_NOFILE {
+            fd::set_nofile_limit(Limit { soft, hard })?;
+        }
+    }
     if let Some(old) = old.non_null() {
-        user.write(old, &[cur, max])?;
+        user.write(old, &[current.soft, current.hard])?;
     }
     Ok(0)
 }
 
 pub fn getrlimit(user: &mut UserSpace, resource: u64, old: UserPtr<[u64; 2]>) -> SysResult {
-    prlimit64(user, 0, resource, 0, old)
+    prlimit64(user, 0, resource, UserPtr::new(0), old)
+}
+
+pub fn setrlimit(user: &mut UserSpace, resource: u64, new: UserPtr<[u64; 2]>) -> SysResult {
+    prlimit64(user, 0, resource, new, UserPtr::new(0))
 }
 
 pub fn sysinfo(user: &mut UserSpace, out: UserPtr<[u8; 112]>) -> SysResult {

@@ -51,6 +51,10 @@ pub fn epoll_ctl(user: &mut UserSpace, epfd: Fd, op: usize, fd: Fd, event: UserP
         (u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]]), u64::from_le_bytes(raw[8..16].try_into().unwrap_or_default()))
     };
     ep.control(op, fd.index(), file, events, data)?;
+    // A file added (or modified) while already ready must reach a thread
+    // already blocked in epoll_pwait, as on Linux (a loopback connect is
+    // complete before Go adds the socket).
+    crate::fs::epoll::notify();
     Ok(0)
 }
 

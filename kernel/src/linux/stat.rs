@@ -36,7 +36,7 @@ fn of_inode(n: &Inode) -> Meta {
         }
         Kind::Symlink(t) => (t.len() as u64, 0),
         Kind::Dir(_) => (4096, 8),
-        Kind::Device(_) | Kind::Fifo(_) => (0, 0),
+        Kind::Device(_) | Kind::Fifo(_) | Kind::Socket(_) => (0, 0),
     };
     let rdev = if let Kind::Device(d) = &n.kind { d.rdev() } else { (0, 0) };
     Meta {
@@ -68,6 +68,7 @@ fn of_file(file: &OpenFile) -> Meta {
             Meta { mode: S_IFCHR | perm, nlink: 1, rdev: d.rdev(), ..Meta::default() }
         }
         FileKind::Pipe(_) => Meta { mode: S_IFIFO | 0o600, nlink: 1, ..Meta::default() },
+        FileKind::Socket(_) => Meta { mode: 0o140777, nlink: 1, ..Meta::default() }, // S_IFSOCK
         FileKind::EventFd(_) | FileKind::Epoll(_) => Meta { mode: 0o600, nlink: 1, ..Meta::default() },
         // /dev/uioN a character device; its sysfs files regular, as on Linux.
         FileKind::Uio(u) => match u.node {

@@ -6,7 +6,10 @@
 //! included, so `syscall` handles it before the table.
 
 use super::args::{Args, Handler};
-use super::{dirs, fallocate, fs, futex, io, locks, memory, misc, mmapfile, nr, poll, signal, stat, statfs, sync, thread, time, unknown, SysResult};
+use super::{
+    dirs, fallocate, fs, futex, io, locks, memory, misc, mmapfile, nr, poll, sendfile, signal, socket, sockmsg, sockopt, splice, stat, statfs, sync, thread, time, unknown,
+    SysResult,
+};
 use crate::mm::uaccess::UserSpace;
 
 syscall_table! {
@@ -101,6 +104,7 @@ syscall_table! {
     GETRANDOM => misc::getrandom,
     PRLIMIT64 => misc::prlimit64,
     GETRLIMIT => misc::getrlimit,
+    SETRLIMIT => misc::setrlimit,
     SYSINFO => misc::sysinfo,
     UMASK => misc::umask,
     REBOOT => misc::reboot,
@@ -108,4 +112,22 @@ syscall_table! {
     PRCTL => misc::prctl,
     RISCV_HWPROBE => misc::riscv_hwprobe,
     COPY_FILE_RANGE => misc::copy_file_range,
+    SOCKET => socket::socket,
+    SOCKETPAIR => socket::socketpair,
+    BIND => socket::bind,
+    LISTEN => socket::listen,
+    ACCEPT => socket::accept,
+    ACCEPT4 => socket::accept4,
+    CONNECT => socket::connect,
+    GETSOCKNAME => socket::getsockname,
+    GETPEERNAME => socket::getpeername,
+    SHUTDOWN => socket::shutdown,
+    SENDTO => sockmsg::sendto,
+    RECVFROM => sockmsg::recvfrom,
+    SENDMSG => sockmsg::sendmsg,
+    RECVMSG => sockmsg::recvmsg,
+    SETSOCKOPT => sockopt::setsockopt,
+    GETSOCKOPT => sockopt::getsockopt,
+    SPLICE => splice::splice,
+    SENDFILE => sendfile::sendfile,
 }

@@ -117,6 +117,38 @@ var calls = []call{
 	{nr: syscall.SYS_SCHED_YIELD},
 	{nr: 258 /* riscv_hwprobe */, args: [6]kind{kBuf, kLen, kLen, kBuf, kFlags}},
 	{nr: 450 /* unknown */, args: [6]kind{kInt, kBuf}},
+	// Sockets: every socket non-blocking and every send/receive
+	// MSG_DONTWAIT, so no call waits for a peer that never comes.
+	{nr: syscall.SYS_SOCKET, args: [6]kind{kInt, kInt, kInt}, fix: fixSocket},
+	{nr: syscall.SYS_SOCKETPAIR, args: [6]kind{kInt, kInt, kInt, kBuf}, fix: fixSocket},
+	{nr: syscall.SYS_BIND, args: [6]kind{kFD, kBuf, kLen}},
+	{nr: syscall.SYS_LISTEN, args: [6]kind{kFD, kInt}},
+	{nr: syscall.SYS_ACCEPT4, args: [6]kind{kFD, kBuf, kBuf, kFlags}, fix: nonblock(3)},
+	{nr: syscall.SYS_CONNECT, args: [6]kind{kFD, kBuf, kLen}},
+	{nr: syscall.SYS_GETSOCKNAME, args: [6]kind{kFD, kBuf, kBuf}},
+	{nr: syscall.SYS_GETPEERNAME, args: [6]kind{kFD, kBuf, kBuf}},
+	{nr: syscall.SYS_SENDTO, args: [6]kind{kFD, kBuf, kLen, kFlags, kBuf, kLen}, fix: dontWait(3)},
+	{nr: syscall.SYS_RECVFROM, args: [6]kind{kFD, kBuf, kLen, kFlags, kBuf, kBuf}, fix: dontWait(3)},
+	{nr: syscall.SYS_SENDMSG, args: [6]kind{kFD, kBuf, kFlags}, fix: dontWait(2)},
+	{nr: syscall.SYS_RECVMSG, args: [6]kind{kFD, kBuf, kFlags}, fix: dontWait(2)},
+	{nr: syscall.SYS_SETSOCKOPT, args: [6]kind{kFD, kInt, kInt, kBuf, kLen}},
+	{nr: syscall.SYS_GETSOCKOPT, args: [6]kind{kFD, kInt, kInt, kBuf, kBuf}},
+	{nr: syscall.SYS_SHUTDOWN, args: [6]kind{kFD, kInt}},
+}
+
+// fixSocket makes most sockets ones gometal has (AF_UNIX, AF_INET,
+// AF_INET6; stream, datagram, seqpacket), always non-blocking.
+func fixSocket(a *[6]uintptr, r *rand.Rand) {
+	if r.IntN(4) != 0 {
+		a[0] = []uintptr{1, 2, 10}[r.IntN(3)]
+		a[1] = []uintptr{1, 2, 5}[r.IntN(3)] | a[1]&syscall.SOCK_CLOEXEC
+		a[2] = 0
+	}
+	a[1] |= syscall.SOCK_NONBLOCK
+}
+
+func dontWait(i int) func(*[6]uintptr, *rand.Rand) {
+	return func(a *[6]uintptr, _ *rand.Rand) { a[i] |= syscall.MSG_DONTWAIT }
 }
 
 // fixMmap keeps MAP_FIXED inside the scratch area (or at kernel

@@ -23,11 +23,11 @@ func fail(format string, a ...any) {
 
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: limits pipes|watches|bigdir|rename|threads|threadsoom")
+		fail("usage: limits pipes|watches|bigdir|rename|threads|threadsoom|nofile")
 	}
 	probes := map[string]func(){
 		"pipes": pipes, "watches": watches, "bigdir": bigdir, "rename": rename,
-		"threads": threads, "threadsoom": threadsOOM,
+		"threads": threads, "threadsoom": threadsOOM, "nofile": nofile,
 	}
 	probe, ok := probes[os.Args[1]]
 	if !ok {
@@ -271,4 +271,61 @@ func threadsOOM() {
 	}
 	fmt.Printf("threadsoom: holding %d MiB\n", len(hold))
 	threads()
+}
+
+// nofile checks RLIMIT_NOFILE as Linux keeps it: Go raised the soft limit
+// to one below the hard one (4096) at start (syscall/rlimit.go); descriptors run out there with EMFILE;
+// raising the hard limit (root may) gives more; bad limits are refused.
+func nofile() {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		fail("getrlimit: %v", err)
+	}
+	if lim.Cur != 4095 || lim.Max != 4096 {
+		fail("RLIMIT_NOFILE at start %d/%d, want 4095/4096 (Go raises soft to hard-1)", lim.Cur, lim.Max)
+	}
+	fds := openUntilFull()
+	if len(fds) < 4000 || len(fds) > 4095 {
+		fail("%d descriptors opened under a limit of 4095", len(fds))
+	}
+	if err := syscall.Dup3(fds[0], 5000, 0); err != syscall.EBADF {
+		fail("dup3 to 5000 under a limit of 4095: %v, want EBADF", err)
+	}
+	closeAll(fds)
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: 5, Max: 4}); err != syscall.EINVAL {
+		fail("setrlimit soft > hard: %v, want EINVAL", err)
+	}
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: 1, Max: 1 << 21}); err != syscall.EPERM {
+		fail("setrlimit above nr_open: %v, want EPERM", err)
+	}
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: 12000, Max: 12000}); err != nil {
+		fail("setrlimit 12000: %v", err)
+	}
+	fds = openUntilFull()
+	if len(fds) < 11900 || len(fds) > 12000 {
+		fail("%d descriptors opened under a limit of 12000", len(fds))
+	}
+	fmt.Printf("nofile: EMFILE after %d descriptors at 12000\n", len(fds))
+	closeAll(fds)
+}
+
+// openUntilFull opens /dev/null until EMFILE (any other error fails).
+func openUntilFull() []int {
+	var fds []int
+	for {
+		fd, err := syscall.Open("/dev/null", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if err == syscall.EMFILE {
+			return fds
+		}
+		if err != nil {
+			fail("open after %d descriptors: %v", len(fds), err)
+		}
+		fds = append(fds, fd)
+	}
+}
+
+func closeAll(fds []int) {
+	for _, fd := range fds {
+		syscall.Close(fd)
+	}
 }

@@ -1,0 +1,151 @@
+//! Sending and receiving with addresses and flags: sendto, recvfrom,
+//! sendmsg, recvmsg. (read/write/readv/writev on a socket go through io.rs
+//! to the same net::data functions.)
+//!
+//! Ancillary data (SCM_RIGHTS, SCM_CREDENTIALS) is not carried: sendmsg with
+//! control data is EOPNOTSUPP, recvmsg always reports none.
+
+use super::io::{iovecs, raise_sigpipe, IoVec};
+use super::socket::{read_addr, socket_of, write_addr};
+use super::SysResult;
+use crate::fs::fd::Fd;
+use crate::mm::uaccess::{zeroed, UserPtr, UserSlice, UserSpace, UserValue};
+use crate::net::data;
+use alloc::vec::Vec;
+use gometal_core::sockaddr::{SockAddr, UnixAddr};
+use gometal_core::errno::*;
+
+const MSG_PEEK: i32 = 0x2;
+const MSG_TRUNC: i32 = 0x20;
+const MSG_DONTWAIT: i32 = 0x40;
+const MSG_NOSIGNAL: i32 = 0x4000;
+
+/// The most one call moves through the kernel: a stream send or receive
+/// may be partial, and no datagram is longer.
+const MAX_IO: usize = 256 * 1024;
+
+/// struct msghdr (56 bytes on riscv64).
+pub struct MsgHdr {
+    name: UserPtr<u8>,
+    namelen: u32,
+    iov: UserPtr<IoVec>,
+    iovlen: usize,
+    control: u64,
+    controllen: usize,
+}
+
+impl UserValue for MsgHdr {
+    const SIZE: usize = 56;
+    fn decode(b: &[u8]) -> Self {
+        MsgHdr {
+            name: UserPtr::new(u64::decode(&b[0..8])),
+            namelen: u32::decode(&b[8..12]),
+            iov: UserPtr::new(u64::decode(&b[16..24])),
+            iovlen: u64::decode(&b[24..32]) as usize,
+            control: u64::decode(&b[32..40]),
+            controllen: u64::decode(&b[40..48]) as usize,
+        }
+    }
+    fn encode(&self, out: &mut [u8]) {
+        out.fill(0);
+        self.name.addr().encode(&mut out[0..8]);
+        self.namelen.encode(&mut out[8..12]);
+        self.iov.addr().encode(&mut out[16..24]);
+        (self.iovlen as u64).encode(&mut out[24..32]);
+        self.control.encode(&mut out[32..40]);
+        (self.controllen as u64).encode(&mut out[40..48]);
+    }
+}
+
+fn nonblocking(file_nonblock: bool, flags: i32) -> bool {
+    file_nonblock || flags & MSG_DONTWAIT != 0
+}
+
+/// Sends the user bytes `bufs` (gathered) from socket `fd`.
+fn send(user: &mut UserSpace, fd: Fd, bufs: &[UserSlice], flags: i32, dest: Option<(UserPtr<u8>, u32)>) -> SysResult {
+    let (file, sock) = socket_of(fd)?;
+    let dest = match dest {
+        Some((p, len)) if !p.is_null() => Some(read_addr(user, p, len)?),
+        _ => None,
+    };
+    let mut data = Vec::new();
+    for b in bufs {
+        let room = MAX_IO - data.len();
+        if room == 0 {
+            break;
+        }
+        data.extend_from_slice(&user.read_bytes(b.prefix(room.min(b.len())))?);
+    }
+    let r = data::send(&sock, &data, dest, nonblocking(file.nonblocking(), flags));
+    if flags & MSG_NOSIGNAL == 0 {
+        if let Err(e) = r {
+            raise_sigpipe(e);
+        }
+    }
+    r
+}
+
+pub fn sendto(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize, flags: i32, addr: UserPtr<u8>, alen: u32) -> SysResult {
+    send(user, fd, &[buf.slice(len)], flags, Some((addr, alen)))
+}
+
+pub fn sendmsg(user: &mut UserSpace, fd: Fd, msg: UserPtr<MsgHdr>, flags: i32) -> SysResult {
+    let m = user.read(msg)?;
+    if m.control != 0 && m.controllen > 0 {
+        return Err(EOPNOTSUPP);
+    }
+    let bufs = iovecs(user, m.iov, m.iovlen)?;
+    send(user, fd, &bufs, flags, Some((m.name, m.namelen)))
+}
+
+/// Receives into the user bytes `bufs` (scattered): (bytes, full length,
+/// sender).
+fn recv(user: &mut UserSpace, fd: Fd, bufs: &[UserSlice], flags: i32) -> Result<data::Received, Errno> {
+    let (file, sock) = socket_of(fd)?;
+    let want = bufs.iter().fold(0usize, |n, b| n.saturating_add(b.len())).min(MAX_IO);
+    let mut bytes = zeroed(want)?;
+    let got = data::recv(&sock, &mut bytes, nonblocking(file.nonblocking(), flags), flags & MSG_PEEK != 0)?;
+    let mut done = 0;
+    for b in bufs {
+        if done == got.copied {
+            break;
+        }
+        let n = b.len().min(got.copied - done);
+        user.write_bytes(b.prefix(n), &bytes[done..done + n])?;
+        done += n;
+    }
+    Ok(got)
+}
+
+/// The sender address to hand back: none for a stream, and none for an
+/// unbound AF_UNIX sender (Linux reports a zero length, which Go reads as
+/// "no address").
+fn sender(got: &data::Received) -> Option<&SockAddr> {
+    got.from.as_ref().filter(|a| **a != SockAddr::Unix(UnixAddr::Unnamed))
+}
+
+pub fn recvfrom(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize, flags: i32, addr: UserPtr<u8>, alen: UserPtr<u32>) -> SysResult {
+    let got = recv(user, fd, &[buf.slice(len)], flags)?;
+    if let Some(from) = sender(&got) {
+        write_addr(user, addr, alen, from)?;
+    } else if !addr.is_null() {
+        user.write(alen, &0u32)?;
+    }
+    Ok(if flags & MSG_TRUNC != 0 { got.full } else { got.copied })
+}
+
+pub fn recvmsg(user: &mut UserSpace, fd: Fd, msg: UserPtr<MsgHdr>, flags: i32) -> SysResult {
+    let m = user.read(msg)?;
+    let bufs = iovecs(user, m.iov, m.iovlen)?;
+    let got = recv(user, fd, &bufs, flags)?;
+    let base = msg.addr();
+    let namelen_at: UserPtr<u32> = UserPtr::new(base + 8);
+    match sender(&got) {
+        Some(from) if !m.name.is_null() => write_addr(user, m.name, namelen_at, from)?,
+        _ => user.write(namelen_at, &0u32)?,
+    }
+    user.write(UserPtr::<u64>::new(base + 40), &0u64)?; // no control data
+    let out_flags = if got.full > got.copied { MSG_TRUNC } else { 0 };
+    user.write(UserPtr::<i32>::new(base + 48), &out_flags)?;
+    Ok(if flags & MSG_TRUNC != 0 { got.full } else { got.copied })
+}

@@ -1,0 +1,78 @@
+//! One direction of a connection: a byte pipe (TCP, AF_UNIX stream) or a
+//! message pipe (AF_UNIX seqpacket), behind one interface for stream.rs.
+
+use super::msgpipe::MsgPipe;
+use crate::fs::pipe::Pipe;
+use alloc::sync::Arc;
+use core::sync::atomic::Ordering;
+use gometal_core::errno::{Errno, ENOBUFS};
+
+pub enum Channel {
+    Bytes(Arc<Pipe>),
+    Messages(Arc<MsgPipe>),
+}
+
+impl Clone for Channel {
+    fn clone(&self) -> Self {
+        match self {
+            Channel::Bytes(p) => Channel::Bytes(p.clone()),
+            Channel::Messages(m) => Channel::Messages(m.clone()),
+        }
+    }
+}
+
+macro_rules! both {
+    ($self:ident, $c:ident => $e:expr) => {
+        match $self {
+            Channel::Bytes($c) => $e,
+            Channel::Messages($c) => $e,
+        }
+    };
+}
+
+impl Channel {
+    /// A new direction; ENOBUFS when the heap is out.
+    pub fn new(messages: bool) -> Result<Channel, Errno> {
+        Ok(if messages { Channel::Messages(Arc::new(MsgPipe::new())) } else { Channel::Bytes(Arc::new(Pipe::new().ok_or(ENOBUFS)?)) })
+    }
+
+    pub fn read(&self, buf: &mut [u8], nonblock: bool) -> Result<usize, Errno> {
+        both!(self, c => c.read(buf, nonblock))
+    }
+
+    pub fn write(&self, data: &[u8], nonblock: bool) -> Result<usize, Errno> {
+        both!(self, c => c.write(data, nonblock))
+    }
+
+    pub fn peek(&self, buf: &mut [u8]) -> usize {
+        both!(self, c => c.peek(buf))
+    }
+
+    pub fn readable(&self) -> bool {
+        both!(self, c => c.readable())
+    }
+
+    pub fn writable(&self) -> bool {
+        both!(self, c => c.writable())
+    }
+
+    pub fn hung_up_for_reader(&self) -> bool {
+        both!(self, c => c.hung_up_for_reader())
+    }
+
+    pub fn broken_for_writer(&self) -> bool {
+        both!(self, c => c.broken_for_writer())
+    }
+
+    pub fn len(&self) -> usize {
+        both!(self, c => c.len())
+    }
+
+    pub fn close_end(&self, write_end: bool) {
+        both!(self, c => c.close_end(write_end))
+    }
+
+    pub fn generation(&self) -> u64 {
+        both!(self, c => c.generation.load(Ordering::Acquire))
+    }
+}

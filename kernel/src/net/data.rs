@@ -1,0 +1,57 @@
+//! Moving bytes through a socket, whatever its type: read/write/readv/
+//! writev and the send/receive calls all come here.
+
+use super::socket::{SockType, Socket, State};
+use super::stream::Endpoint;
+use alloc::sync::Arc;
+use gometal_core::errno::*;
+use gometal_core::sockaddr::SockAddr;
+
+/// The connected end of a stream socket, taken out of the state lock so a
+/// blocking read or write does not hold it.
+fn endpoint(sock: &Socket) -> Option<Arc<Endpoint>> {
+    match &*sock.state.lock() {
+        State::Connected(e) => Some(e.clone()),
+        _ => None,
+    }
+}
+
+/// What a receive got: bytes copied, the message's full length (longer for
+/// a truncated datagram) and the sender, where the type has one.
+pub struct Received {
+    pub copied: usize,
+    pub full: usize,
+    pub from: Option<SockAddr>,
+}
+
+pub fn recv(sock: &Socket, buf: &mut [u8], nonblock: bool, peek: bool) -> Result<Received, Errno> {
+    if sock.ty == SockType::Dgram {
+        let (copied, full, from) = super::dgram::recv(sock, buf, nonblock, peek)?;
+        return Ok(Received { copied, full, from: Some(from) });
+    }
+    let Some(e) = endpoint(sock) else {
+        return Err(sock.take_error().unwrap_or(ENOTCONN));
+    };
+    let n = if peek { e.peek(buf)? } else { e.read(buf, nonblock)? };
+    Ok(Received { copied: n, full: n, from: None })
+}
+
+/// Sends `data` (to `dest` for an unconnected datagram socket). EPIPE from
+/// a stream means SIGPIPE too, which the caller raises.
+pub fn send(sock: &Arc<Socket>, data: &[u8], dest: Option<SockAddr>, nonblock: bool) -> Result<usize, Errno> {
+    if sock.ty == SockType::Dgram {
+        return super::dgram::send(sock, data, dest, nonblock);
+    }
+    match endpoint(sock) {
+        Some(e) => e.write(data, nonblock),
+        None => Err(sock.take_error().unwrap_or(if sock.is_tcp() { EPIPE } else { ENOTCONN })),
+    }
+}
+
+/// Bytes a read would return now (ioctl FIONREAD).
+pub fn pending(sock: &Socket) -> usize {
+    if let Some(q) = &sock.queue {
+        return q.next_len();
+    }
+    endpoint(sock).map_or(0, |e| e.pending())
+}

@@ -1,0 +1,153 @@
+//! Datagram sockets (UDP on loopback, AF_UNIX datagram): a sent datagram
+//! goes straight onto the receiving socket's queue with the sender's address.
+//!
+//! A full UDP queue drops the datagram, as a real receiver's full buffer
+//! does; an AF_UNIX sender waits for room instead (EAGAIN if non-blocking),
+//! as on Linux. UDP to a port nobody holds is dropped, and a connected
+//! sender learns ECONNREFUSED (Linux's ICMP port unreachable).
+
+use super::socket::{Family, Socket};
+use alloc::collections::VecDeque;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use gometal_core::errno::*;
+use gometal_core::sockaddr::{SockAddr, UnixAddr};
+use spin::Mutex;
+
+/// What a receive queue may hold (net.core.rmem_default), counting each
+/// datagram's bookkeeping as Linux counts an skb's.
+const QUEUE_BYTES: usize = 212_992;
+const OVERHEAD: usize = 256;
+
+/// The largest UDP payload over IPv4 (65535 - 20 - 8) and the largest
+/// AF_UNIX datagram (the default send buffer).
+const MAX_UDP: usize = 65_507;
+const MAX_UNIX: usize = 212_992;
+
+pub struct Datagram {
+    pub from: SockAddr,
+    pub data: Vec<u8>,
+}
+
+pub struct DgramQueue {
+    q: Mutex<(VecDeque<Datagram>, usize)>,
+}
+
+impl DgramQueue {
+    pub fn new() -> Self {
+        DgramQueue { q: Mutex::new((VecDeque::new(), 0)) }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.q.lock().0.is_empty()
+    }
+
+    /// The size of the next datagram (FIONREAD).
+    pub fn next_len(&self) -> usize {
+        self.q.lock().0.front().map_or(0, |d| d.data.len())
+    }
+
+    /// Queues `d`; gives it back when the queue is full.
+    fn push(&self, d: Datagram) -> Result<(), Datagram> {
+        let mut q = self.q.lock();
+        let cost = d.data.len() + OVERHEAD;
+        if q.1 + cost > QUEUE_BYTES && !q.0.is_empty() {
+            return Err(d);
+        }
+        q.1 += cost;
+        q.0.push_back(d);
+        Ok(())
+    }
+
+    fn pop(&self, peek: bool) -> Option<Datagram> {
+        let mut q = self.q.lock();
+        if peek {
+            return q.0.front().map(|d| Datagram { from: d.from.clone(), data: d.data.clone() });
+        }
+        let d = q.0.pop_front()?;
+        q.1 -= d.data.len() + OVERHEAD;
+        Some(d)
+    }
+}
+
+/// Receives one datagram into `buf`: (bytes copied, the datagram's full
+/// length, the sender). The rest of a datagram longer than `buf` is lost.
+pub fn recv(sock: &Socket, buf: &mut [u8], nonblock: bool, peek: bool) -> Result<(usize, usize, SockAddr), Errno> {
+    let queue = sock.queue.as_ref().ok_or(EINVAL)?;
+    let take = || match sock.take_error() {
+        Some(e) => Some(Err(e)),
+        None => queue.pop(peek).map(Ok),
+    };
+    let d = if nonblock {
+        take().ok_or(EAGAIN)??
+    } else {
+        sock.waiters.wait_until(None, take).map_err(|_| EINTR)??
+    };
+    let n = d.data.len().min(buf.len());
+    buf[..n].copy_from_slice(&d.data[..n]);
+    if !peek {
+        sock.changed();
+    }
+    Ok((n, d.data.len(), d.from))
+}
+
+/// Sends `data` to `dest` (or the connected peer).
+pub fn send(sock: &Arc<Socket>, data: &[u8], dest: Option<SockAddr>, nonblock: bool) -> Result<usize, Errno> {
+    if let Some(e) = sock.take_error() {
+        return Err(e);
+    }
+    if sock.family == Family::Unix {
+        return send_unix(sock, data, dest, nonblock);
+    }
+    if data.len() > MAX_UDP {
+        return Err(EMSGSIZE);
+    }
+    let connected = sock.peer.lock().clone();
+    let Some(SockAddr::Inet(to)) = dest.or(connected.clone()) else {
+        return Err(if connected.is_none() { EDESTADDRREQ } else { EAFNOSUPPORT });
+    };
+    let from = super::inet::autobind(sock, to)?;
+    let Some(target) = super::inet::find_udp(to) else {
+        if connected.is_some() {
+            sock.set_error(ECONNREFUSED);
+        }
+        return Ok(data.len());
+    };
+    let from = SockAddr::Inet(from.as_family(target.family == Family::Inet6));
+    let Some(queue) = target.queue.as_ref() else { return Ok(data.len()) };
+    if queue.push(Datagram { from, data: data.to_vec() }).is_ok() {
+        target.changed();
+    }
+    Ok(data.len())
+}
+
+fn send_unix(sock: &Arc<Socket>, data: &[u8], dest: Option<SockAddr>, nonblock: bool) -> Result<usize, Errno> {
+    if data.len() > MAX_UNIX {
+        return Err(EMSGSIZE);
+    }
+    let target = match dest {
+        Some(SockAddr::Unix(name)) => super::unixns::find(&name)?,
+        Some(_) => return Err(EINVAL),
+        None => {
+            let peer = sock.dgram_peer.lock().clone().ok_or(ENOTCONN)?;
+            peer.upgrade().ok_or(ECONNREFUSED)?
+        }
+    };
+    let queue = target.queue.as_ref().ok_or(EPROTOTYPE)?;
+    let from = sock.local.lock().clone().unwrap_or(SockAddr::Unix(UnixAddr::Unnamed));
+    let mut pending = Some(Datagram { from, data: data.to_vec() });
+    let mut put = || match queue.push(pending.take()?) {
+        Ok(()) => Some(()),
+        Err(d) => {
+            pending = Some(d);
+            None
+        }
+    };
+    if nonblock {
+        put().ok_or(EAGAIN)?;
+    } else {
+        target.waiters.wait_until(None, put).map_err(|_| EINTR)?;
+    }
+    target.changed();
+    Ok(data.len())
+}

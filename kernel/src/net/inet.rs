@@ -1,0 +1,230 @@
+//! Internet ports: which socket holds which (address, port) for TCP and for
+//! UDP, with Linux's bind rules (a wildcard address covers every local
+//! address of its family, and [::] also IPv4 unless IPV6_V6ONLY;
+//! SO_REUSEADDR lets a TCP socket share a port nobody listens on), the
+//! ephemeral range, and finding the socket a connection or a datagram is
+//! for. The only local addresses are loopback (127.0.0.0/8, ::1).
+
+use super::socket::{Family, SockType, Socket, State};
+use alloc::collections::BTreeMap;
+use alloc::sync::{Arc, Weak};
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicU16, Ordering};
+use gometal_core::errno::*;
+use gometal_core::sockaddr::{InetAddr, SockAddr};
+use spin::Mutex;
+
+/// net.ipv4.ip_local_port_range.
+const EPHEMERAL: core::ops::RangeInclusive<u16> = 32768..=60999;
+
+struct Entry {
+    addr: InetAddr,
+    v6only: bool,
+    reuse: bool,
+    sock: Weak<Socket>,
+}
+
+type Table = Mutex<BTreeMap<u16, Vec<Entry>>>;
+
+static TCP: Table = Mutex::new(BTreeMap::new());
+static UDP: Table = Mutex::new(BTreeMap::new());
+static NEXT_PORT: AtomicU16 = AtomicU16::new(40000);
+
+fn table(ty: SockType) -> &'static Table {
+    match ty {
+        SockType::Stream | SockType::SeqPacket => &TCP,
+        SockType::Dgram => &UDP,
+    }
+}
+
+/// A held port; dropping it (the socket closed) frees it.
+pub struct Binding {
+    ty: SockType,
+    port: u16,
+    sock: *const Socket,
+}
+
+// SAFETY: `sock` is only compared, never dereferenced.
+unsafe impl Send for Binding {}
+// SAFETY: as above.
+unsafe impl Sync for Binding {}
+
+impl Drop for Binding {
+    fn drop(&mut self) {
+        let mut t = table(self.ty).lock();
+        if let Some(v) = t.get_mut(&self.port) {
+            v.retain(|e| e.sock.as_ptr() != self.sock);
+            if v.is_empty() {
+                t.remove(&self.port);
+            }
+        }
+    }
+}
+
+/// Does a socket bound to `e` receive what is addressed to `ip`?
+fn covers(e: &Entry, ip: &InetAddr) -> bool {
+    if !e.addr.is_unspecified() {
+        return e.addr.ip == ip.ip;
+    }
+    if e.addr.is_v4() {
+        ip.is_v4()
+    } else {
+        !ip.is_v4() || !e.v6only
+    }
+}
+
+/// Could two bindings on one port receive the same packet?
+fn overlap(a: &Entry, b: &Entry) -> bool {
+    match (a.addr.is_unspecified(), b.addr.is_unspecified()) {
+        (false, false) => a.addr.ip == b.addr.ip,
+        (true, false) => covers(a, &b.addr),
+        (false, true) => covers(b, &a.addr),
+        (true, true) => {
+            let v4 = |e: &Entry| e.addr.is_v4() || !e.v6only;
+            let v6 = |e: &Entry| !e.addr.is_v4();
+            (v4(a) && v4(b)) || (v6(a) && v6(b))
+        }
+    }
+}
+
+/// Is `e` listening? The socket it names is kept alive in `keep` so that
+/// it is never dropped (which takes the table lock) under the table lock.
+fn listening(e: &Entry, keep: &mut Vec<Arc<Socket>>) -> bool {
+    let Some(s) = e.sock.upgrade() else { return false };
+    let l = matches!(*s.state.lock(), State::Listening(_));
+    keep.push(s);
+    l
+}
+
+fn conflicts(ty: SockType, existing: &[Entry], new: &Entry, keep: &mut Vec<Arc<Socket>>) -> bool {
+    existing.iter().any(|e| {
+        let shared = e.reuse && new.reuse && (ty == SockType::Dgram || !listening(e, keep));
+        e.sock.strong_count() > 0 && overlap(e, new) && !shared
+    })
+}
+
+fn is_local(a: &InetAddr) -> bool {
+    a.is_unspecified() || a.is_loopback()
+}
+
+/// bind(2) for an Internet socket. Port 0 picks a free ephemeral port.
+pub fn bind(sock: &Arc<Socket>, addr: InetAddr) -> Result<InetAddr, Errno> {
+    if (sock.family == Family::Inet6) != addr.v6 {
+        return Err(EAFNOSUPPORT);
+    }
+    if !is_local(&addr) {
+        return Err(EADDRNOTAVAIL);
+    }
+    let mut bound = sock.bound.lock();
+    if bound.is_some() {
+        return Err(EINVAL);
+    }
+    let (v6only, reuse) = {
+        let o = sock.opts.lock();
+        (o.v6only, o.reuse_addr || o.reuse_port)
+    };
+    if addr.is_v4() && addr.v6 && v6only {
+        return Err(EINVAL); // an IPv4-mapped address on an IPv6-only socket
+    }
+    let mut entry = Entry { addr, v6only, reuse, sock: Arc::downgrade(sock) };
+    let mut keep = Vec::new(); // dropped after the table lock
+    let mut t = table(sock.ty).lock();
+    let port = if addr.port != 0 {
+        if conflicts(sock.ty, t.get(&addr.port).map_or(&[][..], |v| v), &entry, &mut keep) {
+            return Err(EADDRINUSE);
+        }
+        addr.port
+    } else {
+        free_port(&t).ok_or(EADDRINUSE)?
+    };
+    entry.addr.port = port;
+    t.entry(port).or_default().push(entry);
+    drop(t);
+    *bound = Some(super::socket::Bound::Inet(Binding { ty: sock.ty, port, sock: Arc::as_ptr(sock) }));
+    let local = addr.with_port(port);
+    *sock.local.lock() = Some(SockAddr::Inet(local));
+    Ok(local)
+}
+
+fn free_port(t: &BTreeMap<u16, Vec<Entry>>) -> Option<u16> {
+    let span = (EPHEMERAL.end() - EPHEMERAL.start()) as usize + 1;
+    (0..span).find_map(|_| {
+        let p = NEXT_PORT.fetch_add(1, Ordering::Relaxed);
+        let p = EPHEMERAL.start() + p % span as u16;
+        (!t.contains_key(&p)).then_some(p)
+    })
+}
+
+/// The loopback address a packet to `to` leaves from, as `sock`'s family
+/// writes it. An unspecified destination means this host, as on Linux.
+fn source_for(sock: &Socket, to: &InetAddr) -> InetAddr {
+    let src = if to.is_v4() {
+        let ip = if to.is_unspecified() { [127, 0, 0, 1] } else { to.ip[12..].try_into().unwrap_or([127, 0, 0, 1]) };
+        InetAddr::v4(ip, 0)
+    } else {
+        InetAddr::v6(InetAddr::V6_LOOPBACK, 0)
+    };
+    src.as_family(sock.family == Family::Inet6)
+}
+
+/// The local address `sock` talks to `to` from, binding it to an ephemeral
+/// port first if it has none. ENETUNREACH for a non-local destination.
+pub fn autobind(sock: &Arc<Socket>, to: InetAddr) -> Result<InetAddr, Errno> {
+    if (sock.family == Family::Inet6) != to.v6 {
+        return Err(EAFNOSUPPORT);
+    }
+    if !is_local(&to) {
+        return Err(ENETUNREACH);
+    }
+    let src = source_for(sock, &to);
+    let current = match sock.local.lock().clone() {
+        Some(SockAddr::Inet(a)) => Some(a),
+        _ => None,
+    };
+    match current {
+        Some(a) if a.is_unspecified() => {
+            // Bound to the wildcard: the source is now a specific address.
+            let local = src.with_port(a.port);
+            *sock.local.lock() = Some(SockAddr::Inet(local));
+            Ok(local)
+        }
+        Some(a) => Ok(a),
+        None => match bind(sock, InetAddr { port: 0, ..src }) {
+            Err(EADDRINUSE) => Err(EADDRNOTAVAIL),
+            r => r,
+        },
+    }
+}
+
+/// The socket bound to (a wildcard covering) `to`, preferring an exact
+/// address, that `want` accepts.
+fn find(ty: SockType, to: &InetAddr, want: impl Fn(&Socket) -> bool) -> Option<Arc<Socket>> {
+    let to = if to.is_unspecified() { InetAddr { ip: source_for_ip(to), ..*to } } else { *to };
+    // Upgraded under the lock, looked at (and dropped) after it.
+    let candidates: Vec<(bool, Arc<Socket>)> = {
+        let t = table(ty).lock();
+        let entries = t.get(&to.port)?;
+        entries.iter().filter(|e| covers(e, &to)).filter_map(|e| e.sock.upgrade().map(|s| (e.addr.is_unspecified(), s))).collect()
+    };
+    let mut found: Vec<(bool, Arc<Socket>)> = candidates.into_iter().filter(|(_, s)| want(s)).collect();
+    found.sort_by_key(|(wild, _)| *wild);
+    found.into_iter().next().map(|(_, s)| s)
+}
+
+fn source_for_ip(to: &InetAddr) -> [u8; 16] {
+    if to.is_v4() {
+        InetAddr::v4([127, 0, 0, 1], 0).ip
+    } else {
+        InetAddr::V6_LOOPBACK
+    }
+}
+
+/// The socket listening for TCP connections to `to`.
+pub fn find_listener(to: &InetAddr) -> Option<Arc<Socket>> {
+    find(SockType::Stream, to, |s| matches!(*s.state.lock(), State::Listening(_)))
+}
+
+/// The UDP socket datagrams to `to` go to.
+pub fn find_udp(to: InetAddr) -> Option<Arc<Socket>> {
+    find(SockType::Dgram, &to, |_| true)
+}

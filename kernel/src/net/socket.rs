@@ -1,0 +1,200 @@
+//! The socket object behind a socket descriptor: its family and type, its
+//! state (idle, listening, connected), its addresses, options and pending
+//! error, and its readiness for epoll.
+
+use super::dgram::DgramQueue;
+use super::options::Options;
+use super::stream::{Endpoint, Listener};
+use crate::fs::epoll::{EPOLLERR, EPOLLHUP, EPOLLIN, EPOLLOUT, EPOLLRDHUP};
+use crate::sched::wait::WaitQueue;
+use alloc::sync::{Arc, Weak};
+use core::sync::atomic::{AtomicU64, Ordering};
+use gometal_core::errno::Errno;
+use gometal_core::sockaddr::{SockAddr, UnixAddr};
+use spin::Mutex;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    Unix,
+    Inet4,
+    Inet6,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SockType {
+    Stream,
+    Dgram,
+    /// AF_UNIX only: connected, reliable, with message boundaries.
+    SeqPacket,
+}
+
+impl SockType {
+    /// Connected through listen/accept/connect (stream, seqpacket).
+    pub fn connected(self) -> bool {
+        self != SockType::Dgram
+    }
+}
+
+pub enum State {
+    /// A stream socket neither listening nor connected (or a datagram socket).
+    Idle,
+    Listening(Arc<Listener>),
+    Connected(Arc<Endpoint>),
+}
+
+/// What keeps a bound name reserved; dropping it frees the name (the
+/// value is held only for its Drop).
+#[allow(dead_code)]
+pub enum Bound {
+    Inet(super::inet::Binding),
+    Unix(super::unixns::Name),
+    /// A path in the file system (the node outlives the socket).
+    Path,
+}
+
+pub struct Socket {
+    pub family: Family,
+    pub ty: SockType,
+    pub state: Mutex<State>,
+    pub local: Mutex<Option<SockAddr>>,
+    pub peer: Mutex<Option<SockAddr>>,
+    /// A connected AF_UNIX datagram socket's peer (socketpair, connect).
+    pub dgram_peer: Mutex<Option<Weak<Socket>>>,
+    pub bound: Mutex<Option<Bound>>,
+    pub opts: Mutex<Options>,
+    /// SO_ERROR: set by a failed non-blocking connect or an ICMP-like
+    /// refusal; taken by getsockopt or the next send/receive.
+    pending_error: Mutex<Option<Errno>>,
+    /// A non-blocking connect answered EINPROGRESS and no connect call has
+    /// seen its outcome yet (the next one reports it, as on Linux).
+    pub connecting: core::sync::atomic::AtomicBool,
+    /// Datagrams waiting to be received (datagram sockets only).
+    pub queue: Option<DgramQueue>,
+    /// Threads in accept, and datagram senders and receivers.
+    pub waiters: WaitQueue,
+    /// Bumped at every readiness change not counted by a pipe.
+    generation: AtomicU64,
+}
+
+impl Socket {
+    pub fn new(family: Family, ty: SockType) -> Arc<Socket> {
+        super::count_open();
+        Arc::new(Socket {
+            family,
+            ty,
+            state: Mutex::new(State::Idle),
+            local: Mutex::new(None),
+            peer: Mutex::new(None),
+            dgram_peer: Mutex::new(None),
+            bound: Mutex::new(None),
+            opts: Mutex::new(Options::new(family, ty)),
+            pending_error: Mutex::new(None),
+            connecting: core::sync::atomic::AtomicBool::new(false),
+            queue: (ty == SockType::Dgram).then(DgramQueue::new),
+            waiters: WaitQueue::new(),
+            generation: AtomicU64::new(0),
+        })
+    }
+
+    pub fn is_inet(&self) -> bool {
+        self.family != Family::Unix
+    }
+
+    pub fn is_tcp(&self) -> bool {
+        self.is_inet() && self.ty == SockType::Stream
+    }
+
+    /// Something about the socket changed: wake its waiters and epoll.
+    pub fn changed(&self) {
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        self.waiters.wake_all();
+        crate::fs::epoll::notify();
+    }
+
+    pub fn set_error(&self, e: Errno) {
+        *self.pending_error.lock() = Some(e);
+        self.changed();
+    }
+
+    /// Takes the pending error (SO_ERROR, or the next call that reports it).
+    pub fn take_error(&self) -> Option<Errno> {
+        self.pending_error.lock().take()
+    }
+
+    fn has_error(&self) -> bool {
+        self.pending_error.lock().is_some()
+    }
+
+    /// The name getsockname reports: the bound one, or the family's
+    /// "nothing" (0.0.0.0:0, [::]:0, an unnamed AF_UNIX address).
+    pub fn local_addr(&self) -> SockAddr {
+        if let Some(a) = self.local.lock().clone() {
+            return a;
+        }
+        match self.family {
+            Family::Unix => SockAddr::Unix(UnixAddr::Unnamed),
+            Family::Inet4 => SockAddr::Inet(gometal_core::sockaddr::InetAddr::v4([0; 4], 0)),
+            Family::Inet6 => SockAddr::Inet(gometal_core::sockaddr::InetAddr::v6([0; 16], 0)),
+        }
+    }
+
+    /// epoll event bits and the counter that moves when they may change.
+    pub fn readiness(&self) -> (u32, u64) {
+        let mut generation = self.generation.load(Ordering::Acquire);
+        let err = if self.has_error() { EPOLLERR } else { 0 };
+        let bits = match &*self.state.lock() {
+            State::Listening(l) => {
+                if l.pending() {
+                    EPOLLIN
+                } else {
+                    0
+                }
+            }
+            State::Connected(e) => {
+                generation = generation.wrapping_add(e.generation());
+                e.readiness()
+            }
+            State::Idle if self.ty == SockType::Dgram => {
+                let readable = self.queue.as_ref().is_some_and(|q| !q.is_empty());
+                (if readable { EPOLLIN } else { 0 }) | EPOLLOUT
+            }
+            // A stream socket that never connected (or whose connect failed)
+            // is writable and hung up, as Linux's tcp_poll reports it.
+            State::Idle => EPOLLOUT | EPOLLHUP,
+        };
+        (bits | err, generation)
+    }
+}
+
+/// The bits a connected stream endpoint reports.
+pub fn stream_bits(readable: bool, writable: bool, peer_done: bool, both_done: bool, reset: bool) -> u32 {
+    let mut bits = 0;
+    if readable || reset {
+        bits |= EPOLLIN;
+    }
+    if writable {
+        bits |= EPOLLOUT;
+    }
+    if peer_done {
+        bits |= EPOLLRDHUP;
+    }
+    if both_done || reset {
+        bits |= EPOLLHUP;
+    }
+    if reset {
+        bits |= EPOLLERR;
+    }
+    bits
+}
+
+impl Drop for Socket {
+    fn drop(&mut self) {
+        let linger = self.opts.lock().linger;
+        if self.is_tcp() && linger.0 != 0 && linger.1 == 0 {
+            if let State::Connected(e) = &*self.state.lock() {
+                e.abort();
+            }
+        }
+        super::count_closed();
+    }
+}

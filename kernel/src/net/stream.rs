@@ -1,0 +1,226 @@
+//! Connected streams (TCP on loopback, AF_UNIX stream) and listeners.
+//!
+//! A connection is two pipes, one per direction: the pipe code already has
+//! the bounded buffer, blocking, end-of-file when the writer is gone and
+//! EPIPE when the reader is gone, which is exactly a stream's half-close.
+//! What a pipe lacks is the reset: a TCP socket closed with unread data
+//! makes Linux send RST, and the peer's next read (after what it already
+//! has) fails with ECONNRESET. `Link` carries that between the two ends.
+
+use super::socket::{stream_bits, Socket, State};
+use super::channel::Channel;
+use alloc::collections::VecDeque;
+use alloc::sync::Arc;
+use core::sync::atomic::{AtomicBool, Ordering};
+use gometal_core::errno::{Errno, EAGAIN, ECONNRESET, EINTR, EPIPE};
+use spin::Mutex;
+
+/// What the two ends of a connection share besides the pipes.
+struct Link {
+    /// reset[i]: end i was reset by its peer.
+    reset: [AtomicBool; 2],
+}
+
+/// One end of a connected stream.
+pub struct Endpoint {
+    rx: Channel,
+    tx: Channel,
+    link: Arc<Link>,
+    side: usize,
+    /// TCP (resets on close with unread data); AF_UNIX streams do not.
+    tcp: bool,
+    rd_shut: AtomicBool,
+    wr_shut: AtomicBool,
+    /// A write already went to a TCP peer that had closed (see write).
+    wrote_to_closed: AtomicBool,
+}
+
+impl Endpoint {
+    /// The two ends of a new connection; ENOBUFS when the heap is out.
+    /// `messages`: AF_UNIX seqpacket (each write one message).
+    pub fn pair(tcp: bool, messages: bool) -> Result<(Endpoint, Endpoint), Errno> {
+        let a_to_b = Channel::new(messages)?;
+        let b_to_a = Channel::new(messages)?;
+        let link = Arc::new(Link { reset: [AtomicBool::new(false), AtomicBool::new(false)] });
+        let end = |rx: &Channel, tx: &Channel, side| Endpoint {
+            rx: rx.clone(),
+            tx: tx.clone(),
+            link: link.clone(),
+            side,
+            tcp,
+            rd_shut: AtomicBool::new(false),
+            wr_shut: AtomicBool::new(false),
+            wrote_to_closed: AtomicBool::new(false),
+        };
+        Ok((end(&b_to_a, &a_to_b, 0), end(&a_to_b, &b_to_a, 1)))
+    }
+
+    fn was_reset(&self) -> bool {
+        self.link.reset[self.side].load(Ordering::Acquire)
+    }
+
+    /// Reads what has arrived (0: the peer shut down its writing, or this
+    /// end its reading). ECONNRESET once the data before a reset is read.
+    pub fn read(&self, buf: &mut [u8], nonblock: bool) -> Result<usize, Errno> {
+        if self.rd_shut.load(Ordering::Acquire) {
+            return Ok(0);
+        }
+        if self.was_reset() {
+            return match self.rx.read(buf, true) {
+                Ok(n) if n > 0 => Ok(n),
+                _ => Err(ECONNRESET),
+            };
+        }
+        self.rx.read(buf, nonblock)
+    }
+
+    /// Copies what has arrived without taking it (MSG_PEEK; never waits).
+    pub fn peek(&self, buf: &mut [u8]) -> Result<usize, Errno> {
+        match self.rx.peek(buf) {
+            0 if self.rx.hung_up_for_reader() || self.rd_shut.load(Ordering::Acquire) => Ok(0),
+            0 if self.was_reset() => Err(ECONNRESET),
+            0 => Err(EAGAIN),
+            n => Ok(n),
+        }
+    }
+
+    /// Writes some of `data`; EPIPE once this end shut down writing or the
+    /// peer is gone (ECONNRESET first when it reset the connection).
+    pub fn write(&self, data: &[u8], nonblock: bool) -> Result<usize, Errno> {
+        if self.wr_shut.load(Ordering::Acquire) {
+            return Err(EPIPE);
+        }
+        if self.link.reset[self.side].swap(false, Ordering::AcqRel) {
+            self.wr_shut.store(true, Ordering::Release);
+            return Err(ECONNRESET);
+        }
+        // On Linux the first write after the peer closed still succeeds
+        // (the peer's kernel answers it with a reset); the next is EPIPE.
+        if self.tcp && self.tx.broken_for_writer() && !self.wrote_to_closed.swap(true, Ordering::AcqRel) {
+            return Ok(data.len());
+        }
+        self.tx.write(data, nonblock)
+    }
+
+    /// shutdown(2): SHUT_RD makes reads return 0; SHUT_WR gives the peer
+    /// end of file.
+    pub fn shutdown(&self, read: bool, write: bool) {
+        if read {
+            self.rd_shut.store(true, Ordering::Release);
+        }
+        if write && !self.wr_shut.swap(true, Ordering::AcqRel) {
+            self.tx.close_end(true);
+        }
+    }
+
+    /// The sum of both pipes' change counters.
+    pub fn generation(&self) -> u64 {
+        self.rx.generation().wrapping_add(self.tx.generation())
+    }
+
+    pub fn readiness(&self) -> u32 {
+        let rd_shut = self.rd_shut.load(Ordering::Acquire);
+        let wr_shut = self.wr_shut.load(Ordering::Acquire);
+        let peer_done = self.rx.hung_up_for_reader() || rd_shut;
+        let writable = self.tx.writable() || wr_shut;
+        let both = peer_done && (wr_shut || self.tx.broken_for_writer());
+        stream_bits(self.rx.readable() || rd_shut, writable, peer_done, both, self.was_reset())
+    }
+
+    /// Resets the connection (close with SO_LINGER on and a zero timeout:
+    /// Linux sends RST instead of FIN).
+    pub fn abort(&self) {
+        self.link.reset[1 - self.side].store(true, Ordering::Release);
+    }
+
+    /// Bytes waiting to be read (FIONREAD/SIOCINQ).
+    pub fn pending(&self) -> usize {
+        self.rx.len()
+    }
+}
+
+impl Drop for Endpoint {
+    fn drop(&mut self) {
+        if self.tcp && self.rx.len() > 0 {
+            // Linux answers a close with unread data with a reset.
+            self.link.reset[1 - self.side].store(true, Ordering::Release);
+        }
+        self.rx.close_end(false);
+        if !self.wr_shut.load(Ordering::Acquire) {
+            self.tx.close_end(true);
+        }
+    }
+}
+
+/// A listening socket's queue of connections not yet accepted.
+pub struct Listener {
+    queue: Mutex<VecDeque<Arc<Socket>>>,
+    limit: usize,
+}
+
+impl Listener {
+    /// Linux keeps up to backlog + 1 connections waiting.
+    pub fn new(backlog: usize) -> Self {
+        Listener { queue: Mutex::new(VecDeque::new()), limit: backlog + 1 }
+    }
+
+    pub fn pending(&self) -> bool {
+        !self.queue.lock().is_empty()
+    }
+
+    /// Queues a connection; false when the queue is full.
+    pub fn offer(&self, conn: Arc<Socket>) -> bool {
+        let mut q = self.queue.lock();
+        if q.len() >= self.limit {
+            return false;
+        }
+        q.push_back(conn);
+        true
+    }
+
+    fn take(&self) -> Option<Arc<Socket>> {
+        self.queue.lock().pop_front()
+    }
+}
+
+/// accept(2) on `listening`: the next queued connection, waiting for one
+/// unless `nonblock`.
+pub fn accept(listening: &Arc<Socket>, nonblock: bool) -> Result<Arc<Socket>, Errno> {
+    let listener = match &*listening.state.lock() {
+        State::Listening(l) => l.clone(),
+        _ => return Err(gometal_core::errno::EINVAL),
+    };
+    let conn = if nonblock {
+        listener.take().ok_or(EAGAIN)?
+    } else {
+        listening.waiters.wait_until(None, || listener.take()).map_err(|_| EINTR)?
+    };
+    listening.changed();
+    Ok(conn)
+}
+
+/// Connects `client` to the listening socket `server`: makes the accepted
+/// socket, queues it and marks the client connected. ECONNREFUSED when
+/// `server` is not listening, EAGAIN when its queue is full.
+pub fn connect_to(client: &Arc<Socket>, server: &Arc<Socket>, client_addr: gometal_core::sockaddr::SockAddr, server_addr: gometal_core::sockaddr::SockAddr) -> Result<(), Errno> {
+    let listener = match &*server.state.lock() {
+        State::Listening(l) => l.clone(),
+        _ => return Err(gometal_core::errno::ECONNREFUSED),
+    };
+    let (client_end, server_end) = Endpoint::pair(client.is_tcp(), client.ty == super::SockType::SeqPacket)?;
+    let accepted = Socket::new(server.family, server.ty);
+    *accepted.local.lock() = Some(server_addr);
+    *accepted.peer.lock() = Some(client_addr);
+    server.opts.lock().inherit_into(&mut accepted.opts.lock());
+    *accepted.state.lock() = State::Connected(Arc::new(server_end));
+    // The client is connected before the server can see it, so a server
+    // that accepts and writes at once finds a reader.
+    *client.state.lock() = State::Connected(Arc::new(client_end));
+    if !listener.offer(accepted) {
+        *client.state.lock() = State::Idle;
+        return Err(EAGAIN);
+    }
+    server.changed();
+    client.changed();
+    Ok(())
+}
