@@ -171,6 +171,9 @@ func cases() []bootCase {
 		// UIO (issue 10): a Go driver for QEMU's edu PCI device.
 		{name: "uioedu", prog: "uioedu", devices: []string{"edu"},
 			want: []string{"liveness ok", "interrupts ok: 200 raised", "dma ok: 1024 bytes", "bad mmaps ok"}},
+		// Interrupt affinity at run time: /proc/irq/N/smp_affinity.
+		{name: "uioirq", prog: "uioirq", devices: []string{"edu"}, cores: []int{4},
+			want: []string{"affinity ok: hart 3 took all 20", "affinity ok: bad masks EINVAL"}},
 		// The UIO conformance program (tools/uioconf runs it on Linux too).
 		{name: "uioconf", prog: "uioconf", devices: []string{"edu"},
 			want: []string{"ok epoll-edge-once", "ok masked-until-enabled", "ok pending-delivered", "latency: 2000 interrupts"}},

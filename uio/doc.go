@@ -13,11 +13,16 @@
 // model only promises anything for synchronising operations, so Region's
 // 32- and 64-bit accessors use sync/atomic loads and stores on the mapped
 // memory: an atomic access is never elided, merged or split, has exactly
-// the width asked for (one aligned lw/sw/ld/sd on riscv64), and is
-// sequentially consistent with the program's other atomics. On riscv64
-// Go's atomics are fenced with full fences (FENCE is fence iorw,iorw), so
-// a descriptor written to DMA memory before a doorbell register write is
-// visible to the device when it sees the doorbell. sync/atomic has no 8-
+// the width asked for, and is sequentially consistent with the program's
+// other atomics. On riscv64 (Go 1.26, checked with go tool objdump) an
+// atomic load is one LR.W.aq / LR.D.aq and an atomic store one
+// AMOSWAP.W.aqrl / AMOSWAP.D.aqrl, with no FENCE. The RISC-V spec says
+// aq/rl order accesses only within the address domain (memory or I/O) the
+// instruction touches, so on real hardware a doorbell store does not by
+// itself order earlier stores to DMA memory, and a platform's I/O regions
+// may not support LR or AMOs at all (a PMA). QEMU (TCG) runs them in
+// order and supports both, which is all gometal runs on today: a known
+// limit, not a guarantee. sync/atomic has no 8-
 // or 16-bit operations: Read8/Write8/Read16/Write16 are single loads or
 // stores in functions the compiler may not inline (//go:noinline), which in
 // practice are neither removed nor merged, but Go does not promise it; use

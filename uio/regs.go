@@ -36,12 +36,14 @@ func (r *Region) ptr(off uintptr, width uintptr) unsafe.Pointer {
 	return unsafe.Pointer(&r.mem[off])
 }
 
-// Read32 loads the 32-bit register at off (one lw, fenced).
+// Read32 loads the 32-bit register at off (one LR.W.aq on riscv64; see
+// the package comment).
 func (r *Region) Read32(off uintptr) uint32 {
 	return atomic.LoadUint32((*uint32)(r.ptr(off, 4)))
 }
 
-// Write32 stores v to the 32-bit register at off (one sw, fenced).
+// Write32 stores v to the 32-bit register at off (one AMOSWAP.W.aqrl on
+// riscv64).
 func (r *Region) Write32(off uintptr, v uint32) {
 	atomic.StoreUint32((*uint32)(r.ptr(off, 4)), v)
 }

@@ -27,12 +27,7 @@ import (
 	"gometal.dev/gometal/bench/internal/guest"
 	"gometal.dev/gometal/internal/uioinit"
 	"gometal.dev/gometal/uio"
-)
-
-const (
-	regLiveness = 0x04
-	regIRQRaise = 0x60
-	regIRQAck   = 0x64
+	"gometal.dev/gometal/uio/edu"
 )
 
 func main() {
@@ -44,7 +39,7 @@ func main() {
 			guest.Fail("devices", err)
 		}
 	}
-	dev, err := uio.Open("pci:1234:11e8")
+	dev, err := uio.Open(edu.Spec)
 	if err != nil {
 		guest.Fail("devices", err)
 	}
@@ -72,13 +67,13 @@ func main() {
 	}
 	start := time.Now()
 	for i := range *regs {
-		r.Write32(regLiveness, uint32(i))
+		r.Write32(edu.RegLiveness, uint32(i))
 	}
 	w := time.Since(start)
 	start = time.Now()
 	var sink uint32
 	for range *regs {
-		sink += r.Read32(regLiveness)
+		sink += r.Read32(edu.RegLiveness)
 	}
 	rd := time.Since(start)
 	guest.Report("devices", "what", "regwrite", "cpus", runtime.NumCPU(), "writes_per_s", float64(*regs)/w.Seconds(),
@@ -95,12 +90,12 @@ func interrupts(dev *uio.Device, r *uio.Region, n int) ([]time.Duration, time.Du
 	begin := time.Now()
 	for range n {
 		start := time.Now()
-		r.Write32(regIRQRaise, 1)
+		r.Write32(edu.RegIRQRaise, 1)
 		if _, err := dev.Wait(); err != nil {
 			guest.Fail("devices", err)
 		}
 		lat = append(lat, time.Since(start))
-		r.Write32(regIRQAck, 1)
+		r.Write32(edu.RegIRQAck, 1)
 		if err := dev.EnableInterrupts(); err != nil {
 			guest.Fail("devices", fmt.Errorf("re-enable: %w", err))
 		}

@@ -30,6 +30,7 @@ import (
 
 	"gometal.dev/gometal/examples/robot/laser"
 	"gometal.dev/gometal/uio"
+	"gometal.dev/gometal/uio/edu"
 )
 
 // event is one sensor reading, stamped when the sensor goroutine got it.
@@ -127,26 +128,22 @@ func laserSensor(scans []laser.Scan, out chan<- event) {
 // bumperSensor: the edu device computes a factorial and interrupts when
 // done; each interrupt is a "bump".
 func bumperSensor(out chan<- event) {
-	dev, err := uio.Open("pci:1234:11e8")
+	e, err := edu.Open()
 	if err != nil {
 		log.Fatalf("robot: %v (run with -device edu)", err)
 	}
-	regs, err := dev.Map(0)
-	if err != nil {
-		log.Fatal(err)
-	}
-	const status, factorial, irqStatus, irqAck, irqOnFactorial = 0x20, 0x08, 0x24, 0x64, 0x80
-	regs.Write32(status, irqOnFactorial)
+	dev, regs := e.Dev, e.Regs
+	regs.Write32(edu.RegStatus, edu.StatusIRQOnFact)
 	if err := dev.EnableInterrupts(); err != nil {
 		log.Fatal(err)
 	}
 	for {
-		regs.Write32(factorial, 8)
+		regs.Write32(edu.RegFactorial, 8)
 		if _, err := dev.Wait(); err != nil {
 			log.Fatal(err)
 		}
 		at := time.Now()
-		regs.Write32(irqAck, regs.Read32(irqStatus))
+		e.Ack(regs.Read32(edu.RegIRQStatus))
 		if err := dev.EnableInterrupts(); err != nil {
 			log.Fatal(err)
 		}

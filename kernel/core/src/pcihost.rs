@@ -64,7 +64,9 @@ pub fn parse_ranges(cells: &[u32], parent_cells: usize) -> Vec<Window> {
 /// interrupt cell, the parent's phandle, `parent_addr_cells` and then
 /// `parent_int_cells` cells (the first of which is the interrupt number).
 pub fn route_intx(map: &[u32], mask: &[u32], bus: u8, device: u8, pin: u8, parent_addr_cells: usize, parent_int_cells: usize) -> Option<u32> {
-    if mask.len() != 4 || parent_int_cells == 0 || !(1..=4).contains(&pin) {
+    // Cell counts come from the device tree: bound them (the spec's
+    // largest is 3) so the entry length cannot overflow.
+    if mask.len() != 4 || parent_int_cells == 0 || parent_int_cells > 3 || parent_addr_cells > 3 || !(1..=4).contains(&pin) {
         return None;
     }
     let key = [(bus as u32) << 16 | (device as u32) << 11, 0, 0, pin as u32];
@@ -97,7 +99,7 @@ impl BarAllocator {
         let size = size.max(4096);
         let start = self.next.checked_add(size - 1)? & !(size - 1);
         let end = start.checked_add(size)?;
-        if end > self.window.cpu + self.window.size {
+        if end > self.window.cpu.saturating_add(self.window.size) {
             return None;
         }
         self.next = end;
@@ -106,7 +108,7 @@ impl BarAllocator {
 
     /// The bus address that the CPU address `cpu` of this window has.
     pub fn to_pci(&self, cpu: u64) -> u64 {
-        cpu - self.window.cpu + self.window.pci
+        cpu.wrapping_sub(self.window.cpu).wrapping_add(self.window.pci)
     }
 }
 
@@ -154,6 +156,9 @@ mod tests {
         assert_eq!(route_intx(&map, &mask, 0, 1, 0, 0, 1), None);
         assert_eq!(route_intx(&map, &mask[..3], 0, 1, 1, 0, 1), None);
         assert_eq!(route_intx(&map[..5], &mask, 0, 1, 1, 0, 1), None);
+        // Hostile cell counts from the device tree.
+        assert_eq!(route_intx(&map, &mask, 0, 1, 1, usize::MAX, 1), None);
+        assert_eq!(route_intx(&map, &mask, 0, 1, 1, 0, usize::MAX), None);
     }
 
     #[test]
@@ -166,5 +171,13 @@ mod tests {
         assert_eq!(a.alloc(3), None);
         assert_eq!(a.alloc(0x10_0000), None);
         assert_eq!(a.to_pci(0x4000_8000), 0x4000_8000);
+        // A BAR larger than the window, and a window at the top of the
+        // address space: no overflow, no address.
+        assert_eq!(a.alloc(1 << 40), None);
+        assert_eq!(a.alloc(1 << 63), None);
+        let top = Window { space: Space::Mem32, prefetchable: false, pci: u64::MAX, cpu: u64::MAX - 0xfff, size: u64::MAX };
+        let mut t = BarAllocator::new(top);
+        assert_eq!(t.alloc(0x2000), None);
+        let _ = t.to_pci(0);
     }
 }

@@ -1,10 +1,22 @@
 //! The platform-level interrupt controller: routes device interrupts (the
-//! UART's) to the S-mode context of the boot hart.
+//! UART's, UIO devices') to the S-mode context of a hart.
+//!
+//! The enable bits of 32 lines share one word per context and the PLIC has
+//! no set/clear registers, so changing a line is a read-modify-write: two
+//! harts changing lines of the same word at once could each write back the
+//! other's old bit and lose an enable (that line's interrupts would then
+//! stop for good). `ENABLES` serialises every enable change; it is the last
+//! class of the lock order (sched/mod.rs) and nothing is taken under it.
 
 use super::mmio::Mmio;
+use crate::sched::lockorder::{Lock, LockClass};
 use spin::Once;
 
 static PLIC: Once<Mmio> = Once::new();
+static ENABLES: Lock<()> = Lock::new(LockClass::PlicEnables, ());
+
+/// Interrupt sources a PLIC can have (0 means "none").
+const MAX_SOURCES: u32 = 1024;
 
 fn priority(irq: u32) -> usize {
     4 * irq as usize
@@ -31,14 +43,44 @@ pub unsafe fn init(pa: u64) {
     PLIC.call_once(|| unsafe { Mmio::new(pa) });
 }
 
+/// Sets or clears `irq`'s enable bit in context `ctx` under `ENABLES`.
+/// Lines the PLIC cannot have (0, or beyond 1023: a bad device tree) are
+/// ignored.
+fn change_enable(p: &Mmio, irq: u32, ctx: usize, on: bool) {
+    if irq == 0 || irq >= MAX_SOURCES {
+        return;
+    }
+    let word = enable(ctx) + 4 * (irq as usize / 32);
+    let bit = 1 << (irq % 32);
+    let _guard = ENABLES.lock();
+    let v = p.read32(word);
+    p.write32(word, if on { v | bit } else { v & !bit });
+}
+
 /// Routes `irq` to `hartid`'s S-mode.
 pub fn route(irq: u32, hartid: usize) {
     let Some(p) = PLIC.get() else { return };
+    if irq == 0 || irq >= MAX_SOURCES {
+        return;
+    }
     let ctx = s_context(hartid);
     p.write32(priority(irq), 1);
-    let word = enable(ctx) + 4 * (irq as usize / 32);
-    p.write32(word, p.read32(word) | 1 << (irq % 32));
+    change_enable(p, irq, ctx, true);
     p.write32(threshold(ctx), 0);
+}
+
+/// Moves `irq` from `from`'s S-mode to `to`'s (`/proc/irq/N/smp_affinity`):
+/// enabled at the new hart first, so no interrupt is lost in between (one
+/// raised meanwhile is claimed by whichever hart sees it first; the PLIC
+/// hands it to one of them only).
+pub fn reroute(irq: u32, from: usize, to: usize) {
+    let Some(p) = PLIC.get() else { return };
+    if from == to {
+        return;
+    }
+    change_enable(p, irq, s_context(to), true);
+    p.write32(threshold(s_context(to)), 0);
+    change_enable(p, irq, s_context(from), false);
 }
 
 /// The highest-priority pending interrupt for `hartid`, if any.
@@ -61,8 +103,5 @@ pub fn complete(irq: u32, hartid: usize) {
 /// acknowledged.
 pub fn set_enabled(irq: u32, hartid: usize, on: bool) {
     let Some(p) = PLIC.get() else { return };
-    let word = enable(s_context(hartid)) + 4 * (irq as usize / 32);
-    let bit = 1 << (irq % 32);
-    let v = p.read32(word);
-    p.write32(word, if on { v | bit } else { v & !bit });
+    change_enable(p, irq, s_context(hartid), on);
 }

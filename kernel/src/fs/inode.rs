@@ -45,6 +45,11 @@ pub enum UioNode {
     Event,
     /// /sys/class/uio/uioN/device/config: the PCI config space.
     Config,
+    /// /proc/irq/L/smp_affinity and smp_affinity_list of the device's line.
+    Affinity,
+    AffinityList,
+    /// /proc/interrupts (the UIO lines only).
+    Interrupts,
 }
 
 impl Device {

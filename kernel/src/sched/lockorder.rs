@@ -23,6 +23,10 @@ pub enum LockClass {
     Sleepers = 3,
     /// One hart's run queue (runqueue.rs).
     RunQueue = 4,
+    /// Interrupt affinity changes (uio/affinity.rs).
+    IrqAffinity = 5,
+    /// The PLIC's enable words (drivers/plic.rs): a leaf.
+    PlicEnables = 6,
 }
 
 impl LockClass {
@@ -34,6 +38,8 @@ impl LockClass {
             LockClass::ThreadState => "thread state",
             LockClass::Sleepers => "sleepers",
             LockClass::RunQueue => "run queue",
+            LockClass::IrqAffinity => "IRQ affinity",
+            LockClass::PlicEnables => "PLIC enables",
         }
     }
 }

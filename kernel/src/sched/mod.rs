@@ -13,12 +13,18 @@
 //! order):
 //!
 //!   futex table → wait queue → thread state → sleepers → run queue
+//!     → IRQ affinity → PLIC enables
 //!
 //! In practice no two of them nest: wakers take a waiter out of the futex
 //! table or wait queue, release that lock, then wake it; `wake` releases
 //! the thread state lock before queuing the thread. The thread state lock
 //! is taken before the thread's signal lock (block.rs looks at pending
-//! signals under it); nothing takes them the other way round.
+//! signals under it); nothing takes them the other way round. The PLIC
+//! enables lock (drivers/plic.rs) guards each enable-word read-modify-write
+//! and is a leaf: a UIO top half takes it in the trap handler before it
+//! wakes anyone, irqcontrol takes it alone; a /proc/irq/N/smp_affinity
+//! write takes it under the IRQ affinity lock (uio/affinity.rs), which
+//! serialises moves of a line between harts.
 
 #[deny(unsafe_code)]
 pub mod block;

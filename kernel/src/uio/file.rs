@@ -81,6 +81,8 @@ impl UioFile {
                 Ok(copy_at(text.as_bytes(), pos, out))
             }
             UioNode::Config => self.config(pos, out.len(), |ecam, addr, off, i| out[i] = ecam.read8(addr, off)),
+            UioNode::Affinity | UioNode::AffinityList => Ok(copy_at(super::affinity::show(&self.dev, self.node).as_bytes(), pos, out)),
+            UioNode::Interrupts => Ok(copy_at(super::affinity::interrupts().as_bytes(), pos, out)),
         }
     }
 
@@ -94,6 +96,8 @@ impl UioFile {
             }
             UioNode::Event => Err(EIO),
             UioNode::Config => self.write_config(pos, data),
+            UioNode::Affinity | UioNode::AffinityList => super::affinity::store(&self.dev, self.node, data),
+            UioNode::Interrupts => Err(EIO),
         }
     }
 

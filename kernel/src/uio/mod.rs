@@ -14,6 +14,7 @@
 //! /sys/class/uio/uioN/device/config (the only way on Linux, whose
 //! uio_pci_generic has no irqcontrol).
 
+mod affinity;
 mod file;
 mod mmap;
 mod setup;
@@ -24,11 +25,12 @@ pub use mmap::mmap;
 pub use setup::init;
 
 use crate::drivers::pci::{self, Ecam};
+use crate::param::MAX_HARTS;
 use crate::sched::wait::WaitQueue;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicU32, Ordering};
+use core::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use pci_types::PciAddress;
 use spin::Once;
 
@@ -52,14 +54,24 @@ pub struct UioDevice {
     /// Register blocks first (BARs in slot order), the DMA region last.
     pub maps: Vec<Map>,
     pub irq: Option<u32>,
-    /// The hart id the interrupt is routed to.
-    pub hartid: usize,
+    /// The hart id the interrupt is routed to (changed by smp_affinity).
+    pub hartid: AtomicUsize,
+    /// The line's affinity as /proc/irq/N/smp_affinity shows it (a mask of
+    /// hart indexes; the line goes to the first online one).
+    pub affinity: AtomicU64,
     /// Interrupts so far (Linux's event counter).
     pub events: AtomicU32,
+    /// The same, per hart index that ran the top half (/proc/interrupts).
+    pub per_hart: [AtomicU32; MAX_HARTS],
     pub waiters: WaitQueue,
 }
 
 static DEVICES: Once<Vec<Arc<UioDevice>>> = Once::new();
+
+/// Every exposed device (empty before UIO setup).
+fn all_devices() -> &'static [Arc<UioDevice>] {
+    DEVICES.get().map_or(&[], |d| d.as_slice())
+}
 
 pub fn device(index: usize) -> Option<Arc<UioDevice>> {
     DEVICES.get()?.get(index).cloned()
@@ -76,7 +88,7 @@ impl UioDevice {
             }
             Source::Platform => {
                 if let Some(irq) = self.irq {
-                    crate::drivers::plic::set_enabled(irq, self.hartid, enable);
+                    crate::drivers::plic::set_enabled(irq, self.hartid.load(Ordering::Acquire), enable);
                 }
             }
         }
@@ -93,6 +105,9 @@ impl UioDevice {
         }
         self.irq_control(false);
         self.events.fetch_add(1, Ordering::AcqRel);
+        if let Some(c) = self.per_hart.get(crate::sched::hart::this_hart().index()) {
+            c.fetch_add(1, Ordering::Relaxed);
+        }
         self.waiters.wake_all();
         true
     }

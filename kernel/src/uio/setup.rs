@@ -4,7 +4,7 @@
 //! region as its last map, its interrupt routed to one hart, and its
 //! /dev and /sys entries.
 
-use super::{sysfs, Map, Source, UioDevice, DEVICES};
+use super::{affinity, sysfs, Map, Source, UioDevice, DEVICES};
 use crate::boot::devnodes::{PciHostNode, PlatformNode};
 use crate::boot::machine::Machine;
 use crate::drivers::{pci, plic};
@@ -14,7 +14,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use core::sync::atomic::AtomicU32;
+use core::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use gometal_core::pcihost::{route_intx, BarAllocator, Space};
 use gometal_core::uiospec::{self, Match, Spec};
 
@@ -56,23 +56,27 @@ pub fn init(m: &Machine, raw_specs: &[Vec<u8>]) {
     for d in &devices {
         sysfs::publish(d);
         if let Some(irq) = d.irq {
-            plic::route(irq, d.hartid);
+            plic::route(irq, d.hartid.load(Ordering::Acquire));
         }
     }
+    affinity::publish(&devices);
     DEVICES.call_once(|| devices);
 }
 
 fn finish(f: Found, spec: &Spec, index: usize) -> Arc<UioDevice> {
     let online = hart::online_count();
-    let hartid = hart::hart(uiospec::hart_for(spec.hart, index, online)).hartid();
+    let at = uiospec::hart_for(spec.hart, index, online);
+    let hartid = hart::hart(at).hartid();
     Arc::new(UioDevice {
         index,
         name: f.name,
         source: f.source,
         maps: f.maps,
         irq: f.irq,
-        hartid,
+        hartid: AtomicUsize::new(hartid),
+        affinity: AtomicU64::new(1u64.checked_shl(at as u32).unwrap_or(1)),
         events: AtomicU32::new(0),
+        per_hart: [const { AtomicU32::new(0) }; crate::param::MAX_HARTS],
         waiters: WaitQueue::new(),
     })
 }

@@ -41,5 +41,9 @@ pub fn publish(d: &UioDevice) {
         text(&format!("{dir}/device/device"), format!("0x{device:04x}\n"));
         let class = ecam.read32(*addr, 8) >> 8;
         text(&format!("{dir}/device/class"), format!("0x{class:06x}\n"));
+        // Linux's device/irq: the line /proc/irq/N is named after.
+        if let Some(irq) = d.irq {
+            text(&format!("{dir}/device/irq"), format!("{irq}\n"));
+        }
     }
 }

@@ -20,15 +20,10 @@ import (
 
 	"gometal.dev/gometal/internal/uioinit"
 	"gometal.dev/gometal/uio"
+	"gometal.dev/gometal/uio/edu"
 )
 
-const (
-	regID        = 0x00
-	regIRQStatus = 0x24
-	regIRQRaise  = 0x60
-	regIRQAck    = 0x64
-	sys          = "/sys/class/uio/uio0/"
-)
+const sys = "/sys/class/uio/uio0/"
 
 var (
 	failed  int
@@ -93,7 +88,7 @@ func main() {
 		fail("mmap", "%v", err)
 		finish()
 	}
-	check("mmap-id", regs.Read32(regID)&0xffff == 0xed, "id %#x", regs.Read32(regID))
+	check("mmap-id", regs.Read32(edu.RegID)&0xffff == 0xed, "id %#x", regs.Read32(edu.RegID))
 	badMaps(d)
 	interrupts(d, regs)
 	latency(d, regs)
@@ -151,7 +146,7 @@ func interrupts(d *uio.Device, regs *uio.Region) {
 	ev := syscall.EpollEvent{Events: syscall.EPOLLIN | 1<<31, Fd: int32(fd)} // 1<<31: EPOLLET
 	check("epoll-add", syscall.EpollCtl(ep, syscall.EPOLL_CTL_ADD, fd, &ev) == nil, "epoll_ctl")
 	before := text(sys + "event")
-	regs.Write32(regIRQRaise, 1)
+	regs.Write32(edu.RegIRQRaise, 1)
 	evs := make([]syscall.EpollEvent, 4)
 	n, err := syscall.EpollWait(ep, evs, 5000)
 	check("epoll-edge", err == nil && n == 1 && evs[0].Events&syscall.EPOLLIN != 0, "n=%d %v", n, err)
@@ -163,15 +158,15 @@ func interrupts(d *uio.Device, regs *uio.Region) {
 		"read %d (%v), event file %s, before %s", count, err, text(sys+"event"), before)
 
 	// Masked until re-enabled: a second interrupt raised now stays pending.
-	regs.Write32(regIRQAck, 1)
-	regs.Write32(regIRQRaise, 1)
+	regs.Write32(edu.RegIRQAck, 1)
+	regs.Write32(edu.RegIRQRaise, 1)
 	time.Sleep(100 * time.Millisecond)
 	_, err = syscall.Read(fd, b[:])
 	check("masked-until-enabled", errors.Is(err, syscall.EAGAIN), "read %v, want EAGAIN", err)
 	check("re-enable", d.EnableInterrupts() == nil, "EnableInterrupts")
 	got, err := waitTimeout(d, 5*time.Second)
 	check("pending-delivered", err == nil && got == count+1, "count %d after %d (%v)", got, count, err)
-	regs.Write32(regIRQAck, 1)
+	regs.Write32(edu.RegIRQAck, 1)
 	d.EnableInterrupts()
 	syscall.EpollCtl(ep, syscall.EPOLL_CTL_DEL, fd, nil)
 }
@@ -198,13 +193,13 @@ func latency(d *uio.Device, regs *uio.Region) {
 	lat := make([]time.Duration, 0, n)
 	for range n {
 		start := time.Now()
-		regs.Write32(regIRQRaise, 1)
+		regs.Write32(edu.RegIRQRaise, 1)
 		if _, err := waitTimeout(d, 5*time.Second); err != nil {
 			fail("latency", "%v", err)
 			return
 		}
 		lat = append(lat, time.Since(start))
-		regs.Write32(regIRQAck, 1)
+		regs.Write32(edu.RegIRQAck, 1)
 		d.EnableInterrupts()
 	}
 	slices.Sort(lat)

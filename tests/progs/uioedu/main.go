@@ -13,29 +13,7 @@ import (
 	"time"
 
 	"gometal.dev/gometal/uio"
-)
-
-// edu's registers (QEMU docs/specs/edu.txt).
-const (
-	regID        = 0x00
-	regLiveness  = 0x04
-	regFactorial = 0x08
-	regStatus    = 0x20
-	regIRQStatus = 0x24
-	regIRQRaise  = 0x60
-	regIRQAck    = 0x64
-	regDMASrc    = 0x80
-	regDMADst    = 0x88
-	regDMACount  = 0x90
-	regDMACmd    = 0x98
-	eduBuffer    = 0x40000
-
-	statusComputing = 0x01
-	statusIRQOnFact = 0x80
-	dmaStart        = 1
-	dmaToRAM        = 2
-	dmaIRQ          = 4
-	irqDMA          = 0x100
+	"gometal.dev/gometal/uio/edu"
 )
 
 func fail(format string, a ...any) {
@@ -69,24 +47,24 @@ func waitIRQ(d *uio.Device, what string) uint32 {
 }
 
 func main() {
-	d, err := uio.Open("pci:1234:11e8")
+	d, err := uio.Open(edu.Spec)
 	check(err, "open")
 	fmt.Printf("uio%d %s: %d maps\n", d.Index, d.Name, len(d.Maps))
 	regs, err := d.Map(0)
 	check(err, "map BAR0")
-	if id := regs.Read32(regID); id&0xffff != 0x00ed {
+	if id := regs.Read32(edu.RegID); id&0xffff != 0x00ed {
 		fail("id register %#x, want 0x..ed", id)
 	}
-	regs.Write32(regLiveness, 0x12345678)
-	if got := regs.Read32(regLiveness); got != ^uint32(0x12345678) {
+	regs.Write32(edu.RegLiveness, 0x12345678)
+	if got := regs.Read32(edu.RegLiveness); got != ^uint32(0x12345678) {
 		fail("liveness %#x", got)
 	}
 	fmt.Println("liveness ok")
 
-	regs.Write32(regFactorial, 10)
-	for regs.Read32(regStatus)&statusComputing != 0 {
+	regs.Write32(edu.RegFactorial, 10)
+	for regs.Read32(edu.RegStatus)&edu.StatusComputing != 0 {
 	}
-	if got := regs.Read32(regFactorial); got != 3628800 {
+	if got := regs.Read32(edu.RegFactorial); got != 3628800 {
 		fail("10! = %d", got)
 	}
 	fmt.Println("factorial ok: 10! = 3628800")
@@ -110,16 +88,16 @@ func interrupts(d *uio.Device, regs *uio.Region) {
 	var last uint32
 	start := time.Now()
 	for i := range 200 {
-		regs.Write32(regIRQRaise, 1)
+		regs.Write32(edu.RegIRQRaise, 1)
 		n := waitIRQ(d, "raised interrupt")
 		if i > 0 && n != last+1 {
 			fail("interrupt count %d after %d", n, last)
 		}
 		last = n
-		if s := regs.Read32(regIRQStatus); s&1 == 0 {
+		if s := regs.Read32(edu.RegIRQStatus); s&1 == 0 {
 			fail("irq status %#x after interrupt", s)
 		}
-		regs.Write32(regIRQAck, 1)
+		regs.Write32(edu.RegIRQAck, 1)
 		if i%2 == 0 {
 			check(d.EnableInterrupts(), "irqcontrol 1")
 		} else {
@@ -130,7 +108,7 @@ func interrupts(d *uio.Device, regs *uio.Region) {
 
 	// The channel form.
 	counts, _ := d.Interrupts()
-	regs.Write32(regIRQRaise, 1)
+	regs.Write32(edu.RegIRQRaise, 1)
 	select {
 	case n := <-counts:
 		if n != last+1 {
@@ -139,7 +117,7 @@ func interrupts(d *uio.Device, regs *uio.Region) {
 	case <-time.After(10 * time.Second):
 		fail("channel: no interrupt")
 	}
-	regs.Write32(regIRQAck, 1)
+	regs.Write32(edu.RegIRQAck, 1)
 	check(d.EnableInterrupts(), "irqcontrol 1")
 	fmt.Println("interrupt channel ok")
 	// The goroutine behind the channel keeps reading: use a new device
@@ -147,16 +125,16 @@ func interrupts(d *uio.Device, regs *uio.Region) {
 }
 
 func factorialIRQ(d0 *uio.Device, regs *uio.Region) {
-	d, err := uio.Open("pci:1234:11e8")
+	d, err := uio.Open(edu.Spec)
 	check(err, "second open")
-	regs.Write32(regStatus, statusIRQOnFact)
-	regs.Write32(regFactorial, 12)
+	regs.Write32(edu.RegStatus, edu.StatusIRQOnFact)
+	regs.Write32(edu.RegFactorial, 12)
 	waitIRQ(d, "factorial interrupt")
-	if got := regs.Read32(regFactorial); got != 479001600 {
+	if got := regs.Read32(edu.RegFactorial); got != 479001600 {
 		fail("12! = %d", got)
 	}
-	regs.Write32(regIRQAck, regs.Read32(regIRQStatus))
-	regs.Write32(regStatus, 0)
+	regs.Write32(edu.RegIRQAck, regs.Read32(edu.RegIRQStatus))
+	regs.Write32(edu.RegStatus, 0)
 	check(d.EnableInterrupts(), "irqcontrol 1")
 	fmt.Println("factorial interrupt ok: 12! = 479001600")
 	_ = d0
@@ -177,19 +155,19 @@ func dma(_ *uio.Device, regs *uio.Region) {
 		src.Bytes[i] = byte(i*7 + 3)
 	}
 	run := func(from, to uint64, cmd uint64, what string) {
-		regs.Write64(regDMASrc, from)
-		regs.Write64(regDMADst, to)
-		regs.Write64(regDMACount, 1024)
-		regs.Write64(regDMACmd, cmd|dmaStart|dmaIRQ)
+		regs.Write64(edu.RegDMASrc, from)
+		regs.Write64(edu.RegDMADst, to)
+		regs.Write64(edu.RegDMACount, 1024)
+		regs.Write64(edu.RegDMACmd, cmd|edu.DMAStart|edu.DMAIRQ)
 		waitIRQ(d, what)
-		if s := regs.Read32(regIRQStatus); s&irqDMA == 0 {
+		if s := regs.Read32(edu.RegIRQStatus); s&edu.IRQDMA == 0 {
 			fail("%s: irq status %#x", what, s)
 		}
-		regs.Write32(regIRQAck, irqDMA)
+		regs.Write32(edu.RegIRQAck, edu.IRQDMA)
 		check(d.EnableInterrupts(), "irqcontrol 1")
 	}
-	run(src.Phys, eduBuffer, 0, "DMA to the device")
-	run(eduBuffer, dst.Phys, dmaToRAM, "DMA to RAM")
+	run(src.Phys, edu.Buffer, 0, "DMA to the device")
+	run(edu.Buffer, dst.Phys, edu.DMAToRAM, "DMA to RAM")
 	if !bytes.Equal(src.Bytes, dst.Bytes) {
 		fail("DMA round trip differs")
 	}

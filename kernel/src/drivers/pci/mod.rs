@@ -3,11 +3,14 @@
 //! BARs, so the kernel places every memory BAR of the functions it hands out
 //! in the bridge's 32-bit memory window and routes their INTx pins through
 //! the bridge's `interrupt-map` (kernel/core/src/pcihost.rs decides both).
-//! Register layouts come from the `pci_types` crate.
+//! Config words are decoded by kernel/core/src/pciconfig.rs (a device may
+//! hold any value: a bad BAR or header is logged and skipped); `pci_types`
+//! gives the address type only.
 
 use crate::drivers::mmio::Mmio;
 use gometal_core::pcihost::BarAllocator;
-use pci_types::{Bar, ConfigRegionAccess, EndpointHeader, HeaderType, PciAddress, PciHeader};
+use gometal_core::pciconfig::{self, BarError, BarKind, Layout};
+use pci_types::{ConfigRegionAccess, PciAddress};
 
 /// Command register bits (offset 4).
 pub const CMD_IO: u16 = 1 << 0;
@@ -101,30 +104,39 @@ pub struct Function {
     pub addr: PciAddress,
     pub vendor: u16,
     pub device: u16,
-    /// INTx pin, 1..=4 (0: none).
+    /// INTx pin, 1..=4 (0: none or an invalid value).
     pub pin: u8,
 }
 
 /// The endpoint functions on bus 0 (QEMU virt puts every `-device` there).
+/// Bridges and unknown header layouts are logged and skipped: UIO hands
+/// out endpoints only, and the kernel does not walk buses behind bridges.
 pub fn scan(ecam: &Ecam) -> alloc::vec::Vec<Function> {
     let mut out = alloc::vec::Vec::new();
     for dev in 0..32u8 {
+        let mut multi = false;
         for func in 0..8u8 {
             let addr = PciAddress::new(0, 0, dev, func);
-            let header = PciHeader::new(addr);
-            let multi = header.has_multiple_functions(ecam);
-            let (vendor, device) = header.id(ecam);
+            let id = ecam.read32(addr, 0);
+            let (vendor, device) = (id as u16, (id >> 16) as u16);
             if vendor == 0xffff {
                 if func == 0 {
                     break;
                 }
                 continue;
             }
-            if header.header_type(ecam) == HeaderType::Endpoint {
-                let Some(ep) = EndpointHeader::from_header(header, ecam) else { continue };
-                out.push(Function { addr, vendor, device, pin: ep.interrupt(ecam).0 });
+            let (layout, several) = pciconfig::header(ecam.read32(addr, 0x0c));
+            if func == 0 {
+                multi = several;
             }
-            if func == 0 && !multi {
+            match layout {
+                Layout::Endpoint => {
+                    let pin = pciconfig::intx_pin(ecam.read32(addr, 0x3c)).unwrap_or(0);
+                    out.push(Function { addr, vendor, device, pin });
+                }
+                other => crate::println!("gometal: pci 00:{:02x}.{} {:04x}:{:04x}: {:?} header, skipped", dev, func, vendor, device, other),
+            }
+            if !multi {
                 break;
             }
         }
@@ -150,54 +162,89 @@ pub struct Windows {
 /// Places `f`'s BARs in the windows and turns on memory and I/O decoding
 /// and bus mastering (DMA), with INTx enabled. I/O BARs come back as
 /// memory too (their CPU address in the I/O window): a gometal extension,
-/// since Linux's uio_pci_generic exposes memory BARs only.
+/// since Linux's uio_pci_generic exposes memory BARs only. A BAR that
+/// decodes badly or does not fit its window is logged and left unmapped.
 pub fn assign_bars(ecam: &Ecam, f: &Function, windows: &mut Windows) -> alloc::vec::Vec<MemBar> {
-    let Some(mut ep) = EndpointHeader::from_header(PciHeader::new(f.addr), ecam) else { return alloc::vec::Vec::new() };
     // Decoding off while the BARs move.
     ecam.set_command(f.addr, ecam.command(f.addr) & !(CMD_MEMORY | CMD_IO));
     let mut bars = alloc::vec::Vec::new();
     let mut slot = 0u8;
     while slot < 6 {
-        let bar = ep.bar(slot, ecam);
-        let wide = matches!(bar, Some(Bar::Memory64 { .. }));
-        let size = match bar {
-            Some(Bar::Memory32 { size, .. }) => size as u64,
-            Some(Bar::Memory64 { size, .. }) => size,
-            Some(Bar::Io { .. }) => {
-                if let Some(b) = windows.io.as_mut().and_then(|io| assign_io_bar(ecam, f, slot, io)) {
-                    bars.push(b);
-                }
-                0
-            }
-            None => 0,
-        };
-        if size > 0 {
-            if let Some(pa) = windows.mem.alloc(size) {
-                // SAFETY: a memory BAR of this function, given an address in
-                // the bridge's window that nothing else uses.
-                if unsafe { ep.write_bar(slot, ecam, windows.mem.to_pci(pa) as usize) }.is_ok() {
-                    bars.push(MemBar { slot, pa, size: size.max(4096) });
-                }
-            }
+        let off = bar_offset(slot);
+        let kind = pciconfig::bar_kind(ecam.read32(f.addr, off), slot);
+        match kind.and_then(|k| size_bar(ecam, f.addr, slot, k).map(|s| (k, s))) {
+            Ok((_, None)) => {}
+            Ok((k, Some(size))) => match place_bar(ecam, f.addr, slot, k, size, windows) {
+                Some(b) => bars.push(b),
+                None => bar_skipped(f, slot, "does not fit its bridge window"),
+            },
+            Err(e) => bar_skipped(f, slot, bar_error(e)),
         }
-        slot += if wide { 2 } else { 1 };
+        slot += if kind == Ok(BarKind::Mem64) { 2 } else { 1 };
     }
     let cmd = (ecam.command(f.addr) | CMD_MEMORY | CMD_IO | CMD_BUS_MASTER) & !CMD_INTX_DISABLE;
     ecam.set_command(f.addr, cmd);
     bars
 }
 
-/// Sizes I/O BAR `slot` (pci_types reports no size for I/O BARs) and
-/// gives it ports in the I/O window.
-fn assign_io_bar(ecam: &Ecam, f: &Function, slot: u8, io: &mut BarAllocator) -> Option<MemBar> {
-    let off = 0x10 + 4 * slot as u16;
-    ecam.write32(f.addr, off, u32::MAX);
-    let mask = ecam.read32(f.addr, off) & !3 & 0xffff;
-    if mask == 0 {
+fn bar_offset(slot: u8) -> u16 {
+    0x10 + 4 * slot as u16
+}
+
+/// Writes all ones to the BAR (both halves of a 64-bit one) and decodes
+/// what sticks; the BAR is then unassigned until `place_bar`.
+fn size_bar(ecam: &Ecam, addr: PciAddress, slot: u8, kind: BarKind) -> Result<Option<u64>, BarError> {
+    let off = bar_offset(slot);
+    ecam.write32(addr, off, u32::MAX);
+    let lo = ecam.read32(addr, off);
+    let hi = if kind == BarKind::Mem64 {
+        ecam.write32(addr, off + 4, u32::MAX);
+        ecam.read32(addr, off + 4)
+    } else {
+        0
+    };
+    ecam.write32(addr, off, 0);
+    if kind == BarKind::Mem64 {
+        ecam.write32(addr, off + 4, 0);
+    }
+    pciconfig::bar_size(kind, lo, hi)
+}
+
+/// Gives the BAR an address in its window and writes it.
+fn place_bar(ecam: &Ecam, addr: PciAddress, slot: u8, kind: BarKind, size: u64, windows: &mut Windows) -> Option<MemBar> {
+    let window = match kind {
+        BarKind::Io => windows.io.as_mut()?,
+        _ => &mut windows.mem,
+    };
+    let pa = window.alloc(size)?;
+    let bus = window.to_pci(pa);
+    if kind == BarKind::Mem32 && bus > u32::MAX as u64 {
         return None;
     }
-    let size = (!mask & 0xffff) as u64 + 1;
-    let pa = io.alloc(size)?;
-    ecam.write32(f.addr, off, io.to_pci(pa) as u32);
+    let off = bar_offset(slot);
+    ecam.write32(addr, off, bus as u32);
+    if kind == BarKind::Mem64 {
+        ecam.write32(addr, off + 4, (bus >> 32) as u32);
+    }
     Some(MemBar { slot, pa, size: size.max(4096) })
+}
+
+fn bar_error(e: BarError) -> &'static str {
+    match e {
+        BarError::ReservedType => "has the reserved memory type",
+        BarError::Mem64InLastSlot => "is 64-bit in the last slot",
+        BarError::BadSizeMask => "reads back a size mask that is not a power of two",
+    }
+}
+
+fn bar_skipped(f: &Function, slot: u8, why: &str) {
+    crate::println!(
+        "gometal: pci 00:{:02x}.{} {:04x}:{:04x}: BAR{} {}; not mapped",
+        f.addr.device(),
+        f.addr.function(),
+        f.vendor,
+        f.device,
+        slot,
+        why
+    );
 }
