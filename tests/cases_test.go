@@ -118,6 +118,8 @@ func cases() []bootCase {
 			want: []string{" rows, id sum ", "reopened, integrity ok"}},
 		{name: "mmapfile", prog: "mmapfile", want: []string{"mmap shared: stores reach the file",
 			"mmap private: stores stay", "mmap errors:", "golang.org/x/exp/mmap: read ok"}},
+		{name: "mmap-sigbus", prog: "mmapfile", args: fixed("sigbus"), status: 2, noPass: true, cores: []int{1},
+			want: []string{"the last page ends in zeros", "signal SIGBUS: bus error code=0x2"}},
 		{name: "bboltdb", prog: "bboltdb", want: []string{"bbolt: 5000 keys put, read by 4 readers, reopened and checked"}},
 		{name: "filelocks", prog: "filelocks", want: []string{"locks: OFD, POSIX, flock", "offsets: pwrite/pread at 512 GiB"}},
 		// trace names errors: the hostile program's calls, as the kernel logs them.

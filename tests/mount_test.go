@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -208,18 +209,75 @@ func TestMountDatabases(t *testing.T) {
 }
 
 // TestMountFsync: what a program fsyncs is on the host even when the run
-// never exits (stopped by -timeout); what it wrote after is not.
+// never exits (stopped by -timeout), and only that: fsync of a file writes
+// back that file and the directories it needs, not the rest of its share
+// nor other shares; sync(2) writes back everything written before it.
 func TestMountFsync(t *testing.T) {
 	t.Parallel()
+	t.Run("fsync", func(t *testing.T) {
+		t.Parallel()
+		share, other := filepath.Join(t.TempDir(), "share"), filepath.Join(t.TempDir(), "other")
+		out, status := bootMount(t, "-timeout", "10s", "-mount", share+":/data", "-mount", other+":/other",
+			filepath.Join(progDir, "hostfiles"), "fsync")
+		if status != 124 || !strings.Contains(out, "fsynced; hanging") {
+			t.Fatalf("fsync then hang: status %d, want 124 (timeout)\n%s", status, out)
+		}
+		if got := mustRead(t, filepath.Join(share, "sub/dir/synced.txt")); got != "synced before the crash\n" {
+			t.Errorf("host sub/dir/synced.txt: %q", got)
+		}
+		if got := mustRead(t, filepath.Join(share, "sub/dir/listed.txt")); got != "listed\n" {
+			t.Errorf("host sub/dir/listed.txt (its directory was fsynced): %q", got)
+		}
+		for _, p := range []string{filepath.Join(share, "unsynced.txt"), filepath.Join(other, "unsynced.txt")} {
+			if _, err := os.Stat(p); !os.IsNotExist(err) {
+				t.Errorf("%s reached the host by another file's fsync: %v", p, err)
+			}
+		}
+	})
+	t.Run("sync", func(t *testing.T) {
+		t.Parallel()
+		share := filepath.Join(t.TempDir(), "share")
+		out, status := bootMount(t, "-timeout", "10s", "-mount", share+":/data", filepath.Join(progDir, "hostfiles"), "sync")
+		if status != 124 || !strings.Contains(out, "synced; hanging") {
+			t.Fatalf("sync then hang: status %d, want 124 (timeout)\n%s", status, out)
+		}
+		if got := mustRead(t, filepath.Join(share, "synced.txt")); got != "synced\n" {
+			t.Errorf("host synced.txt: %q", got)
+		}
+		if _, err := os.Stat(filepath.Join(share, "late.txt")); !os.IsNotExist(err) {
+			t.Errorf("late.txt reached the host without sync or exit: %v", err)
+		}
+	})
+}
+
+// TestMountStatfs: statfs in the guest reports the shared directory's own
+// file system, as the host's statfs sees it.
+func TestMountStatfs(t *testing.T) {
+	t.Parallel()
 	share := filepath.Join(t.TempDir(), "share")
-	out, status := bootMount(t, "-timeout", "10s", "-mount", share+":/data", filepath.Join(progDir, "hostfiles"), "fsync")
-	if status != 124 || !strings.Contains(out, "synced; hanging") {
-		t.Fatalf("fsync then hang: status %d, want 124 (timeout)\n%s", status, out)
+	writeFiles(t, share, map[string]string{"file.txt": "x"})
+	out := bootHostfiles(t, "statfs", "-mount", share+":/data")
+	var host syscall.Statfs_t
+	if err := syscall.Statfs(share, &host); err != nil {
+		t.Fatal(err)
 	}
-	if got := mustRead(t, filepath.Join(share, "synced.txt")); got != "synced before the crash\n" {
-		t.Errorf("host synced.txt: %q", got)
+	var g struct{ typ, bsize, blocks, bfree, bavail, files, ffree, namelen int64 }
+	if _, err := fmt.Sscanf(out[strings.Index(out, "statfs type"):], "statfs type %d bsize %d blocks %d bfree %d bavail %d files %d ffree %d namelen %d",
+		&g.typ, &g.bsize, &g.blocks, &g.bfree, &g.bavail, &g.files, &g.ffree, &g.namelen); err != nil {
+		t.Fatalf("guest statfs line: %v\n%s", err, out)
 	}
-	if _, err := os.Stat(filepath.Join(share, "unsynced.txt")); !os.IsNotExist(err) {
-		t.Errorf("unsynced.txt reached the host without fsync or exit: %v", err)
+	// QEMU reports bigger blocks (a multiple of the host's, near the 9P
+	// message size) and divides the counts to match: the sizes in bytes
+	// agree to within one of the guest's blocks.
+	hostBytes := func(n uint64) int64 { return int64(n) * host.Bsize }
+	if g.bsize%host.Bsize != 0 || g.typ != int64(host.Type) || g.files != int64(host.Files) || g.namelen != host.Namelen {
+		t.Errorf("guest statfs %+v, host %+v", g, host)
+	}
+	if d := hostBytes(host.Blocks) - g.blocks*g.bsize; d < 0 || d >= g.bsize {
+		t.Errorf("guest size %d x %d, host %d x %d", g.blocks, g.bsize, host.Blocks, host.Bsize)
+	}
+	// Free space moves while other programs run on the host: 1 GiB slack.
+	if d := hostBytes(host.Bfree) - g.bfree*g.bsize; d < -(1<<30) || d > 1<<30 {
+		t.Errorf("guest free %d x %d, host %d x %d", g.bfree, g.bsize, host.Bfree, host.Bsize)
 	}
 }

@@ -139,6 +139,7 @@ fn user_exception(code: u64, stval: u64) {
             Err(Fault::Unmapped) => signal::force_fault(&t, sig::SIGSEGV, sig::SEGV_MAPERR, stval),
             Err(Fault::Denied) => signal::force_fault(&t, sig::SIGSEGV, sig::SEGV_ACCERR, stval),
             Err(Fault::OutOfMemory) => crate::process::out_of_memory(),
+            Err(Fault::BeyondEnd) => signal::force_fault(&t, sig::SIGBUS, sig::BUS_ADRERR, stval),
         }
         return;
     }

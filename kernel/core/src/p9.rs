@@ -17,6 +17,7 @@ pub const VERSION: &[u8] = b"9P2000.L";
 // Message types (T = request; the reply is T + 1).
 pub const TLERROR: u8 = 6;
 pub const RLERROR: u8 = 7;
+pub const TSTATFS: u8 = 8;
 pub const TLOPEN: u8 = 12;
 pub const TLCREATE: u8 = 14;
 pub const TSYMLINK: u8 = 16;
@@ -227,6 +228,39 @@ pub fn parse_readdir(msg: &[u8]) -> Result<Vec<DirEntry<'_>>, ReplyError> {
         out.push(DirEntry { qid, offset, name: d.str()? });
     }
     Ok(out)
+}
+
+/// Rstatfs: the host file system's numbers, as its statfs(2) gave them
+/// (QEMU scales bsize up to near the message size and the block counts
+/// down by the same factor).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FsStat {
+    pub kind: u32,
+    pub bsize: u32,
+    pub blocks: u64,
+    pub bfree: u64,
+    pub bavail: u64,
+    pub files: u64,
+    pub ffree: u64,
+    pub fsid: u64,
+    pub namelen: u32,
+}
+
+/// Rstatfs: type[4] bsize[4] blocks[8] bfree[8] bavail[8] files[8]
+/// ffree[8] fsid[8] namelen[4].
+pub fn parse_statfs(msg: &[u8]) -> Result<FsStat, ReplyError> {
+    let mut r = Reply::parse(msg, TSTATFS + 1)?;
+    Ok(FsStat {
+        kind: r.u32()?,
+        bsize: r.u32()?,
+        blocks: r.u64()?,
+        bfree: r.u64()?,
+        bavail: r.u64()?,
+        files: r.u64()?,
+        ffree: r.u64()?,
+        fsid: r.u64()?,
+        namelen: r.u32()?,
+    })
 }
 
 /// Rread's data.

@@ -92,3 +92,21 @@ fn mount_options() {
     assert_eq!(parse_mount(b"gm0"), None);
     assert_eq!(parse_mount(b"gm0:/d:rw"), None);
 }
+
+#[test]
+fn statfs_reply() {
+    let mut body = Vec::new();
+    body.extend_from_slice(&0xEF53u32.to_le_bytes());
+    body.extend_from_slice(&65536u32.to_le_bytes());
+    for v in [100u64, 40, 30, 5000, 4000, 0x1234] {
+        body.extend_from_slice(&v.to_le_bytes());
+    }
+    body.extend_from_slice(&255u32.to_le_bytes());
+    let s = parse_statfs(&reply(TSTATFS + 1, &body)).unwrap();
+    assert_eq!(
+        s,
+        FsStat { kind: 0xEF53, bsize: 65536, blocks: 100, bfree: 40, bavail: 30, files: 5000, ffree: 4000, fsid: 0x1234, namelen: 255 }
+    );
+    body.pop();
+    assert_eq!(parse_statfs(&reply(TSTATFS + 1, &body)).err(), Some(ReplyError::Malformed));
+}

@@ -65,6 +65,7 @@ pub const SI_TKILL: i32 = -6;
 pub const SEGV_MAPERR: i32 = 1;
 pub const SEGV_ACCERR: i32 = 2;
 pub const BUS_ADRALN: i32 = 1;
+pub const BUS_ADRERR: i32 = 2;
 pub const ILL_ILLOPC: i32 = 1;
 
 /// A set of signals: bit (sig - 1) stands for signal `sig`.

@@ -1,13 +1,16 @@
 //! Host directories mounted in (`gometal run -mount HOST:GUEST[:ro]`): at
 //! boot the share's tree is read over 9P into the in-memory tree at GUEST;
-//! at every fsync and when the program exits, what changed under GUEST is
+//! when the program exits, and at sync/syncfs, what changed under GUEST is
 //! written back (files whose contents, size, mode or time changed, new
-//! directories and symlinks, removals). So everything the in-memory tree
+//! directories and symlinks, removals); fsync writes back one file or one
+//! directory's entries (fs/hostsync.rs). So everything the in-memory tree
 //! does (locks, mmap, rename) works on mounted files, and the host has every
 //! change when `gometal run` returns. The price: the files must fit in
 //! memory, the program does not see host changes made while it runs, a
-//! changed file is written whole, and a run killed from outside (timeout,
-//! Ctrl-C) loses what was written after its last fsync. A `:ro` mount is
+//! changed file is written whole, fsync finds its file by searching the
+//! share's tree, and a run stopped from outside (timeout, Ctrl-C) loses what
+//! was not fsynced or synced: gometal stops QEMU without asking the kernel
+//! to write back. A `:ro` mount refuses every change (fs/readonly.rs) and is
 //! never written back.
 //!
 //! Nothing escapes the share: the client never follows a host symlink (it
@@ -57,7 +60,13 @@ pub fn mount_all(options: &[Vec<u8>]) {
         };
         let guest = alloc::string::String::from_utf8_lossy(&spec.guest).into_owned();
         match mount(spec) {
-            Ok(m) => MOUNTS.lock().push(m),
+            Ok(m) => {
+                let mut mounts = MOUNTS.lock();
+                if m.spec.read_only {
+                    super::readonly::mark_tree(&m.dir, mounts.len());
+                }
+                mounts.push(m);
+            }
             Err(e) => crate::println!("gometal: cannot mount the host directory at {guest}: {e:?}"),
         }
     }

@@ -3,6 +3,7 @@
 //! with what the host had (`Known`), and what differs is written: changed
 //! files whole, new directories and symlinks, modes and times; what is gone
 //! is removed, children first. A rename is a removal and a creation.
+//! fsync writes back less: one file, or one directory's entries.
 
 use super::hostmount::{join, known_of, Known, Mount, MOUNTS};
 use super::inode::{Inode, Kind};
@@ -15,19 +16,88 @@ use gometal_core::cpio::{S_IFDIR, S_IFLNK, S_IFREG};
 use gometal_core::errno::Errno;
 
 /// Writes every read-write mount's changes back to the host: at exit, and
-/// for fsync (which syncs every share, as sync(2) would: a file has no
-/// path to tell which share it is in). EIO if a write-back failed.
+/// for sync and syncfs. EIO if a write-back failed.
 pub fn sync_all() -> Result<(), Errno> {
     let mut result = Ok(());
     let mut mounts = MOUNTS.lock();
     for m in mounts.iter_mut().filter(|m| !m.spec.read_only) {
         if let Err(e) = sync(m) {
-            let guest = alloc::string::String::from_utf8_lossy(&m.spec.guest).into_owned();
-            crate::println!("gometal: writing {guest} back to the host failed: {e:?}");
-            result = Err(gometal_core::errno::EIO);
+            result = Err(failed(m, e));
         }
     }
     result
+}
+
+fn failed(m: &Mount, e: Errno) -> Errno {
+    let guest = alloc::string::String::from_utf8_lossy(&m.spec.guest).into_owned();
+    crate::println!("gometal: writing {guest} back to the host failed: {e:?}");
+    gometal_core::errno::EIO
+}
+
+/// fsync of `node`: if it is in a read-write share, writes back that file
+/// (or, for a directory, its entries) and the directories on its way, so
+/// it exists on the host under its current name. Nothing else.
+pub fn sync_node(node: &Arc<Inode>) -> Result<(), Errno> {
+    let mut mounts = MOUNTS.lock();
+    for m in mounts.iter_mut() {
+        let Some(rel) = super::hostfind::path_in(m, node) else { continue };
+        if m.spec.read_only {
+            return Ok(());
+        }
+        return sync_path(m, &rel, node).map_err(|e| failed(m, e));
+    }
+    Ok(())
+}
+
+fn sync_path(m: &mut Mount, rel: &[u8], node: &Arc<Inode>) -> Result<(), Errno> {
+    let names: Vec<&[u8]> = rel.split(|&b| b == b'/').filter(|n| !n.is_empty()).collect();
+    let mut dir = m.dir.clone();
+    let mut at: Vec<u8> = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let Some(child) = tree::child(&dir, name) else { return Ok(()) }; // moved meanwhile
+        let path = join(&at, name);
+        let last = i + 1 == names.len();
+        // A directory on the way is written only if the host lacks it.
+        let host_has_dir = m.known.get(&path).map(|k| k.kind) == Some(S_IFDIR);
+        if last || !child.is_dir() || !host_has_dir {
+            sync_entry(m, &at, name, &path, &child)?;
+        }
+        (dir, at) = (child, path);
+    }
+    if node.is_dir() {
+        sync_children(m, &at, node)?;
+    }
+    Ok(())
+}
+
+/// fsync of a directory: its entries as they are now, new files with
+/// their contents, gone ones removed (subdirectories are not descended).
+fn sync_children(m: &mut Mount, rel: &[u8], dir: &Arc<Inode>) -> Result<(), Errno> {
+    let mut children = Vec::new();
+    tree::visit_from(dir, 0, |name, node| {
+        children.push((name.to_vec(), node.clone()));
+        true
+    });
+    let mut seen = BTreeSet::new();
+    for (name, node) in children {
+        let path = join(rel, &name);
+        sync_entry(m, rel, &name, &path, &node)?;
+        seen.insert(path);
+    }
+    let gone: Vec<(Vec<u8>, bool)> = m
+        .known
+        .iter()
+        .filter(|(p, _)| split_parent(p).0 == rel && !seen.contains(*p))
+        .map(|(p, k)| (p.clone(), k.kind == S_IFDIR))
+        .collect();
+    for (path, is_dir) in gone {
+        if is_dir {
+            remove_below(m, &path)?;
+        }
+        remove(m, &path, is_dir)?;
+        m.known.remove(&path);
+    }
+    Ok(())
 }
 
 fn sync(m: &mut Mount) -> Result<(), Errno> {

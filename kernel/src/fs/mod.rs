@@ -5,6 +5,7 @@
 pub mod epoll;
 pub mod eventfd;
 pub mod fd;
+pub mod hostfind;
 pub mod hostmount;
 pub mod hostsync;
 pub mod inode;
@@ -12,4 +13,5 @@ pub mod locks;
 pub mod p9client;
 pub mod path;
 pub mod pipe;
+pub mod readonly;
 pub mod tree;

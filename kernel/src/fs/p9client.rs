@@ -202,6 +202,12 @@ impl Client {
         self.rpc(&req, p9::TSETATTR + 1).map(|_| ())
     }
 
+    /// The numbers of the host file system `fid` is on.
+    pub fn statfs(&mut self, fid: u32) -> Result<p9::FsStat, Errno> {
+        let r = self.rpc(&Request::new(p9::TSTATFS).u32(fid).finish(), p9::TSTATFS + 1)?;
+        p9::parse_statfs(&r).map_err(eio)
+    }
+
     /// Asks the host to put `fid`'s data on its disk.
     pub fn fsync(&mut self, fid: u32) -> Result<(), Errno> {
         self.rpc(&Request::new(p9::TFSYNC).u32(fid).u32(0).finish(), p9::TFSYNC + 1).map(|_| ())

@@ -271,6 +271,7 @@ pub fn link(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), Errno
     if !crate::mm::heap::has_room() {
         return Err(ENOSPC);
     }
+    super::readonly::check(dir)?;
     attach(dir, name, node)
 }
 
@@ -302,6 +303,7 @@ fn attach(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), Errno> 
 /// anything else only if not.
 pub fn unlink(dir: &Arc<Inode>, name: &[u8], want_dir: bool) -> Result<(), Errno> {
     let Kind::Dir(entries) = &dir.kind else { return Err(ENOTDIR) };
+    super::readonly::check(dir)?;
     let mut e = entries.lock();
     let node = e.get(name).ok_or(ENOENT)?.clone();
     match (&node.kind, want_dir) {
@@ -343,6 +345,7 @@ pub fn rename(from: (&Arc<Inode>, &[u8]), to: (&Arc<Inode>, &[u8]), noreplace: b
     let (from_dir, from_name) = from;
     let (to_dir, to_name) = to;
     let node = child(from_dir, from_name).ok_or(ENOENT)?;
+    super::readonly::check_move(from_dir, to_dir)?;
     if node.is_dir() && is_ancestor(&node, to_dir)? {
         return Err(EINVAL); // into itself
     }

@@ -208,6 +208,7 @@ pub fn linkat(user: &mut UserSpace, olddir: Fd, oldpath: UserPtr<u8>, newdir: Fd
     if trailing {
         return Err(ENOENT);
     }
+    crate::fs::readonly::check_move(&target.node, &dir.node)?;
     tree::link(&dir.node, &name, target.node.clone())?;
     target.node.meta.lock().nlink += 1;
     Ok(0)
@@ -234,13 +235,18 @@ pub fn readlinkat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, buf: U
     Ok(n)
 }
 
+const W_OK: u64 = 2;
+
 /// Everything is permitted to root, which the program is; only existence
-/// is checked.
+/// is checked, and W_OK on a read-only mount (EROFS, as Linux).
 pub fn faccessat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, mode: u64) -> SysResult {
     if mode & !7 != 0 {
         return Err(EINVAL);
     }
-    path::lookup(user, dirfd, pathname, true)?;
+    let found = path::lookup(user, dirfd, pathname, true)?;
+    if mode & W_OK != 0 {
+        crate::fs::readonly::check(&found.node)?;
+    }
     Ok(0)
 }
 
@@ -260,6 +266,7 @@ fn node_of_fd(fd: Fd) -> Result<alloc::sync::Arc<Inode>, Errno> {
 }
 
 fn set_mode(node: &Inode, mode: u32) -> SysResult {
+    crate::fs::readonly::check(node)?;
     let mut m = node.meta.lock();
     m.mode = (m.mode & S_IFMT) | (mode & 0o7777);
     m.ctime_ns = clock::realtime_ns();
@@ -289,6 +296,7 @@ pub fn fchmodat2(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, mode: u
 
 /// A uid or gid of -1 leaves that owner as it is.
 fn set_owner(node: &Inode, uid: u32, gid: u32) -> SysResult {
+    crate::fs::readonly::check(node)?;
     let mut m = node.meta.lock();
     if uid != u32::MAX {
         m.uid = uid;
@@ -327,6 +335,7 @@ pub fn utimensat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, times: 
         }
     };
     let (atime, mtime) = (pick(times[0])?, pick(times[1])?);
+    crate::fs::readonly::check(&node)?;
     let mut m = node.meta.lock();
     if let Some(t) = atime {
         m.atime_ns = t;

@@ -51,6 +51,9 @@ pub fn openat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, flags: Ope
             FileKind::Pipe(pipe.clone())
         }
         Kind::File(data) => {
+            if access != O_RDONLY || flags.contains(OpenFlags::TRUNC) {
+                crate::fs::readonly::check(&node)?;
+            }
             if flags.contains(OpenFlags::TRUNC) && access != O_RDONLY {
                 data.lock().truncate(0)?;
                 node.touch();
@@ -256,14 +259,6 @@ pub fn ftruncate(_: &mut UserSpace, fd: Fd, len: i64) -> SysResult {
 
 pub fn truncate(user: &mut UserSpace, pathname: UserPtr<u8>, len: i64) -> SysResult {
     let found = path::lookup(user, Fd::CWD, pathname, true)?;
+    crate::fs::readonly::check(&found.node)?;
     truncate_node(&found.node, len)
-}
-
-/// Files live in memory; a -mount'ed share is written back to the host
-/// (fs/hostsync.rs), so what a program fsyncs survives a crash of the machine.
-pub fn fsync(_: &mut UserSpace, fd: Fd) -> SysResult {
-    match fd::file(fd)?.kind {
-        FileKind::File(_) | FileKind::Directory(_) => crate::fs::hostsync::sync_all().map(|_| 0),
-        _ => Err(EINVAL),
-    }
 }

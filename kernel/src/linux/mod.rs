@@ -23,6 +23,8 @@ mod sockmsg;
 mod sockopt;
 mod splice;
 mod stat;
+mod statfs;
+mod sync;
 mod thread;
 mod time;
 mod tty;

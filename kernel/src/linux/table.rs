@@ -7,7 +7,7 @@
 
 use super::args::{Args, Handler};
 use super::{
-    dirs, fallocate, fs, futex, io, locks, memory, misc, mmapfile, nr, poll, sendfile, signal, socket, sockmsg, sockopt, splice, stat, thread, time, unknown,
+    dirs, fallocate, fs, futex, io, locks, memory, misc, mmapfile, nr, poll, sendfile, signal, socket, sockmsg, sockopt, splice, stat, statfs, sync, thread, time, unknown,
     SysResult,
 };
 use crate::mm::uaccess::UserSpace;
@@ -31,8 +31,12 @@ syscall_table! {
     FTRUNCATE => fs::ftruncate,
     FALLOCATE => fallocate::fallocate,
     TRUNCATE => fs::truncate,
-    FSYNC => fs::fsync,
-    FDATASYNC => fs::fsync,
+    FSYNC => sync::fsync,
+    FDATASYNC => sync::fsync,
+    SYNC => sync::sync,
+    SYNCFS => sync::syncfs,
+    STATFS => statfs::statfs,
+    FSTATFS => statfs::fstatfs,
     GETCWD => dirs::getcwd,
     CHDIR => dirs::chdir,
     FCHDIR => dirs::fchdir,

@@ -22,6 +22,9 @@ pub enum Fault {
     Denied,
     /// No free frame.
     OutOfMemory,
+    /// A file mapping's page wholly past the end of the file (SIGBUS,
+    /// BUS_ADRERR, as Linux).
+    BeyondEnd,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,8 +7,8 @@
 //! made at first touch (not copy-on-write: later writes to the file are not
 //! seen by a page already touched).
 //!
-//! Pages wholly past the end of the file read as zero (Linux raises
-//! SIGBUS there).
+//! A page wholly past the end of the file is SIGBUS, as on Linux (the
+//! part of the last page past the end reads as zero).
 
 use super::addrspace::Fault;
 use super::frames;
@@ -22,6 +22,9 @@ use alloc::vec;
 pub fn page(node: &Arc<Inode>, offset: u64, shared: bool) -> Result<(u64, bool), Fault> {
     let Kind::File(data) = &node.kind else { return Err(Fault::Unmapped) };
     let mut d = data.lock();
+    if offset >= d.size {
+        return Err(Fault::BeyondEnd);
+    }
     if shared {
         let pa = d.frame_for_mapping(offset / PAGE_SIZE as u64).map_err(|_| Fault::OutOfMemory)?;
         return Ok((pa, false));

@@ -7,8 +7,13 @@
 //	check   read back what write left, and a file the host added in between
 //	escape  try to leave the share through symlinks and ..; nothing may
 //	        reach the host outside it
-//	fsync   write and fsync a file, write another, then hang until killed
-//	ro      read a read-only share (with a tree 100 levels deep) and write to it
+//	fsync   write files in two shares, fsync one of them and one
+//	        directory, then hang until killed: only those may be on the host
+//	sync    write a file, sync(2), write another, then hang until killed
+//	ro      read a read-only share (with a tree 100 levels deep); every
+//	        way of changing it fails with EROFS or EXDEV (readonly.go)
+//	statfs  print statfs of the share, of a file in it and of /tmp
+//	        (statfs.go)
 package main
 
 import (
@@ -16,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 )
 
@@ -61,22 +67,43 @@ func main() {
 	case "ro":
 		readOnly()
 	case "fsync":
-		// fsync, then hang: the host must have the file though the run is
-		// stopped from outside (timeout) and never exits.
-		f, err := os.Create("/data/synced.txt")
+		// Unsynced files first, in this share and another, then fsync one
+		// file in a new directory, then hang: the host must have that
+		// file (and its directory) though the run is stopped from outside
+		// (timeout) and never exits, and nothing else.
+		check("write unsynced", os.WriteFile("/data/unsynced.txt", []byte("never synced\n"), 0o644))
+		check("write other", os.WriteFile("/other/unsynced.txt", []byte("never synced\n"), 0o644))
+		check("mkdir", os.MkdirAll("/data/sub/dir", 0o755))
+		f, err := os.Create("/data/sub/dir/synced.txt")
 		check("create", err)
 		_, err = f.WriteString("synced before the crash\n")
 		check("write", err)
 		check("fsync", f.Sync())
-		os.WriteFile("/data/unsynced.txt", []byte("never synced\n"), 0o644)
-		fmt.Println("synced; hanging")
-		for {
-			time.Sleep(time.Hour)
-		}
+		// fsync of a directory: its new entry (with its contents) too.
+		check("write listed", os.WriteFile("/data/sub/dir/listed.txt", []byte("listed\n"), 0o644))
+		d, err := os.Open("/data/sub/dir")
+		check("open dir", err)
+		check("fsync dir", d.Sync())
+		hang("fsynced")
+	case "sync":
+		check("write", os.WriteFile("/data/synced.txt", []byte("synced\n"), 0o644))
+		syscall.Sync()
+		check("write late", os.WriteFile("/data/late.txt", []byte("after sync\n"), 0o644))
+		hang("synced")
+	case "statfs":
+		printStatfs()
 	default:
 		fail("unknown mode %q", os.Args[1])
 	}
 	fmt.Println("PASS hostfiles")
+}
+
+// hang waits to be stopped from outside (the test's -timeout).
+func hang(what string) {
+	fmt.Println(what + "; hanging")
+	for {
+		time.Sleep(time.Hour)
+	}
 }
 
 func write() {
@@ -161,7 +188,6 @@ func readOnly() {
 	if got := read(dir + "/bottom.txt"); got != "bottom\n" || depth != 100 {
 		fail("deep tree: %d levels, bottom.txt %q", depth, got)
 	}
-	os.WriteFile("/ro/new.txt", []byte("x"), 0o644)
-	os.Remove("/ro/keep.txt")
+	refuseWrites()
 	fmt.Println("read-only share read")
 }

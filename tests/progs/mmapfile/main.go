@@ -2,7 +2,9 @@
 // MAP_SHARED pages are the file's (stores reach read and pread, writes to
 // the file show in the mapping, msync and munmap keep them), MAP_PRIVATE
 // stores stay private, golang.org/x/exp/mmap reads a file, and bad
-// requests get Linux's errors.
+// requests get Linux's errors. With the argument "sigbus" it touches a
+// mapped page wholly past the end of a file, which must end it with
+// SIGBUS as on Linux.
 package main
 
 import (
@@ -38,6 +40,9 @@ func pattern() []byte {
 func main() {
 	dir, err := os.MkdirTemp("", "mmap-*")
 	check("MkdirTemp", err)
+	if len(os.Args) == 2 && os.Args[1] == "sigbus" {
+		beyondEnd(dir + "/short")
+	}
 	path := dir + "/data"
 	want := pattern()
 	check("WriteFile", os.WriteFile(path, want, 0o644))
@@ -129,9 +134,14 @@ func errorsAsLinux(path string, fd int) {
 	// Shrinking a mapped file must not free pages still mapped.
 	m, err = syscall.Mmap(fd, 0, size, syscall.PROT_READ, syscall.MAP_SHARED)
 	check("mmap before truncate", err)
+	if m[size-1] != pattern()[size-1] { // every page mapped before the file shrinks
+		fail("mapping before truncate: last %d", m[size-1])
+	}
 	check("truncate", os.Truncate(path, 10))
-	if m[0] != pattern()[0] || m[size-1] != 0 {
-		fail("mapping after truncate: first %d last %d", m[0], m[size-1])
+	// Within the file's last page: the kept bytes, then zeros (the pages
+	// past it are SIGBUS now, as on Linux).
+	if m[0] != pattern()[0] || m[10] != 0 || m[4095] != 0 {
+		fail("mapping after truncate: first %d, past the end %d %d", m[0], m[10], m[4095])
 	}
 	check("munmap", syscall.Munmap(m))
 	fmt.Println("mmap errors: EINVAL, EACCES, ENODEV as on Linux; truncate under a mapping ok")
@@ -161,4 +171,20 @@ func msync(b []byte, flags int) error {
 		return e
 	}
 	return nil
+}
+
+// beyondEnd maps two pages of a 100-byte file: the rest of the first page
+// reads as zero, the second page is SIGBUS (the program dies here).
+func beyondEnd(path string) {
+	check("WriteFile", os.WriteFile(path, bytes.Repeat([]byte{'x'}, 100), 0o644))
+	f, err := os.Open(path)
+	check("open", err)
+	m, err := syscall.Mmap(int(f.Fd()), 0, 2*4096, syscall.PROT_READ, syscall.MAP_SHARED)
+	check("mmap", err)
+	if m[99] != 'x' || m[100] != 0 || m[4095] != 0 {
+		fail("the first page: %q %q %q", m[99], m[100], m[4095])
+	}
+	fmt.Println("the last page ends in zeros; touching the page past the end")
+	fmt.Println(m[4096])
+	fail("a page past the end of the file read as %d, want SIGBUS", m[4096])
 }
