@@ -89,33 +89,8 @@ func runBlockdev(s *Session) Section {
 		return notMeasured("building bench/blockdev failed", err)
 	}
 	args = append(args, "-sum", sum)
-	harts := []int{1, s.MaxCores()}
-	if harts[1] == 1 {
-		harts = harts[:1]
-	}
-	sm := newSamples()
-	for r := 1; r <= s.O.Runs; r++ {
-		for _, c := range harts {
-			for _, k := range kinds {
-				spec := Spec{Kind: k, Cores: c, Prog: prog, Args: args, Timeout: bootTimeout(s), QEMU: sel.QEMU}
-				if k == Gometal {
-					spec.KernelArgs = strings.Join(sel.Kernel, " ")
-				}
-				b := s.Boot(spec, fmt.Sprintf("cores=%d run %d/%d", c, r, s.O.Runs))
-				if !b.OK() {
-					sm.failed(fmt.Sprintf("%s/c%d", k, c), b.Why())
-				}
-				for _, res := range b.Results {
-					key := fmt.Sprintf("%s/c%d/%s", k, c, Str(res, "what"))
-					for _, f := range []string{"mb_per_s", "iops"} {
-						if v, ok := Num(res, f); ok {
-							sm.add(key+"/"+f, v)
-						}
-					}
-				}
-			}
-		}
-	}
+	sm, harts := deviceRuns(s, sel, kinds, prog, args, []string{"mb_per_s", "iops"},
+		func(res map[string]any) string { return Str(res, "what") })
 	body := fmt.Sprintf("bench/blockdev (`%s -sum SHA256`) reads a %d MiB image of random data\n(`-device blk=IMAGE`, virtio-blk-pci, modern): whole-disk sequential reads in\n128 KiB requests (the Go driver splits them into 64 KiB transfers), checked\nagainst the host's SHA-256, and 4 KiB random reads at queue depth 1, each checked\nagainst the block index stamped in it. Only reads are timed. Medians of %d run(s).\nOn gometal the Go driver (gometal.dev/gometal/uio/virtio) runs over UIO and keeps\none request in flight.\n%s\n",
 		strings.Join(args[:len(args)-2], " "), size>>20, s.O.Runs, linuxNote)
 	header := []string{"kernel", "driver", "harts", "seq MB/s", "seq req/s", "4K random IOPS (QD1)", "4K random MB/s"}

@@ -46,34 +46,8 @@ func runDevices(s *Session) Section {
 	if s.O.Quick {
 		args = []string{"-n", "2000", "-regs", "50000"}
 	}
-	N := s.MaxCores()
-	harts := []int{1, N}
-	if N == 1 {
-		harts = harts[:1]
-	}
-	sm := newSamples()
-	for r := 1; r <= s.O.Runs; r++ {
-		for _, c := range harts {
-			for _, k := range kinds {
-				spec := Spec{Kind: k, Cores: c, Prog: prog, Args: args, Timeout: bootTimeout(s), QEMU: sel.QEMU}
-				if k == Gometal {
-					spec.KernelArgs = strings.Join(sel.Kernel, " ")
-				}
-				b := s.Boot(spec, fmt.Sprintf("cores=%d run %d/%d", c, r, s.O.Runs))
-				if !b.OK() {
-					sm.failed(fmt.Sprintf("%s/c%d", k, c), b.Why())
-				}
-				for _, res := range b.Results {
-					key := fmt.Sprintf("%s/c%d/%s/%s", k, c, Str(res, "what"), Str(res, "load"))
-					for _, f := range []string{"p50_us", "p99_us", "max_us", "per_s", "writes_per_s", "reads_per_s"} {
-						if v, ok := Num(res, f); ok {
-							sm.add(key+"/"+f, v)
-						}
-					}
-				}
-			}
-		}
-	}
+	sm, harts := deviceRuns(s, sel, kinds, prog, args, []string{"p50_us", "p99_us", "max_us", "per_s", "writes_per_s", "reads_per_s"},
+		func(res map[string]any) string { return Str(res, "what") + "/" + Str(res, "load") })
 	var body strings.Builder
 	fmt.Fprintf(&body, "bench/devices (`%s`) drives QEMU's edu device (`-device edu,dma_mask=0xffffffff`)\nthrough UIO with the gometal.dev/gometal/uio package; medians of %d run(s).\nInterrupt response: edu raises, the goroutine blocked in uio.Wait runs (µs);\n\"gc\": a goroutine per hart allocates throughout. Events: interrupt round trips\n(raise, wake, acknowledge, re-enable) per second. Registers: 32-bit MMIO accesses\nper second.\n%s\n", strings.Join(args, " "), s.O.Runs, linuxNote)
 	header := []string{"kernel", "harts", "irq idle p50/p99/max µs", "irq under GC p50/p99/max µs", "events/s idle", "events/s GC", "reg writes/s", "reg reads/s"}
@@ -99,4 +73,38 @@ func baseNames(paths []string) []string {
 		out = append(out, filepath.Base(p))
 	}
 	return out
+}
+
+// deviceRuns boots prog with the selected devices on 1 and N harts under
+// each kernel, s.O.Runs times, and collects the given fields of its
+// results under "KIND/cN/" + key(result) + "/" + field.
+func deviceRuns(s *Session, sel devices.Selection, kinds []Kind, prog *Prog, args, fields []string, key func(map[string]any) string) (*samples, []int) {
+	harts := []int{1, s.MaxCores()}
+	if harts[1] == 1 {
+		harts = harts[:1]
+	}
+	sm := newSamples()
+	for r := 1; r <= s.O.Runs; r++ {
+		for _, c := range harts {
+			for _, k := range kinds {
+				spec := Spec{Kind: k, Cores: c, Prog: prog, Args: args, Timeout: bootTimeout(s), QEMU: sel.QEMU}
+				if k == Gometal {
+					spec.KernelArgs = strings.Join(sel.Kernel, " ")
+				}
+				b := s.Boot(spec, fmt.Sprintf("cores=%d run %d/%d", c, r, s.O.Runs))
+				if !b.OK() {
+					sm.failed(fmt.Sprintf("%s/c%d", k, c), b.Why())
+				}
+				for _, res := range b.Results {
+					prefix := fmt.Sprintf("%s/c%d/%s/", k, c, key(res))
+					for _, f := range fields {
+						if v, ok := Num(res, f); ok {
+							sm.add(prefix+f, v)
+						}
+					}
+				}
+			}
+		}
+	}
+	return sm, harts
 }
