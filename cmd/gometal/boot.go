@@ -67,6 +67,7 @@ func runMain(args []string) error {
 		Extra: f.devSel.QEMU,
 		Mounts: qemuMounts(f.mounts),
 	}
+	cfg.Net = qemuNet(f.net, f.forwards)
 	return boot(cfg, bootOptions{verbose: f.verbose, gdb: f.gdb, timeout: f.timeout})
 }
 

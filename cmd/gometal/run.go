@@ -98,6 +98,8 @@ func newRunFlagSet() (*flag.FlagSet, *runFlags) {
 	fs.Var(&f.disks, "disk", diskFlagHelp)
 	fs.Var(&f.add, "add", "add a host file or directory tree to the initramfs at an absolute guest path: `HOST:GUEST` (repeatable)")
 	fs.Var(&f.mount, "mount", mountUsage)
+	fs.BoolVar(&f.net, "net", false, netUsage)
+	fs.Var(&f.publish, "p", publishUsage)
 	fs.StringVar(&f.kernel, "kernel", "", "the gometal kernel ELF to boot (default $GOMETAL_KERNEL, else built from the source checkout gometal runs in, else the one embedded in gometal)")
 	fs.StringVar(&f.kernelArgs, "kernel-args", "", "extra kernel command-line options, passed verbatim")
 	fs.StringVar(&f.sched, "sched", "", "thread placement policy: "+strings.Join(schedPolicies, ", ")+" (default: the kernel's)")
