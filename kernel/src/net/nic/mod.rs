@@ -17,7 +17,7 @@ mod tcp;
 
 use core::sync::atomic::{AtomicBool, Ordering};
 use device::{NetDevice, FRAME};
-use smoltcp::iface::{Config, Interface, PollResult, SocketSet};
+use smoltcp::iface::{Config, Interface, PollIngressSingleResult, PollResult, SocketSet};
 use smoltcp::time::Instant;
 use smoltcp::wire::{EthernetAddress, HardwareAddress, IpAddress, IpCidr, Ipv4Address};
 use spin::{Mutex, Once};
@@ -118,12 +118,23 @@ pub fn on_listen(port: u16) {
 }
 
 /// Polls smoltcp and pumps connections until neither has anything to do
-/// (bounded, so a flood cannot keep a hart here forever).
+/// (bounded, so a flood cannot keep a hart here forever). Frames are taken
+/// one at a time so that a listening socket used up by a SYN is replaced
+/// before the next SYN: a burst of connections is not reset.
 fn poll(nic: &mut Nic) {
     for _ in 0..64 {
-        let r = nic.iface.poll(now(), &mut nic.dev, &mut nic.sockets);
-        let moved = nic.tcp.step(&mut nic.sockets);
-        if r == PollResult::None && !moved {
+        let mut busy = false;
+        for _ in 0..device::QUEUE {
+            match nic.iface.poll_ingress_single(now(), &mut nic.dev, &mut nic.sockets) {
+                PollIngressSingleResult::None => break,
+                PollIngressSingleResult::PacketProcessed => {}
+                PollIngressSingleResult::SocketStateChanged => nic.tcp.refill(&mut nic.sockets),
+            }
+            busy = true;
+        }
+        busy |= nic.tcp.step(&mut nic.sockets);
+        busy |= nic.iface.poll_egress(now(), &mut nic.dev, &mut nic.sockets) != PollResult::None;
+        if !busy {
             break;
         }
     }

@@ -21,10 +21,10 @@ use smoltcp::iface::{SocketHandle, SocketSet};
 use smoltcp::socket::tcp::{self, State as TcpState};
 use smoltcp::wire::IpAddress;
 
-/// Listening smoltcp sockets kept per port: each takes one SYN, so this
-/// many connections can arrive between two polls (the pool is refilled at
-/// every poll; a SYN finding none is answered with a reset).
-const POOL: usize = 8;
+/// Listening smoltcp sockets kept per port: each takes one SYN, and the
+/// pool is refilled after every frame that changed a socket (mod.rs), so
+/// a few cover a burst; a SYN finding none is answered with a reset.
+const POOL: usize = 4;
 const RX_BYTES: usize = 64 * 1024;
 const TX_BYTES: usize = 64 * 1024;
 
@@ -66,7 +66,7 @@ impl Tcp {
     }
 
     /// Moves sockets that took a SYN out of the pools and tops them up.
-    fn refill(&mut self, sockets: &mut SocketSet<'static>) {
+    pub fn refill(&mut self, sockets: &mut SocketSet<'static>) {
         for (port, pool) in &mut self.listening {
             let embryos = &mut self.embryos;
             pool.retain(|&h| {
