@@ -67,6 +67,7 @@ Examples:
 	gometal run ./prog < in.bin > out.bin 2> err.txt
 	gometal run -env GREETING='hello, world' -add testdata:/testdata ./prog.elf
 	gometal run -mount ./data:/data ./examples/kvstore put k v
+	gometal run -net -p 8080:80 ./examples/httpd   # then: curl localhost:8080
 	gometal run -kernel-args 'stats trace' ./examples/hello
 	gometal run -gdb ./examples/hello   # then attach gdb-multiarch as printed
 
