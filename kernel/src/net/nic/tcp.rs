@@ -153,7 +153,7 @@ impl Conn {
 /// end of its pipes, or None when nobody listens (or the queue is full).
 fn accept(s: &tcp::Socket, port: u16) -> Option<Endpoint> {
     let remote = s.remote_endpoint()?;
-    let IpAddress::Ipv4(rip) = remote.addr else { return None };
+    let IpAddress::Ipv4(rip) = remote.addr; // IPv4 is the only protocol built in
     let local = InetAddr::v4(super::ADDR, port);
     let listening = crate::net::inet::find_listener(&local)?;
     let v6 = listening.family == Family::Inet6;
