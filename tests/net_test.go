@@ -206,3 +206,35 @@ func netMiB() int {
 	}
 	return 8
 }
+
+// TestNetOutbound: the guest connects to a server on the host (10.0.2.2
+// is the host's loopback on QEMU's user network) and to a closed port.
+func TestNetOutbound(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				line, _ := io.ReadAll(c)
+				c.Write(bytes.ToUpper(line))
+			}()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	closed := freePort(t)
+	for _, cores := range []int{1, 4} {
+		out, status := bootMount(t, "-cores", strconv.Itoa(cores), "-net", progDir+"netdial", strconv.Itoa(port), strconv.Itoa(closed))
+		if status != 0 || !hasLine(out, "PASS netdial") || !strings.Contains(out, `netdial: got "PING FROM THE GUEST\n"`) {
+			t.Errorf("smp%d: status %d\n%s", cores, status, out)
+		}
+	}
+}

@@ -13,9 +13,16 @@
 //! hart holding the lock.
 
 mod device;
+mod outbound;
 mod tcp;
 
+pub use outbound::routes;
+
+use crate::net::socket::{Socket, State};
+use alloc::sync::Arc;
 use core::sync::atomic::{AtomicBool, Ordering};
+use gometal_core::errno::{Errno, EINPROGRESS, EINTR, ENETUNREACH};
+use gometal_core::sockaddr::InetAddr;
 use device::{NetDevice, FRAME};
 use smoltcp::iface::{Config, Interface, PollIngressSingleResult, PollResult, SocketSet};
 use smoltcp::time::Instant;
@@ -115,6 +122,27 @@ pub fn on_listen(port: u16) {
         nic.tcp.listen(&mut nic.sockets, port);
         poll(nic);
     }
+}
+
+/// connect(2) through the NIC (`routes(to)` said so): starts the
+/// connection and, unless `nonblock`, waits for its outcome.
+pub fn connect(sock: &Arc<Socket>, to: InetAddr, nonblock: bool) -> Result<usize, Errno> {
+    {
+        let mut guard = NIC.lock();
+        let nic = guard.as_mut().ok_or(ENETUNREACH)?;
+        outbound::start(&mut nic.iface, &mut nic.sockets, &mut nic.tcp, sock, to)?;
+        poll(nic);
+    }
+    if nonblock {
+        sock.connecting.store(true, Ordering::Release);
+        return Err(EINPROGRESS);
+    }
+    let outcome = sock.waiters.wait_until(None, || match (&*sock.state.lock(), sock.take_error()) {
+        (_, Some(e)) => Some(Err(e)),
+        (State::Connected(_), None) => Some(Ok(0)),
+        _ => None,
+    });
+    outcome.map_err(|_| EINTR)?
 }
 
 /// Polls smoltcp and pumps connections until neither has anything to do

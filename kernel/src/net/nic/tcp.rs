@@ -46,9 +46,11 @@ pub struct Tcp {
     /// Connections smoltcp is still establishing: (port, socket).
     embryos: Vec<(u16, SocketHandle)>,
     conns: Vec<Conn>,
+    /// Connections programs are opening (outbound.rs).
+    pub outbound: Vec<super::outbound::Pending>,
 }
 
-fn new_socket() -> tcp::Socket<'static> {
+pub fn new_socket() -> tcp::Socket<'static> {
     let mut s = tcp::Socket::new(tcp::SocketBuffer::new(vec![0; RX_BYTES]), tcp::SocketBuffer::new(vec![0; TX_BYTES]));
     s.set_nagle_enabled(false);
     s.set_ack_delay(None);
@@ -92,6 +94,10 @@ impl Tcp {
     pub fn step(&mut self, sockets: &mut SocketSet<'static>) -> bool {
         self.refill(sockets);
         let mut moved = self.hand_over(sockets);
+        for (handle, end) in super::outbound::settle(sockets, &mut self.outbound) {
+            self.conns.push(Conn { handle, end, fin_given: false, fin_sent: false });
+            moved = true;
+        }
         let mut i = 0;
         while i < self.conns.len() {
             let c = &mut self.conns[i];
