@@ -46,7 +46,7 @@ pub fn start(iface: &mut Interface, sockets: &mut SocketSet<'static>, tcp: &mut 
     *sock.local.lock() = Some(SockAddr::Inet(InetAddr::v4(super::ADDR, port).as_family(v6)));
     let ip: [u8; 4] = to.ip[12..].try_into().map_err(|_| EINVAL)?;
     let remote = IpEndpoint::new(IpAddress::v4(ip[0], ip[1], ip[2], ip[3]), to.port);
-    let mut s = new_socket();
+    let mut s = new_socket().ok_or(ENOBUFS)?;
     s.connect(iface.context(), remote, port).map_err(|_| EADDRNOTAVAIL)?;
     let (program, far) = Endpoint::pair(true, false)?;
     let handle = sockets.add(s);

@@ -13,7 +13,6 @@
 use crate::net::socket::{Family, SockType, Socket, State};
 use crate::net::stream::Endpoint;
 use alloc::sync::Arc;
-use alloc::vec;
 use alloc::vec::Vec;
 use gometal_core::errno::EAGAIN;
 use gometal_core::sockaddr::{InetAddr, SockAddr};
@@ -50,11 +49,25 @@ pub struct Tcp {
     pub outbound: Vec<super::outbound::Pending>,
 }
 
-pub fn new_socket() -> tcp::Socket<'static> {
-    let mut s = tcp::Socket::new(tcp::SocketBuffer::new(vec![0; RX_BYTES]), tcp::SocketBuffer::new(vec![0; TX_BYTES]));
+/// Connections (opening, open and closing) the NIC keeps at most: each
+/// holds RX_BYTES + TX_BYTES of kernel heap. Past it, SYNs are reset.
+const MAX_CONNS: usize = 512;
+
+/// A zeroed buffer, or None when the heap cannot spare it (a flood of
+/// connections must not panic the kernel).
+fn buffer(n: usize) -> Option<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).ok()?;
+    v.resize(n, 0);
+    Some(v)
+}
+
+/// A TCP socket with our buffers and options; None when out of memory.
+pub fn new_socket() -> Option<tcp::Socket<'static>> {
+    let mut s = tcp::Socket::new(tcp::SocketBuffer::new(buffer(RX_BYTES)?), tcp::SocketBuffer::new(buffer(TX_BYTES)?));
     s.set_nagle_enabled(false);
     s.set_ack_delay(None);
-    s
+    Some(s)
 }
 
 impl Tcp {
@@ -69,6 +82,7 @@ impl Tcp {
 
     /// Moves sockets that took a SYN out of the pools and tops them up.
     pub fn refill(&mut self, sockets: &mut SocketSet<'static>) {
+        let conns = self.conns.len() + self.outbound.len();
         for (port, pool) in &mut self.listening {
             let embryos = &mut self.embryos;
             pool.retain(|&h| {
@@ -78,8 +92,8 @@ impl Tcp {
                 }
                 listening
             });
-            while pool.len() < POOL {
-                let mut s = new_socket();
+            while pool.len() < POOL && embryos.len() + conns < MAX_CONNS {
+                let Some(mut s) = new_socket() else { break };
                 if s.listen(*port).is_err() {
                     break;
                 }
@@ -135,8 +149,12 @@ impl Tcp {
                     None => {
                         s.abort();
                         moved = true;
-                        // Left for smoltcp to send the reset; dropped later.
-                        self.conns.push(Conn::orphan(h));
+                        // Left for smoltcp to send the reset; dropped later
+                        // (at once if the heap has no room for that).
+                        match Conn::orphan(h) {
+                            Some(c) => self.conns.push(c),
+                            None => drop(sockets.remove(h)),
+                        }
                     }
                 },
             }
@@ -149,9 +167,9 @@ impl Tcp {
 impl Conn {
     /// A connection nobody took (no listener any more): its pipes have no
     /// other end, so the pump only waits for smoltcp to close it.
-    fn orphan(handle: SocketHandle) -> Conn {
-        let (end, _) = Endpoint::pair(true, false).expect("a pipe pair for an orphan");
-        Conn { handle, end, fin_given: true, fin_sent: true }
+    fn orphan(handle: SocketHandle) -> Option<Conn> {
+        let (end, _) = Endpoint::pair(true, false).ok()?;
+        Some(Conn { handle, end, fin_given: true, fin_sent: true })
     }
 }
 
