@@ -64,9 +64,10 @@ func runMain(args []string) error {
 	cfg := qemu.Config{
 		Binary: qemuBin, SMP: f.cores, Memory: f.mem,
 		Kernel: kernel, Initrd: initrd, Append: cmdline(f), GDB: f.gdb,
-		Extra: f.devSel.QEMU,
+		Extra:  f.devSel.QEMU,
 		Mounts: qemuMounts(f.mounts),
 	}
+	cfg.Net = qemuNet(f.net, f.forwards)
 	return boot(cfg, bootOptions{verbose: f.verbose, gdb: f.gdb, timeout: f.timeout})
 }
 

@@ -105,6 +105,8 @@ func newExecFlagSet() (*flag.FlagSet, *execFlags) {
 	fs.Var(&f.disks, "disk", diskFlagHelp)
 	fs.Var(&f.add, "add", "also pack a host file or directory at a guest path: `HOST:GUEST` (repeatable)")
 	fs.Var(&f.mount, "mount", mountUsage)
+	fs.BoolVar(&f.net, "net", false, netUsage)
+	fs.Var(&f.publish, "p", publishUsage)
 	fs.StringVar(&f.kernel, "kernel", "", "the gometal kernel ELF to boot (default $GOMETAL_KERNEL, else built from the source checkout gometal runs in, else the one embedded in gometal)")
 	fs.StringVar(&f.kernelArgs, "kernel-args", "", "extra kernel command-line options (trace, stats, verbose)")
 	fs.StringVar(&f.sched, "sched", "", "thread placement policy: "+strings.Join(schedPolicies, ", "))
@@ -203,9 +205,10 @@ func execMain(args []string) error {
 	cfg := qemu.Config{
 		Binary: qemuBin, SMP: f.cores, Memory: f.mem,
 		Kernel: kernel, Initrd: initrd, Append: execCmdline(f, dir, os.Environ()),
-		Extra: f.devSel.QEMU,
+		Extra:  f.devSel.QEMU,
 		Mounts: qemuMounts(f.mounts),
 	}
+	cfg.Net = qemuNet(f.net, f.forwards)
 	// SIGQUIT is what go test sends a test that overran its deadline.
 	return boot(cfg, bootOptions{verbose: f.verbose, timeout: goexec.QEMUTimeout(f.timeout, f.args), quitStops: true})
 }

@@ -37,8 +37,10 @@ Networking:
 
 	The program has sockets on loopback: TCP and UDP over 127.0.0.1 and ::1,
 	and AF_UNIX, so servers and clients inside the guest (net/http,
-	httptest) work. There is no network device yet: the host cannot reach
-	the guest.
+	httptest) work. -net adds a network device (TCP only so far): the guest
+	is 10.0.2.15, the host 10.0.2.2, and -p HOST:GUEST publishes a guest
+	port on the host's 127.0.0.1 (gometal run -net -p 8080:80
+	./examples/httpd, then curl localhost:8080).
 
 Environment:
 

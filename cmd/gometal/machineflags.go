@@ -49,6 +49,9 @@ type machineFlags struct {
 	devSel     devices.Selection // devices, parsed by validate
 	mount      listFlag
 	mounts     []guestMount // mount, parsed by validate
+	net        bool
+	publish    listFlag
+	forwards   []qemu.Forward // publish, parsed by validate
 	kernel     string
 	kernelArgs string
 	sched      string
@@ -99,6 +102,11 @@ func (f *machineFlags) validate(cmd string) error {
 		}
 		f.mounts = append(f.mounts, m)
 	}
+	fw, err := parsePublishes(f.publish)
+	if err != nil {
+		return usageErrorf(cmd, "%s: -p %v", cmd, err)
+	}
+	f.forwards = fw
 	return nil
 }
 

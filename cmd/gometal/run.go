@@ -67,6 +67,7 @@ Examples:
 	gometal run ./prog < in.bin > out.bin 2> err.txt
 	gometal run -env GREETING='hello, world' -add testdata:/testdata ./prog.elf
 	gometal run -mount ./data:/data ./examples/kvstore put k v
+	gometal run -net -p 8080:80 ./examples/httpd   # then: curl localhost:8080
 	gometal run -kernel-args 'stats trace' ./examples/hello
 	gometal run -gdb ./examples/hello   # then attach gdb-multiarch as printed
 
@@ -98,6 +99,8 @@ func newRunFlagSet() (*flag.FlagSet, *runFlags) {
 	fs.Var(&f.disks, "disk", diskFlagHelp)
 	fs.Var(&f.add, "add", "add a host file or directory tree to the initramfs at an absolute guest path: `HOST:GUEST` (repeatable)")
 	fs.Var(&f.mount, "mount", mountUsage)
+	fs.BoolVar(&f.net, "net", false, netUsage)
+	fs.Var(&f.publish, "p", publishUsage)
 	fs.StringVar(&f.kernel, "kernel", "", "the gometal kernel ELF to boot (default $GOMETAL_KERNEL, else built from the source checkout gometal runs in, else the one embedded in gometal)")
 	fs.StringVar(&f.kernelArgs, "kernel-args", "", "extra kernel command-line options, passed verbatim")
 	fs.StringVar(&f.sched, "sched", "", "thread placement policy: "+strings.Join(schedPolicies, ", ")+" (default: the kernel's)")

@@ -29,7 +29,9 @@ type Config struct {
 	StdioPorts bool
 	// Mounts share host directories over virtio-9p (mount.go).
 	Mounts []Mount
-	Extra  []string // appended verbatim, last, so they can override
+	// Net adds a virtio-net device on the user-mode network (net.go).
+	Net   *Net
+	Extra []string // appended verbatim, last, so they can override
 }
 
 // StdioPortNames name the console ports (a Linux guest shows them as
@@ -51,6 +53,7 @@ func (c Config) deviceArgs() []string {
 				"-device", fmt.Sprintf("virtserialport,chardev=%s,nr=%d,name=%s", id, i+1, name))
 		}
 	}
+	args = append(args, netArgs(c.Net)...)
 	return append(args, mountArgs(c.Mounts)...)
 }
 

@@ -122,6 +122,9 @@ fn start_virtio(m: &machine::Machine, rtc_now: Option<u64>, verbose: bool) {
     if let Some(irq) = crate::drivers::virtio::console::irq() {
         plic::route(irq, hart::hart(0).hartid());
     }
+    if let Some(irq) = crate::net::nic::irq() {
+        plic::route(irq, hart::hart(0).hartid());
+    }
 }
 
 fn report_args(args: &BootArgs) {
@@ -163,6 +166,7 @@ fn start_program(m: &machine::Machine, args: &BootArgs) {
         fail(STATUS_NOT_FOUND, format_args!("the initramfs is not a valid cpio archive: {e:?}"));
     }
     crate::uio::init(m, &args.uio);
+    crate::net::nic::publish_files();
     crate::fs::hostmount::mount_all(&args.mounts);
     let init_path = alloc::string::String::from_utf8_lossy(&args.init).into_owned();
     let node = match tree::resolve(&args.init, true) {

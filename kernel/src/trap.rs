@@ -100,6 +100,8 @@ fn handle_external(hart: &Hart) {
             crate::console::receive();
         } else if Some(irq) == crate::drivers::virtio::console::irq() {
             crate::drivers::virtio::console::on_interrupt();
+        } else if Some(irq) == crate::net::nic::irq() {
+            crate::net::nic::on_interrupt();
         } else {
             crate::uio::on_irq(irq);
         }

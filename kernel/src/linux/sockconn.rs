@@ -60,6 +60,9 @@ fn reached(to: InetAddr, v6: bool) -> InetAddr {
 }
 
 fn connect_tcp(sock: &Arc<Socket>, to: InetAddr, nonblock: bool) -> SysResult {
+    if crate::net::nic::routes(&to) {
+        return crate::net::nic::connect(sock, to, nonblock); // over the network device
+    }
     let local = inet::autobind(sock, to)?;
     let dst = reached(to, to.v6);
     let outcome = match inet::find_listener(&dst) {

@@ -173,6 +173,9 @@ pub fn listen(_: &mut UserSpace, fd: Fd, backlog: i32) -> SysResult {
     }
     drop(state);
     sock.changed();
+    if let Some(SockAddr::Inet(a)) = sock.local.lock().clone().filter(|_| sock.is_tcp()) {
+        crate::net::nic::on_listen(a.port); // connections from the network too
+    }
     Ok(0)
 }
 

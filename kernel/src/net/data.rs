@@ -33,6 +33,7 @@ pub fn recv(sock: &Socket, buf: &mut [u8], nonblock: bool, peek: bool) -> Result
         return Err(sock.take_error().unwrap_or(ENOTCONN));
     };
     let n = if peek { e.peek(buf)? } else { e.read(buf, nonblock)? };
+    super::nic::kick(); // room in the pipe: the network may send more
     Ok(Received { copied: n, full: n, from: None })
 }
 
@@ -43,7 +44,11 @@ pub fn send(sock: &Arc<Socket>, data: &[u8], dest: Option<SockAddr>, nonblock: b
         return super::dgram::send(sock, data, dest, nonblock);
     }
     match endpoint(sock) {
-        Some(e) => e.write(data, nonblock),
+        Some(e) => {
+            let r = e.write(data, nonblock);
+            super::nic::kick(); // a connection from the network sends it now
+            r
+        }
         None => Err(sock.take_error().unwrap_or(if sock.is_tcp() { EPIPE } else { ENOTCONN })),
     }
 }

@@ -19,6 +19,7 @@ pub mod data;
 pub mod dgram;
 pub mod inet;
 pub mod msgpipe;
+pub mod nic;
 pub mod options;
 pub mod socket;
 pub mod stream;

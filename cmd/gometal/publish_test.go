@@ -1,0 +1,58 @@
+package main
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"gometal.dev/gometal/internal/qemu"
+)
+
+func TestParsePublish(t *testing.T) {
+	good := map[string]qemu.Forward{
+		"8080:80":     {Proto: "tcp", Host: 8080, Guest: 80},
+		"8080:80/tcp": {Proto: "tcp", Host: 8080, Guest: 80},
+		"5353:53/udp": {Proto: "udp", Host: 5353, Guest: 53},
+		"65535:1":     {Proto: "tcp", Host: 65535, Guest: 1},
+	}
+	for spec, want := range good {
+		got, err := parsePublish(spec)
+		if err != nil || got != want {
+			t.Errorf("parsePublish(%q) = %+v, %v; want %+v", spec, got, err, want)
+		}
+	}
+	bad := map[string]string{
+		"8080":         "want HOST:GUEST",
+		"8080:80/sctp": `protocol "sctp"`,
+		"0:80":         "host port",
+		"80:65536":     "guest port",
+		"x:80":         "host port",
+		"8080:":        "guest port",
+		"1.2.3.4:1:2":  "host port",
+	}
+	for spec, want := range bad {
+		if _, err := parsePublish(spec); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("parsePublish(%q): error %v, want one saying %q", spec, err, want)
+		}
+	}
+}
+
+func TestParsePublishesDuplicate(t *testing.T) {
+	if _, err := parsePublishes([]string{"8080:80", "8080:81"}); err == nil || !strings.Contains(err.Error(), "already published") {
+		t.Errorf("same host port twice: %v", err)
+	}
+	got, err := parsePublishes([]string{"8080:80", "8080:80/udp"})
+	want := []qemu.Forward{{Proto: "tcp", Host: 8080, Guest: 80}, {Proto: "udp", Host: 8080, Guest: 80}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("tcp and udp on one port: %+v, %v", got, err)
+	}
+}
+
+func TestQemuNet(t *testing.T) {
+	if qemuNet(false, nil) != nil {
+		t.Error("no -net, no -p: a network device anyway")
+	}
+	if qemuNet(false, []qemu.Forward{{Proto: "tcp", Host: 1, Guest: 2}}) == nil {
+		t.Error("-p alone should imply -net")
+	}
+}

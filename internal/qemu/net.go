@@ -1,0 +1,36 @@
+package qemu
+
+// The network device (-net): virtio-net on QEMU's user-mode network.
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Forward publishes a guest port on the host, as `docker run -p` does:
+// connections (or datagrams) to 127.0.0.1:Host reach the guest's Guest.
+type Forward struct {
+	Proto string // "tcp" or "udp"
+	Host  int
+	Guest int
+}
+
+// Net gives the guest a virtio-net device on QEMU's user-mode network
+// (slirp: the guest is 10.0.2.15/24, the host 10.0.2.2, DNS 10.0.2.3).
+type Net struct {
+	Forwards []Forward
+}
+
+// netArgs are the -netdev/-device pair for n (none for nil). Published
+// ports listen on the host's loopback address only.
+func netArgs(n *Net) []string {
+	if n == nil {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("user,id=net0")
+	for _, f := range n.Forwards {
+		fmt.Fprintf(&b, ",hostfwd=%s:127.0.0.1:%d-:%d", f.Proto, f.Host, f.Guest)
+	}
+	return []string{"-netdev", b.String(), "-device", "virtio-net-device,netdev=net0"}
+}

@@ -1,0 +1,21 @@
+package qemu
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestNetArgs(t *testing.T) {
+	if args := netArgs(nil); args != nil {
+		t.Errorf("no network: %q", args)
+	}
+	got := netArgs(&Net{Forwards: []Forward{{Proto: "tcp", Host: 8080, Guest: 80}, {Proto: "udp", Host: 5353, Guest: 53}}})
+	want := []string{"-netdev", "user,id=net0,hostfwd=tcp:127.0.0.1:8080-:80,hostfwd=udp:127.0.0.1:5353-:53", "-device", "virtio-net-device,netdev=net0"}
+	if !slices.Equal(got, want) {
+		t.Errorf("netArgs = %q, want %q", got, want)
+	}
+	cfg := Config{Binary: "q", Net: &Net{}}
+	if !slices.Contains(cfg.Args(), "virtio-net-device,netdev=net0") {
+		t.Errorf("Config.Args lacks the device: %q", cfg.Args())
+	}
+}

@@ -1,0 +1,179 @@
+//! The network device (`gometal run -net`): one virtio-net device on
+//! QEMU's user-mode network and a smoltcp TCP/IP stack over it. The guest
+//! has slirp's fixed addresses: 10.0.2.15/24, gateway 10.0.2.2, DNS
+//! 10.0.2.3. Connections from outside become ordinary stream sockets
+//! (tcp.rs), so loopback sockets (the rest of net/) are untouched.
+//!
+//! Locking: one lock (`NIC`) covers the device, the smoltcp interface, its
+//! socket set and the connection table. It is taken from the device's
+//! interrupt, from an idle hart, and after a program moved bytes through
+//! a socket (`kick`); under it the pump takes pipe, socket and listener
+//! locks, so no caller may hold one of those when it calls in here. The
+//! kernel runs with interrupts off, so the interrupt never finds its own
+//! hart holding the lock.
+
+mod device;
+mod outbound;
+mod tcp;
+
+pub use outbound::routes;
+
+use crate::net::socket::{Socket, State};
+use alloc::sync::Arc;
+use core::sync::atomic::{AtomicBool, Ordering};
+use gometal_core::errno::{Errno, EINPROGRESS, EINTR, ENETUNREACH};
+use gometal_core::sockaddr::InetAddr;
+use device::{NetDevice, FRAME};
+use smoltcp::iface::{Config, Interface, PollIngressSingleResult, PollResult, SocketSet};
+use smoltcp::time::Instant;
+use smoltcp::wire::{EthernetAddress, HardwareAddress, IpAddress, IpCidr, Ipv4Address};
+use spin::{Mutex, Once};
+
+/// slirp's fixed plan for its one guest.
+pub const ADDR: [u8; 4] = [10, 0, 2, 15];
+pub const PREFIX: u8 = 24;
+pub const GATEWAY: [u8; 4] = [10, 0, 2, 2];
+/// slirp's DNS forwarder, 10.0.2.3, as /etc/resolv.conf names it.
+const RESOLV_CONF: &[u8] = b"nameserver 10.0.2.3\n";
+
+struct Nic {
+    dev: NetDevice,
+    iface: Interface,
+    sockets: SocketSet<'static>,
+    tcp: tcp::Tcp,
+}
+
+static NIC: Mutex<Option<Nic>> = Mutex::new(None);
+static PRESENT: AtomicBool = AtomicBool::new(false);
+static IRQ: Once<u32> = Once::new();
+
+fn now() -> Instant {
+    Instant::from_micros((crate::sched::clock::monotonic_ns() / 1000) as i64)
+}
+
+/// Brings up the first virtio-net device (later ones are ignored).
+pub fn add(transport: crate::drivers::virtio::Mmio, irq: u32) {
+    let mut guard = NIC.lock();
+    if guard.is_some() {
+        return;
+    }
+    let net = match device::Net::new(transport, FRAME) {
+        Ok(n) => n,
+        Err(e) => {
+            crate::println!("gometal: virtio-net device did not start: {e:?}");
+            return;
+        }
+    };
+    let mac = net.mac_address();
+    let mut dev = NetDevice(net);
+    let mut config = Config::new(HardwareAddress::Ethernet(EthernetAddress(mac)));
+    config.random_seed = crate::arch::csr::time();
+    let mut iface = Interface::new(config, &mut dev, now());
+    iface.update_ip_addrs(|a| {
+        let _ = a.push(IpCidr::new(IpAddress::v4(ADDR[0], ADDR[1], ADDR[2], ADDR[3]), PREFIX));
+    });
+    let gw = Ipv4Address::new(GATEWAY[0], GATEWAY[1], GATEWAY[2], GATEWAY[3]);
+    let _ = iface.routes_mut().add_default_ipv4_route(gw);
+    dev.0.enable_interrupts();
+    *guard = Some(Nic { dev, iface, sockets: SocketSet::new(alloc::vec::Vec::new()), tcp: tcp::Tcp::default() });
+    IRQ.call_once(|| irq);
+    PRESENT.store(true, Ordering::Release);
+    let m = mac;
+    crate::println!(
+        "gometal: net: virtio-net {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}, address 10.0.2.15/24, gateway 10.0.2.2, DNS 10.0.2.3",
+        m[0], m[1], m[2], m[3], m[4], m[5]
+    );
+}
+
+pub fn present() -> bool {
+    PRESENT.load(Ordering::Acquire)
+}
+
+pub fn irq() -> Option<u32> {
+    IRQ.get().copied()
+}
+
+/// The device's interrupt: frames arrived or were sent.
+pub fn on_interrupt() {
+    let mut guard = NIC.lock();
+    let Some(nic) = guard.as_mut() else { return };
+    nic.dev.0.ack_interrupt();
+    poll(nic);
+}
+
+/// Something may have changed for the stack (a program wrote, read or
+/// closed, or a hart went idle): move what can move. Cheap without -net.
+pub fn kick() {
+    if !present() {
+        return;
+    }
+    if let Some(nic) = NIC.lock().as_mut() {
+        poll(nic);
+    }
+}
+
+/// A program listens on an Internet port: connections from outside to it
+/// are accepted from now on.
+pub fn on_listen(port: u16) {
+    if !present() {
+        return;
+    }
+    if let Some(nic) = NIC.lock().as_mut() {
+        nic.tcp.listen(&mut nic.sockets, port);
+        poll(nic);
+    }
+}
+
+/// connect(2) through the NIC (`routes(to)` said so): starts the
+/// connection and, unless `nonblock`, waits for its outcome.
+pub fn connect(sock: &Arc<Socket>, to: InetAddr, nonblock: bool) -> Result<usize, Errno> {
+    {
+        let mut guard = NIC.lock();
+        let nic = guard.as_mut().ok_or(ENETUNREACH)?;
+        outbound::start(&mut nic.iface, &mut nic.sockets, &mut nic.tcp, sock, to)?;
+        poll(nic);
+    }
+    if nonblock {
+        sock.connecting.store(true, Ordering::Release);
+        return Err(EINPROGRESS);
+    }
+    let outcome = sock.waiters.wait_until(None, || match (&*sock.state.lock(), sock.take_error()) {
+        (_, Some(e)) => Some(Err(e)),
+        (State::Connected(_), None) => Some(Ok(0)),
+        _ => None,
+    });
+    outcome.map_err(|_| EINTR)?
+}
+
+/// Polls smoltcp and pumps connections until neither has anything to do
+/// (bounded, so a flood cannot keep a hart here forever). Frames are taken
+/// one at a time so that a listening socket used up by a SYN is replaced
+/// before the next SYN: a burst of connections is not reset.
+fn poll(nic: &mut Nic) {
+    for _ in 0..64 {
+        let mut busy = false;
+        for _ in 0..device::QUEUE {
+            match nic.iface.poll_ingress_single(now(), &mut nic.dev, &mut nic.sockets) {
+                PollIngressSingleResult::None => break,
+                PollIngressSingleResult::PacketProcessed => {}
+                PollIngressSingleResult::SocketStateChanged => nic.tcp.refill(&mut nic.sockets),
+            }
+            busy = true;
+        }
+        busy |= nic.tcp.step(&mut nic.sockets);
+        busy |= nic.iface.poll_egress(now(), &mut nic.dev, &mut nic.sockets) != PollResult::None;
+        if !busy {
+            break;
+        }
+    }
+}
+
+/// /etc/resolv.conf naming slirp's DNS, when there is a NIC and the
+/// initramfs brought none (Go's resolver reads it).
+pub fn publish_files() {
+    if !present() || crate::fs::tree::resolve(b"/etc/resolv.conf", true).is_ok() {
+        return;
+    }
+    let node = crate::fs::inode::Inode::new_file(0o644, RESOLV_CONF, 0);
+    crate::fs::tree::add_at(b"/etc/resolv.conf", node);
+}

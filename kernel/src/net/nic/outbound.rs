@@ -1,0 +1,85 @@
+//! Outbound TCP through the NIC: connect(2) to an address that is not
+//! loopback. The socket stays unconnected (getpeername ENOTCONN, as Go's
+//! dialer expects while it waits) until smoltcp has the connection; then
+//! it becomes an ordinary connected stream, the same pipe pair as loopback,
+//! and tcp.rs pumps it like an accepted one. A refusal (the remote's reset)
+//! is ECONNREFUSED: from connect itself when it blocks, else as SO_ERROR.
+
+use super::tcp::{new_socket, Tcp};
+use crate::net::socket::{Family, Socket, State};
+use crate::net::stream::Endpoint;
+use alloc::sync::{Arc, Weak};
+use gometal_core::errno::*;
+use gometal_core::sockaddr::{InetAddr, SockAddr};
+use smoltcp::iface::{Interface, SocketHandle, SocketSet};
+use smoltcp::socket::tcp::{self, State as TcpState};
+use smoltcp::wire::{IpAddress, IpEndpoint};
+
+/// A connection smoltcp is still opening for a program's socket.
+pub struct Pending {
+    pub handle: SocketHandle,
+    owner: Weak<Socket>,
+    program: Endpoint,
+    far: Endpoint,
+    peer: SockAddr,
+}
+
+/// Whether the NIC carries connections to `to` (an IPv4 address, neither
+/// loopback nor unspecified, with a NIC present).
+pub fn routes(to: &InetAddr) -> bool {
+    super::present() && to.is_v4() && !to.is_loopback() && !to.is_unspecified()
+}
+
+/// Starts the connection in smoltcp; the caller waits for the outcome.
+pub fn start(iface: &mut Interface, sockets: &mut SocketSet<'static>, tcp: &mut Tcp, sock: &Arc<Socket>, to: InetAddr) -> Result<(), Errno> {
+    let port = match sock.local.lock().clone() {
+        Some(SockAddr::Inet(a)) => a.port,
+        _ => 0,
+    };
+    let port = if port != 0 {
+        port
+    } else {
+        let any = if sock.family == Family::Inet6 { InetAddr::v6([0; 16], 0) } else { InetAddr::v4([0; 4], 0) };
+        crate::net::inet::bind(sock, any).map_err(|_| EADDRNOTAVAIL)?.port
+    };
+    let v6 = sock.family == Family::Inet6;
+    *sock.local.lock() = Some(SockAddr::Inet(InetAddr::v4(super::ADDR, port).as_family(v6)));
+    let ip: [u8; 4] = to.ip[12..].try_into().map_err(|_| EINVAL)?;
+    let remote = IpEndpoint::new(IpAddress::v4(ip[0], ip[1], ip[2], ip[3]), to.port);
+    let mut s = new_socket().ok_or(ENOBUFS)?;
+    s.connect(iface.context(), remote, port).map_err(|_| EADDRNOTAVAIL)?;
+    let (program, far) = Endpoint::pair(true, false)?;
+    let handle = sockets.add(s);
+    tcp.outbound.push(Pending { handle, owner: Arc::downgrade(sock), program, far, peer: SockAddr::Inet(to) });
+    Ok(())
+}
+
+/// Settles the connections smoltcp opened or that failed; returns the
+/// ones now open as (socket, far end of their pipes).
+pub fn settle(sockets: &mut SocketSet<'static>, pending: &mut alloc::vec::Vec<Pending>) -> alloc::vec::Vec<(SocketHandle, Endpoint)> {
+    let mut open = alloc::vec::Vec::new();
+    let mut i = 0;
+    while i < pending.len() {
+        let state = sockets.get::<tcp::Socket>(pending[i].handle).state();
+        if matches!(state, TcpState::SynSent | TcpState::SynReceived) {
+            i += 1;
+            continue;
+        }
+        let p = pending.swap_remove(i);
+        let Some(owner) = p.owner.upgrade() else {
+            sockets.get_mut::<tcp::Socket>(p.handle).abort();
+            open.push((p.handle, p.far)); // closed by the pump: nobody reads
+            continue;
+        };
+        if state == TcpState::Closed {
+            sockets.remove(p.handle);
+            owner.set_error(ECONNREFUSED);
+            continue;
+        }
+        *owner.peer.lock() = Some(p.peer);
+        *owner.state.lock() = State::Connected(Arc::new(p.program));
+        owner.changed();
+        open.push((p.handle, p.far));
+    }
+    open
+}

@@ -1,0 +1,255 @@
+//! Inbound TCP through the NIC. A port some program listens on gets a pool
+//! of smoltcp listening sockets; a connection smoltcp establishes is handed
+//! to the program's listener as an ordinary connected stream (the pipe
+//! pair loopback uses, stream.rs), and from then on `pump` moves bytes
+//! between the smoltcp socket and the far end of those pipes. So accept,
+//! read, write, epoll and close behave exactly as on loopback.
+//!
+//! smoltcp defaults changed, and why: Nagle is off and delayed ACK is off
+//! (the pipes already batch what the program writes, and a request/reply
+//! exchange over slirp should not wait 10 ms for an ACK); buffers are 64 KiB
+//! each way (Linux's default window ballpark; smoltcp asks the caller).
+
+use crate::net::socket::{Family, SockType, Socket, State};
+use crate::net::stream::Endpoint;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use gometal_core::errno::EAGAIN;
+use gometal_core::sockaddr::{InetAddr, SockAddr};
+use smoltcp::iface::{SocketHandle, SocketSet};
+use smoltcp::socket::tcp::{self, State as TcpState};
+use smoltcp::wire::IpAddress;
+
+/// Listening smoltcp sockets kept per port: each takes one SYN, and the
+/// pool is refilled after every frame that changed a socket (mod.rs), so
+/// a few cover a burst; a SYN finding none is answered with a reset.
+const POOL: usize = 4;
+const RX_BYTES: usize = 64 * 1024;
+const TX_BYTES: usize = 64 * 1024;
+
+/// A connection handed to a program: its smoltcp socket and the far end
+/// of its pipes.
+struct Conn {
+    handle: SocketHandle,
+    end: Endpoint,
+    /// The program's side has seen the remote's FIN (or reset).
+    fin_given: bool,
+    /// Our FIN went to the remote (the program closed or shut down writing).
+    fin_sent: bool,
+}
+
+#[derive(Default)]
+pub struct Tcp {
+    /// (port, its listening smoltcp sockets).
+    listening: Vec<(u16, Vec<SocketHandle>)>,
+    /// Connections smoltcp is still establishing: (port, socket).
+    embryos: Vec<(u16, SocketHandle)>,
+    conns: Vec<Conn>,
+    /// Connections programs are opening (outbound.rs).
+    pub outbound: Vec<super::outbound::Pending>,
+}
+
+/// Connections (opening, open and closing) the NIC keeps at most: each
+/// holds RX_BYTES + TX_BYTES of kernel heap. Past it, SYNs are reset.
+const MAX_CONNS: usize = 512;
+
+/// A zeroed buffer, or None when the heap cannot spare it (a flood of
+/// connections must not panic the kernel).
+fn buffer(n: usize) -> Option<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).ok()?;
+    v.resize(n, 0);
+    Some(v)
+}
+
+/// A TCP socket with our buffers and options; None when out of memory.
+pub fn new_socket() -> Option<tcp::Socket<'static>> {
+    let mut s = tcp::Socket::new(tcp::SocketBuffer::new(buffer(RX_BYTES)?), tcp::SocketBuffer::new(buffer(TX_BYTES)?));
+    s.set_nagle_enabled(false);
+    s.set_ack_delay(None);
+    Some(s)
+}
+
+impl Tcp {
+    /// Accepts connections to `port` from now on (a program listens on it).
+    pub fn listen(&mut self, sockets: &mut SocketSet<'static>, port: u16) {
+        if port == 0 || self.listening.iter().any(|(p, _)| *p == port) {
+            return;
+        }
+        self.listening.push((port, Vec::new()));
+        self.refill(sockets);
+    }
+
+    /// Moves sockets that took a SYN out of the pools and tops them up.
+    pub fn refill(&mut self, sockets: &mut SocketSet<'static>) {
+        let conns = self.conns.len() + self.outbound.len();
+        for (port, pool) in &mut self.listening {
+            let embryos = &mut self.embryos;
+            pool.retain(|&h| {
+                let listening = sockets.get::<tcp::Socket>(h).state() == TcpState::Listen;
+                if !listening {
+                    embryos.push((*port, h));
+                }
+                listening
+            });
+            while pool.len() < POOL && embryos.len() + conns < MAX_CONNS {
+                let Some(mut s) = new_socket() else { break };
+                if s.listen(*port).is_err() {
+                    break;
+                }
+                pool.push(sockets.add(s));
+            }
+        }
+    }
+
+    /// One round of work after smoltcp polled: new connections handed
+    /// over, bytes moved, finished connections dropped. True if anything
+    /// moved (smoltcp may have something to send).
+    pub fn step(&mut self, sockets: &mut SocketSet<'static>) -> bool {
+        self.refill(sockets);
+        let mut moved = self.hand_over(sockets);
+        for (handle, end) in super::outbound::settle(sockets, &mut self.outbound) {
+            self.conns.push(Conn { handle, end, fin_given: false, fin_sent: false });
+            moved = true;
+        }
+        let mut i = 0;
+        while i < self.conns.len() {
+            let c = &mut self.conns[i];
+            let (m, done) = pump(c, sockets.get_mut::<tcp::Socket>(c.handle));
+            moved |= m;
+            if done {
+                let c = self.conns.swap_remove(i);
+                sockets.remove(c.handle);
+            } else {
+                i += 1;
+            }
+        }
+        moved
+    }
+
+    fn hand_over(&mut self, sockets: &mut SocketSet<'static>) -> bool {
+        let mut moved = false;
+        let mut i = 0;
+        while i < self.embryos.len() {
+            let (port, h) = self.embryos[i];
+            let s = sockets.get_mut::<tcp::Socket>(h);
+            match s.state() {
+                TcpState::SynReceived | TcpState::Listen => {
+                    i += 1;
+                    continue;
+                }
+                TcpState::Closed | TcpState::TimeWait => {
+                    sockets.remove(h);
+                }
+                _ => match accept(s, port) {
+                    Some(end) => {
+                        self.conns.push(Conn { handle: h, end, fin_given: false, fin_sent: false });
+                        moved = true;
+                    }
+                    None => {
+                        s.abort();
+                        moved = true;
+                        // Left for smoltcp to send the reset; dropped later
+                        // (at once if the heap has no room for that).
+                        match Conn::orphan(h) {
+                            Some(c) => self.conns.push(c),
+                            None => drop(sockets.remove(h)),
+                        }
+                    }
+                },
+            }
+            self.embryos.swap_remove(i);
+        }
+        moved
+    }
+}
+
+impl Conn {
+    /// A connection nobody took (no listener any more): its pipes have no
+    /// other end, so the pump only waits for smoltcp to close it.
+    fn orphan(handle: SocketHandle) -> Option<Conn> {
+        let (end, _) = Endpoint::pair(true, false).ok()?;
+        Some(Conn { handle, end, fin_given: true, fin_sent: true })
+    }
+}
+
+/// Queues an established connection on the listener for its port; the far
+/// end of its pipes, or None when nobody listens (or the queue is full).
+fn accept(s: &tcp::Socket, port: u16) -> Option<Endpoint> {
+    let remote = s.remote_endpoint()?;
+    let IpAddress::Ipv4(rip) = remote.addr; // IPv4 is the only protocol built in
+    let local = InetAddr::v4(super::ADDR, port);
+    let listening = crate::net::inet::find_listener(&local)?;
+    let v6 = listening.family == Family::Inet6;
+    let (program_end, far_end) = Endpoint::pair(true, false).ok()?;
+    let accepted = Socket::new(listening.family, SockType::Stream);
+    *accepted.local.lock() = Some(SockAddr::Inet(local.as_family(v6)));
+    *accepted.peer.lock() = Some(SockAddr::Inet(InetAddr::v4(rip.octets(), remote.port).as_family(v6)));
+    listening.opts.lock().inherit_into(&mut accepted.opts.lock());
+    *accepted.state.lock() = State::Connected(Arc::new(program_end));
+    let listener = match &*listening.state.lock() {
+        State::Listening(l) => l.clone(),
+        _ => return None,
+    };
+    if !listener.offer(accepted) {
+        return None;
+    }
+    listening.changed();
+    Some(far_end)
+}
+
+/// Moves what it can both ways; (anything moved, the connection is over).
+fn pump(c: &mut Conn, s: &mut tcp::Socket) -> (bool, bool) {
+    let mut moved = false;
+    // Remote to program, as far as the pipe has room.
+    while s.can_recv() && !c.fin_given {
+        let r = s.recv(|buf| match c.end.write(buf, true) {
+            Ok(n) => (n, Ok(n)),
+            Err(e) => (0, Err(e)),
+        });
+        match r {
+            Ok(Ok(0)) | Ok(Err(EAGAIN)) | Err(_) => break,
+            Ok(Ok(_)) => moved = true,
+            Ok(Err(_)) => {
+                // The program closed its socket: Linux resets.
+                s.abort();
+                c.fin_given = true;
+                c.fin_sent = true;
+                return (true, false);
+            }
+        }
+    }
+    // Program to remote, as far as smoltcp's buffer has room.
+    while !c.fin_sent && s.can_send() {
+        let r = s.send(|buf| match c.end.read(buf, true) {
+            Ok(n) => (n, Ok(n)),
+            Err(e) => (0, Err(e)),
+        });
+        match r {
+            Ok(Ok(0)) => {
+                s.close(); // the program closed or shut down writing: FIN
+                c.fin_sent = true;
+                moved = true;
+            }
+            Ok(Ok(_)) => moved = true,
+            Ok(Err(EAGAIN)) | Err(_) => break,
+            Ok(Err(_)) => {
+                s.abort();
+                c.fin_sent = true;
+                moved = true;
+            }
+        }
+    }
+    let state = s.state();
+    if !c.fin_given && !s.may_recv() && s.recv_queue() == 0 {
+        if state == TcpState::Closed && !c.fin_sent {
+            c.end.abort(); // the remote reset the connection
+        } else {
+            c.end.shutdown(false, true); // the remote's FIN: end of file
+        }
+        c.fin_given = true;
+        moved = true;
+    }
+    let done = matches!(state, TcpState::Closed | TcpState::TimeWait) && c.fin_given;
+    (moved, done)
+}

@@ -1,0 +1,240 @@
+package tests
+
+// The network device: programs booted with -net -p HOST:GUEST serve
+// connections that come from the host through QEMU's user-mode network
+// (virtio-net in the guest, smoltcp in the kernel): examples/httpd answers
+// Go's HTTP client, and an echo server returns what 100 concurrent
+// connections and one large transfer send it, byte for byte.
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"gometal.dev/gometal/internal/kernelimage"
+)
+
+// netServer is a program booted with a published port.
+type netServer struct {
+	port int        // the host port
+	out  *os.File   // its output
+	cmd  *exec.Cmd  // gometal run
+	done chan error // cmd's end
+}
+
+// startServer boots `prog args` at `cores` harts with guest port `guest`
+// published on a free host port (freePort, uio_test.go), and waits until it prints `ready`.
+// The machine is stopped when the test ends.
+func startServer(t *testing.T, cores int, guest int, ready string, prog string, args ...string) *netServer {
+	t.Helper()
+	if qemuErr != nil || kernelErr != nil {
+		t.Fatalf("cannot boot: %v %v", qemuErr, kernelErr)
+	}
+	bootSem <- struct{}{}
+	t.Cleanup(func() { <-bootSem })
+	s := &netServer{port: freePort(t), done: make(chan error, 1)}
+	out, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.out = out
+	flags := []string{"run", "-timeout", "120s", "-cores", strconv.Itoa(cores), "-net",
+		"-p", fmt.Sprintf("%d:%d", s.port, guest), prog}
+	s.cmd = exec.Command(gometal, append(flags, args...)...)
+	s.cmd.Dir = modRoot
+	s.cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+kernel)
+	s.cmd.Stdout, s.cmd.Stderr = out, out
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { s.done <- s.cmd.Wait() }()
+	t.Cleanup(func() {
+		s.cmd.Process.Kill()
+		<-s.done
+		out.Close()
+	})
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(s.output(), ready) {
+		select {
+		case err := <-s.done:
+			s.done <- err
+			t.Fatalf("%s ended before it was ready (%v):\n%s", prog, err, s.output())
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not ready after 60s:\n%s", prog, s.output())
+		}
+	}
+	return s
+}
+
+func (s *netServer) output() string {
+	b, _ := os.ReadFile(s.out.Name())
+	return string(b)
+}
+
+func (s *netServer) addr() string { return fmt.Sprintf("127.0.0.1:%d", s.port) }
+
+func TestNetHTTP(t *testing.T) {
+	t.Parallel()
+	for _, cores := range []int{1, 4} {
+		t.Run(fmt.Sprintf("smp%d", cores), func(t *testing.T) {
+			s := startServer(t, cores, 80, "httpd: listening", exampleDir+"httpd")
+			client := &http.Client{Timeout: 20 * time.Second}
+			for i := 0; i < 3; i++ {
+				path := fmt.Sprintf("/hello/%d", i)
+				resp, err := client.Get("http://" + s.addr() + path)
+				if err != nil {
+					t.Fatalf("GET %s: %v\n%s", path, err, s.output())
+				}
+				body, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				want := fmt.Sprintf("hello from gometal (%d harts): %s\n", cores, path)
+				if err != nil || resp.StatusCode != 200 || string(body) != want {
+					t.Fatalf("GET %s: %d %q (%v), want 200 %q", path, resp.StatusCode, body, err, want)
+				}
+			}
+		})
+	}
+}
+
+// echo sends data on a new connection to addr, half-closes, and returns
+// what came back.
+func echo(addr string, data []byte) ([]byte, error) {
+	c, err := net.DialTimeout("tcp", addr, 20*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(90 * time.Second))
+	sent := make(chan error, 1)
+	go func() {
+		_, err := c.Write(data)
+		if err == nil {
+			err = c.(*net.TCPConn).CloseWrite()
+		}
+		sent <- err
+	}()
+	back, err := io.ReadAll(c)
+	if err2 := <-sent; err == nil {
+		err = err2
+	}
+	return back, err
+}
+
+// echoRetry is echo, again after a reset that came before any byte did:
+// QEMU's user network accepts a published port's connections on a host
+// socket whose listen backlog is 1, so in a burst the host's kernel resets
+// some before QEMU has taken them (they never reach the guest; a packet
+// capture of this test showed exactly the others arriving).
+func echoRetry(addr string, data []byte) ([]byte, error) {
+	for try := 0; ; try++ {
+		back, err := echo(addr, data)
+		if err == nil || len(back) > 0 || try == 20 || !errors.Is(err, syscall.ECONNRESET) {
+			return back, err
+		}
+		time.Sleep(time.Duration(10+try*20) * time.Millisecond)
+	}
+}
+
+func TestNetEcho(t *testing.T) {
+	t.Parallel()
+	for _, cores := range []int{1, 4} {
+		t.Run(fmt.Sprintf("smp%d", cores), func(t *testing.T) {
+			s := startServer(t, cores, 7, "tcpecho: listening", progDir+"tcpecho")
+			// 100 connections at once, each with its own bytes.
+			var wg sync.WaitGroup
+			errs := make(chan error, 100)
+			for i := 0; i < 100; i++ {
+				wg.Add(1)
+				go func(i int) {
+					defer wg.Done()
+					data := bytes.Repeat([]byte{byte(i)}, 1000+i)
+					back, err := echoRetry(s.addr(), data)
+					if err == nil && !bytes.Equal(back, data) {
+						err = fmt.Errorf("connection %d: %d bytes back, want %d", i, len(back), len(data))
+					}
+					if err != nil {
+						errs <- fmt.Errorf("connection %d: %v", i, err)
+					}
+				}(i)
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Error(err)
+			}
+			if t.Failed() {
+				t.Fatalf("output:\n%s", s.output())
+			}
+			// One large transfer both ways at once, checked by SHA-256.
+			// At 4 harts the transfer runs in bursts with pauses of 0.1 s
+			// and more between them (not yet understood; see the network
+			// section of docs), so it moves a quarter as much there.
+			mib := netMiB()
+			if cores > 1 {
+				mib = max(1, mib/4)
+			}
+			data := randomBytes(mib << 20)
+			start := time.Now()
+			back, err := echo(s.addr(), data)
+			if err != nil || sha256.Sum256(back) != sha256.Sum256(data) {
+				t.Fatalf("%d MiB echo: %v, %d bytes back\n%s", mib, err, len(back), s.output())
+			}
+			t.Logf("%d MiB each way in %v", mib, time.Since(start).Round(time.Millisecond))
+		})
+	}
+}
+
+// netMiB is the size of the large echo (GOMETAL_TEST_NET_MIB, default 8).
+func netMiB() int {
+	if n, err := strconv.Atoi(os.Getenv("GOMETAL_TEST_NET_MIB")); err == nil && n > 0 {
+		return n
+	}
+	return 8
+}
+
+// TestNetOutbound: the guest connects to a server on the host (10.0.2.2
+// is the host's loopback on QEMU's user network) and to a closed port.
+func TestNetOutbound(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				line, _ := io.ReadAll(c)
+				c.Write(bytes.ToUpper(line))
+			}()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	closed := freePort(t)
+	for _, cores := range []int{1, 4} {
+		out, status := bootMount(t, "-cores", strconv.Itoa(cores), "-net", progDir+"netdial", strconv.Itoa(port), strconv.Itoa(closed))
+		if status != 0 || !hasLine(out, "PASS netdial") || !strings.Contains(out, `netdial: got "PING FROM THE GUEST\n"`) {
+			t.Errorf("smp%d: status %d\n%s", cores, status, out)
+		}
+	}
+}
