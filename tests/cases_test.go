@@ -139,6 +139,8 @@ func cases() []bootCase {
 		{name: "fuzz", prog: "fuzz", args: fixed("1", "20000", "8"), want: []string{"20000 calls on 8 threads"}},
 		{name: "limits-pipes", prog: "limits", args: fixed("pipes"), mem: "64M",
 			want: []string{"pipes: EMFILE after", "still working after the probe"}},
+		{name: "limits-dgrams", prog: "limits", args: fixed("dgrams"), mem: "64M",
+			want: []string{"dgrams: 1000 sockets filled", "still working after the probe"}},
 		{name: "limits-nofile", prog: "limits", args: fixed("nofile"), mem: "64M",
 			want: []string{"nofile: EMFILE after", "still working after the probe"}},
 		{name: "limits-watches", prog: "limits", args: fixed("watches"), mem: "64M", kargs: "stats",

@@ -6,10 +6,10 @@
 //! as on Linux. UDP to a port nobody holds is dropped, and a connected
 //! sender learns ECONNREFUSED (Linux's ICMP port unreachable).
 
+use super::msgbuf::MsgBuf;
 use super::socket::{Family, Socket};
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
-use alloc::vec::Vec;
 use gometal_core::errno::*;
 use gometal_core::sockaddr::{SockAddr, UnixAddr};
 use spin::Mutex;
@@ -26,7 +26,7 @@ const MAX_UNIX: usize = 212_992;
 
 pub struct Datagram {
     pub from: SockAddr,
-    pub data: Vec<u8>,
+    pub data: MsgBuf,
 }
 
 pub struct DgramQueue {
@@ -59,14 +59,19 @@ impl DgramQueue {
         Ok(())
     }
 
-    fn pop(&self, peek: bool) -> Option<Datagram> {
+    /// Copies the next datagram into `buf` (taking it unless `peek`):
+    /// (bytes copied, its full length, the sender).
+    fn pop_into(&self, buf: &mut [u8], peek: bool) -> Option<(usize, usize, SockAddr)> {
         let mut q = self.q.lock();
-        if peek {
-            return q.0.front().map(|d| Datagram { from: d.from.clone(), data: d.data.clone() });
+        let d = q.0.front()?;
+        let n = d.data.len().min(buf.len());
+        buf[..n].copy_from_slice(&d.data[..n]);
+        let got = (n, d.data.len(), d.from.clone());
+        if !peek {
+            let d = q.0.pop_front()?;
+            q.1 -= d.data.len() + OVERHEAD;
         }
-        let d = q.0.pop_front()?;
-        q.1 -= d.data.len() + OVERHEAD;
-        Some(d)
+        Some(got)
     }
 }
 
@@ -74,21 +79,19 @@ impl DgramQueue {
 /// length, the sender). The rest of a datagram longer than `buf` is lost.
 pub fn recv(sock: &Socket, buf: &mut [u8], nonblock: bool, peek: bool) -> Result<(usize, usize, SockAddr), Errno> {
     let queue = sock.queue.as_ref().ok_or(EINVAL)?;
-    let take = || match sock.take_error() {
+    let mut take = || match sock.take_error() {
         Some(e) => Some(Err(e)),
-        None => queue.pop(peek).map(Ok),
+        None => queue.pop_into(buf, peek).map(Ok),
     };
-    let d = if nonblock {
+    let got = if nonblock {
         take().ok_or(EAGAIN)??
     } else {
         sock.waiters.wait_until(None, take).map_err(|_| EINTR)??
     };
-    let n = d.data.len().min(buf.len());
-    buf[..n].copy_from_slice(&d.data[..n]);
     if !peek {
         sock.changed();
     }
-    Ok((n, d.data.len(), d.from))
+    Ok(got)
 }
 
 /// Sends `data` to `dest` (or the connected peer).
@@ -115,7 +118,9 @@ pub fn send(sock: &Arc<Socket>, data: &[u8], dest: Option<SockAddr>, nonblock: b
     };
     let from = SockAddr::Inet(from.as_family(target.family == Family::Inet6));
     let Some(queue) = target.queue.as_ref() else { return Ok(data.len()) };
-    if queue.push(Datagram { from, data: data.to_vec() }).is_ok() {
+    // Past the heap budget the datagram is dropped, as a full queue drops it.
+    let Ok(copy) = MsgBuf::copy_of(data) else { return Ok(data.len()) };
+    if queue.push(Datagram { from, data: copy }).is_ok() {
         target.changed();
     }
     Ok(data.len())
@@ -135,7 +140,7 @@ fn send_unix(sock: &Arc<Socket>, data: &[u8], dest: Option<SockAddr>, nonblock: 
     };
     let queue = target.queue.as_ref().ok_or(EPROTOTYPE)?;
     let from = sock.local.lock().clone().unwrap_or(SockAddr::Unix(UnixAddr::Unnamed));
-    let mut pending = Some(Datagram { from, data: data.to_vec() });
+    let mut pending = Some(Datagram { from, data: MsgBuf::copy_of(data)? });
     let mut put = || match queue.push(pending.take()?) {
         Ok(()) => Some(()),
         Err(d) => {

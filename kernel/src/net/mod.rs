@@ -18,6 +18,7 @@ pub mod channel;
 pub mod data;
 pub mod dgram;
 pub mod inet;
+pub mod msgbuf;
 pub mod msgpipe;
 pub mod nic;
 pub mod options;

@@ -3,9 +3,9 @@
 //! takes one message (the part that does not fit the buffer is dropped, as
 //! Linux drops it).
 
+use super::msgbuf::MsgBuf;
 use crate::sched::wait::WaitQueue;
 use alloc::collections::VecDeque;
-use alloc::vec::Vec;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use gometal_core::errno::{Errno, EAGAIN, EINTR, EMSGSIZE, EPIPE};
 use spin::Mutex;
@@ -15,7 +15,7 @@ const CAPACITY: usize = 212_992;
 
 pub struct MsgPipe {
     /// The messages and their total size.
-    queue: Mutex<(VecDeque<Vec<u8>>, usize)>,
+    queue: Mutex<(VecDeque<MsgBuf>, usize)>,
     reader_open: AtomicBool,
     writer_open: AtomicBool,
     waiters: WaitQueue,
@@ -82,7 +82,10 @@ impl MsgPipe {
             if q.1 + data.len() > CAPACITY {
                 return None;
             }
-            q.0.push_back(data.to_vec());
+            match MsgBuf::copy_of(data) {
+                Ok(m) => q.0.push_back(m),
+                Err(e) => return Some(Err(e)),
+            }
             q.1 += data.len();
             Some(Ok(data.len()))
         };

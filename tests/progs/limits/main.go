@@ -23,11 +23,11 @@ func fail(format string, a ...any) {
 
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: limits pipes|watches|bigdir|rename|threads|threadsoom|nofile")
+		fail("usage: limits pipes|watches|bigdir|rename|threads|threadsoom|nofile|dgrams")
 	}
 	probes := map[string]func(){
 		"pipes": pipes, "watches": watches, "bigdir": bigdir, "rename": rename,
-		"threads": threads, "threadsoom": threadsOOM, "nofile": nofile,
+		"threads": threads, "threadsoom": threadsOOM, "nofile": nofile, "dgrams": dgrams,
 	}
 	probe, ok := probes[os.Args[1]]
 	if !ok {
@@ -328,4 +328,44 @@ func closeAll(fds []int) {
 	for _, fd := range fds {
 		syscall.Close(fd)
 	}
+}
+
+// dgrams fills the receive queues of 1000 UDP sockets that nobody reads:
+// each queue's own cap allows 3 datagrams of 64 KiB, together ~200 MB, far
+// more than the kernel heap. The kernel must drop datagrams past its heap
+// budget (as a full queue drops them), not panic on an allocation.
+func dgrams() {
+	const socks = 1000
+	payload := make([]byte, 65507)
+	sender, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_DGRAM, 0)
+	if err != nil {
+		fail("socket: %v", err)
+	}
+	var fds []int
+	for i := 0; i < socks; i++ {
+		fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_DGRAM, 0)
+		if err != nil {
+			fail("socket %d: %v", i, err)
+		}
+		if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+			fail("bind %d: %v", i, err)
+		}
+		sa, err := syscall.Getsockname(fd)
+		if err != nil {
+			fail("getsockname %d: %v", i, err)
+		}
+		for j := 0; j < 3; j++ {
+			if err := syscall.Sendto(sender, payload, 0, sa); err != nil {
+				fail("sendto socket %d: %v", i, err)
+			}
+		}
+		fds = append(fds, fd)
+	}
+	// The first socket got its datagrams before any budget ran out.
+	buf := make([]byte, len(payload))
+	if n, _, err := syscall.Recvfrom(fds[0], buf, syscall.MSG_DONTWAIT); err != nil || n != len(payload) {
+		fail("recvfrom the first socket: %d, %v", n, err)
+	}
+	closeAll(append(fds, sender))
+	fmt.Printf("dgrams: %d sockets filled\n", socks)
 }
