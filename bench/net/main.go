@@ -8,9 +8,9 @@
 //	          -clients slow clients that think -think between requests
 //	http-lo   a net/http hello server under -http-conns keep-alive clients
 //	conns-lo  -conns connections held open at once, requests/s over all
-//	          of them in turn
+//	          of them in turn (measured last, after serving the host)
 //
-// Then, with -serve, it serves the host's load through the published
+// With -serve, it then serves the host's load through the published
 // ports until the host asks it to stop: net/http on :80 (GET / says hello,
 // GET /push?to=ADDR&streams=N&secs=S streams to the host for the bulk
 // guest → host figure, GET /quit powers off), request/response echo on :7
@@ -83,6 +83,12 @@ func main() {
 	r := netload.HTTP(ctx, netload.TCPDialer(hl.Addr().String()), *httpConns, dur)
 	report("what", "http-lo", "cpus", cpus, "conns", *httpConns, r.Fields(""))
 
+	// Serving the host comes before holding many connections, so that a
+	// guest that does not survive 10,000 still gives the host's figures.
+	if *serve {
+		serveHost()
+	}
+	// The host's GET /quit has its reply; now the connections.
 	echo := listenLoop(false)
 	for _, n := range guest.Ints(*conns) {
 		h := netload.Open(ctx, netload.TCPDialer(echo), n, 32, 5*time.Minute)
@@ -97,9 +103,6 @@ func main() {
 		report(kv...)
 	}
 
-	if *serve {
-		serveHost()
-	}
 	guest.PowerOff()
 }
 

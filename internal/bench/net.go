@@ -71,14 +71,15 @@ func netLinuxModules(s *Session) ([]initramfs.Mapping, []string, error) {
 
 // netRun is what the boots collected.
 type netRun struct {
-	sm      *samples
-	p       netParams
-	kinds   []Kind
-	mods    []string
-	modErr  error
-	notes   []string // host phases that ended early
-	top     map[int]string
-	failing map[string]string // "kind/cN" → why the boot failed
+	sm       *samples
+	p        netParams
+	kinds    []Kind
+	mods     []string
+	modErr   error
+	notes    []string // host phases that ended early
+	problems []string // figures that met errors (connections refused, reset ...)
+	top      map[int]string
+	failing  map[string]string // "kind/cN" → why the boot failed
 }
 
 func runNet(s *Session) Section {
@@ -136,6 +137,7 @@ func (nr *netRun) boot(s *Session, prog *Prog, k Kind, c int, dur time.Duration,
 	for _, res := range append(b.Results, h.results...) {
 		prefix := fmt.Sprintf("%s/c%d/%s/", k, c, netKey(res))
 		if p := Str(res, "problem"); p != "" {
+			nr.problems = append(nr.problems, fmt.Sprintf("%s, %d harts, %s: %s", k, c, netKey(res), p))
 			nr.sm.failed(prefix+"per_s", p)
 			nr.sm.failed(prefix+"mb_per_s", p)
 		}

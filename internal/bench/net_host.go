@@ -152,3 +152,13 @@ func (h *netHost) addBulk(dir string, streams int, b netload.Bulk) {
 	}
 	h.add(kv...)
 }
+
+// NetHostLoad runs the host's side of the net benchmark against a guest
+// (bench/net -serve) whose ports 80, 7 and 9 are published on the given
+// host ports, and powers it off; it returns the results and why the load
+// ended early, if it did. tests/ boots it so the benchmark cannot rot.
+func NetHostLoad(ctx context.Context, ports [3]int, dur time.Duration, conns []int, httpConns int) ([]map[string]any, string) {
+	h := &netHost{ports: ports, dur: dur, conns: conns, httpN: httpConns}
+	h.run(ctx, make(chan os.Signal, 1))
+	return h.results, h.note
+}

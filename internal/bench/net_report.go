@@ -122,6 +122,13 @@ func (nr *netRun) section(s *Session) Section {
 		subs = append(subs, [2]string{fmt.Sprintf("conns-dev/%d", n), fmt.Sprintf("host via device, %d", n)})
 	}
 	b.WriteString(nr.table(s, "path, N", subs, netConnFields) + "\n")
+	if len(nr.problems) > 0 {
+		b.WriteString("What went wrong in the figures above (the first error of each):\n\n")
+		for _, p := range nr.problems {
+			b.WriteString("- " + shorten(p, 300) + "\n")
+		}
+		b.WriteString("\n")
+	}
 	if len(nr.notes) > 0 {
 		b.WriteString("Host phases that ended early:\n\n")
 		for _, n := range nr.notes {

@@ -152,10 +152,15 @@ func openOne(ctx context.Context, dial Dialer, buf []byte) (net.Conn, error) {
 		if c, err = dial(ctx); err != nil {
 			return nil, err
 		}
-		if dl, ok := ctx.Deadline(); ok {
-			c.SetDeadline(dl)
+		// A server that never answers (a SYN dropped behind a published
+		// port's accept) costs one attempt 10 s, not the whole run.
+		dl := time.Now().Add(10 * time.Second)
+		if d, ok := ctx.Deadline(); ok && d.Before(dl) {
+			dl = d
 		}
+		c.SetDeadline(dl)
 		if err = roundTrip(c, buf); err == nil {
+			c.SetDeadline(time.Time{})
 			return c, nil
 		}
 		c.Close()
