@@ -16,6 +16,7 @@ import (
 
 	"gometal.dev/gometal/internal/initramfs"
 	"gometal.dev/gometal/internal/linuxkernel"
+	"gometal.dev/gometal/internal/qemu"
 )
 
 func init() {
@@ -49,6 +50,20 @@ func intList(v []int) string {
 		s = append(s, fmt.Sprint(x))
 	}
 	return strings.Join(s, ",")
+}
+
+// netMinMem is the least memory the net boots get (both kernels): 10,000
+// connections over loopback are 20,000 sockets, and gometal's pipes and
+// the programs' goroutines need more than the default 256M.
+const netMinMem = "1G"
+
+func netMem(s *Session) string {
+	have, err1 := qemu.ParseSize(s.O.Mem)
+	least, err2 := qemu.ParseSize(netMinMem)
+	if err1 == nil && err2 == nil && have >= least {
+		return s.O.Mem
+	}
+	return netMinMem
 }
 
 // netLinuxModules packs Linux's virtio-mmio transport and virtio-net
@@ -113,7 +128,7 @@ func (nr *netRun) boot(s *Session, prog *Prog, k Kind, c int, dur time.Duration,
 		return
 	}
 	stop := make(chan os.Signal, 1)
-	spec := Spec{Kind: k, Cores: c, Prog: prog, Args: nr.p.args(), Timeout: bootTimeout(s), Net: n, Stop: stop}
+	spec := Spec{Kind: k, Cores: c, Mem: netMem(s), Prog: prog, Args: nr.p.args(), Timeout: bootTimeout(s), Net: n, Stop: stop}
 	if k == Linux {
 		spec.Args = append([]string{"-linux"}, spec.Args...)
 	} else {

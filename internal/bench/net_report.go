@@ -81,6 +81,7 @@ func (nr *netRun) section(s *Session) Section {
 	fmt.Fprintf(&b, "bench/net (`%s`) on both kernels with the same network device: `-netdev user`\n", strings.Join(p.args(), " "))
 	b.WriteString("(QEMU's slirp) and `-device virtio-net-device` (virtio-mmio), host ports published\n")
 	b.WriteString("with `hostfwd` to the guest's :80 (net/http), :7 (64-byte request/response echo)\nand :9 (bulk sink). ")
+	fmt.Fprintf(&b, "Both kernels get `-m %s` (10,000 loopback connections need more than 256M).\n", netMem(s))
 	fmt.Fprintf(&b, "Every load runs for %g s; medians of %d run(s). Loopback figures are\n", p.secs, s.O.Runs)
 	b.WriteString("measured inside the guest (clients and server in the one program, guest clock);\n")
 	b.WriteString("figures through the device by the host's load generator (internal/bench/netload,\n")
