@@ -25,12 +25,7 @@ func TestNetBench(t *testing.T) {
 		t.Skip("no QEMU or kernel (TestBoot reports it)")
 	}
 	t.Parallel()
-	prog := filepath.Join(t.TempDir(), "net")
-	build := exec.Command("go", "build", "-o", prog, "./bench/net")
-	build.Dir, build.Env = modRoot, append(os.Environ(), gobuild.TargetEnv...)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building bench/net: %v\n%s", err, out)
-	}
+	prog := buildNetBench(t)
 	bootSem <- struct{}{}
 	defer func() { <-bootSem }()
 	var ports [3]int
@@ -94,5 +89,60 @@ func TestNetBench(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("output:\n%s", tail(out, 40))
+	}
+}
+
+func buildNetBench(t *testing.T) string {
+	t.Helper()
+	prog := filepath.Join(t.TempDir(), "net")
+	build := exec.Command("go", "build", "-o", prog, "./bench/net")
+	build.Dir, build.Env = modRoot, append(os.Environ(), gobuild.TargetEnv...)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building bench/net: %v\n%s", err, out)
+	}
+	return prog
+}
+
+// TestNetHeapLimit holds more loopback connections than the kernel heap of
+// a 128 MiB machine (16 MiB) has room for: new sockets must fail with
+// ENOBUFS ("no buffer space available") and the program must go on; the
+// kernel used to panic on an allocation failure at about 10,000.
+func TestNetHeapLimit(t *testing.T) {
+	if qemuErr != nil || kernelErr != nil {
+		t.Skip("no QEMU or kernel (TestBoot reports it)")
+	}
+	t.Parallel()
+	prog := buildNetBench(t)
+	bootSem <- struct{}{}
+	defer func() { <-bootSem }()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, gometal, "run", "-cores", "1", "-mem", "128M", "-timeout", "240s", prog,
+		"-secs", "0.2", "-clients", "2", "-http-conns", "1", "-conns", "8000")
+	cmd.Dir = modRoot
+	cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+kernel)
+	outb, err := cmd.CombinedOutput()
+	out := string(outb)
+	if err != nil {
+		t.Errorf("gometal run: %v", err)
+	}
+	var line string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, `"what":"conns-lo"`) {
+			line = l
+		}
+	}
+	switch {
+	case strings.Contains(out, "kernel panic"):
+		t.Errorf("the kernel panicked")
+	case line == "":
+		t.Errorf("no conns-lo figure")
+	case !strings.Contains(line, "no buffer space available"):
+		t.Errorf("8000 connections in a 128 MiB machine: want ENOBUFS, got %s", line)
+	case strings.Contains(line, `"opened":0,`) || strings.Contains(line, `"requests":0,`):
+		t.Errorf("the connections that were open did not serve: %s", line)
+	}
+	if t.Failed() {
+		t.Logf("output:\n%s", tail(out, 30))
 	}
 }
