@@ -139,10 +139,11 @@ func filesSection(s *Session, kinds []Kind, sm *samples, mods []string, linuxMou
 		"the share with -mount (its own 9P2000.L client; README.md, \"Host directories\").\n",
 		mib, small, rows, rows/4, s.O.Runs)
 	if len(kinds) > 1 {
-		fmt.Fprintf(&body, "Linux (%s) loads %s, then mounts the share\n"+
-			"at the same path as `mount -t 9p -o trans=virtio,version=9p2000.L gm0 /data` would,\n"+
-			"with no other option, so with the defaults a user gets; /proc/mounts then reads:\n"+
-			"`%s`\n(no cache= shown means cache=none: every read and write goes to the host).\n",
+		fmt.Fprintf(&body, "Linux (%s) loads %s,\nthen mounts the share "+
+			"at the same path as `mount -t 9p -o trans=virtio,version=9p2000.L gm0 /data`\nwould, "+
+			"with no other option, so with the defaults a user gets; /proc/mounts then reads\n"+
+			"`%s`.\nLinux shows cache= and msize= only where they differ from its defaults: cache=none\n"+
+			"(every read, write and lookup goes to the host) and msize 128 KiB plus the 9P header.\n",
 			s.LinuxK.Package, strings.Join(mods, ", "), linuxMount)
 	}
 	body.WriteString(linuxNote + "\n")
