@@ -66,8 +66,9 @@ the program's exit status. A test that writes into its module gets EROFS
 (tests should write to t.TempDir(), which is in the guest's /tmp);
 -module rw lets such writes through to your files, as on Linux; -module
 pack copies the module into the initramfs instead (writes succeed and are
-lost). By default (-module auto) a module bigger than -max-dir is packed
-rather than mounted: the kernel reads a share whole into memory at boot.
+lost). By default (-module auto) a module bigger than -max-dir, or with
+more than 5000 files, is packed rather than mounted: the kernel reads a
+share whole into memory at boot.
 
 	GOOS=linux GOARCH=riscv64 CGO_ENABLED=0 go test -exec 'gometal exec' ./...
 	GOOS=linux GOARCH=riscv64 CGO_ENABLED=0 go run -exec 'gometal exec' .

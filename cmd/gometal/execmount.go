@@ -12,10 +12,12 @@ package main
 // before shares existed: writes succeed and are lost, git-ignored files
 // and nested modules are left out, at most -max-dir bytes.
 //
-// The default (auto) packs a module bigger than -max-dir instead of
-// mounting it, because the kernel reads a share whole into guest memory at
-// boot (README, "Host directories"): $GOROOT/src, 157 MB in 12,800 files,
-// took 72 s to mount against 3 s packed (cut to 100M).
+// The default (auto) packs a module bigger than -max-dir or with more than
+// autoMaxEntries files instead of mounting it, because the kernel reads a
+// share whole into guest memory at boot (README, "Host directories"):
+// booting the strings tests took 72 s with $GOROOT/src (157 MB in 12,800
+// files) mounted against 3 s packed (cut to 100M), at host load 19. A
+// kernel that mounts shares live makes these limits pointless.
 
 import (
 	"errors"
@@ -69,27 +71,37 @@ func moduleShare(dir string, f *execFlags) (m guestMount, ok bool, why string) {
 			return guestMount{}, false, fmt.Sprintf("-mount %s overlaps %s", other.guest, top)
 		}
 	}
-	if f.module == moduleAuto && treeOver(top, f.maxBytes) {
-		return guestMount{}, false, fmt.Sprintf("%s holds more than -max-dir %s (a share is read whole into memory at boot; -module ro mounts it anyway)", top, f.maxDir)
+	if f.module == moduleAuto && treeOver(top, f.maxBytes, autoMaxEntries) {
+		return guestMount{}, false, fmt.Sprintf("%s holds more than -max-dir %s or %d files (a share is read whole into memory at boot; -module ro mounts it anyway)", top, f.maxDir, autoMaxEntries)
 	}
 	m = guestMount{host: top, guest: top, readOnly: f.module != moduleRW, tag: fmt.Sprintf("gm%d", len(f.mounts))}
 	return m, true, ""
 }
 
-// treeOver reports whether the files under top (everything a share would
-// show: version control, build outputs) add up to more than max bytes. It
-// stops as soon as they do.
-func treeOver(top string, max int64) bool {
+// autoMaxEntries is the most files, directories and links -module auto
+// mounts: the kernel's copy-in costs per entry as well as per byte (a few
+// ms each on a loaded host).
+const autoMaxEntries = 5000
+
+// treeOver reports whether the tree under top (everything a share would
+// show: version control, build outputs) holds more than maxBytes in
+// regular files or more than maxEntries entries. It stops as soon as it
+// does.
+func treeOver(top string, maxBytes int64, maxEntries int) bool {
 	var total int64
+	entries := 0
 	err := filepath.WalkDir(top, func(_ string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable parts: the share cannot read them either
+		}
+		if entries++; entries > maxEntries {
+			return errOver
 		}
 		if d.Type().IsRegular() {
 			if info, err := d.Info(); err == nil {
 				total += info.Size()
 			}
-			if total > max {
+			if total > maxBytes {
 				return errOver
 			}
 		}
