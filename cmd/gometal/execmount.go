@@ -42,7 +42,7 @@ var moduleModes = []string{moduleAuto, moduleRO, moduleRW, modulePack}
 const moduleUsage = "how the test sees its module (the go.mod directory, else the working directory) at its own path: " +
 	"ro (a read-only share), rw (a read-write share: writes reach your files, as on Linux), " +
 	"pack (a copy in the initramfs: writes succeed and are lost at exit), " +
-	"auto (ro, or pack when the module is bigger than -max-dir)"
+	"auto (ro, or pack when the module is bigger than -max-dir or has more than 5000 files)"
 
 // moduleShare returns the share that shows the test its module: the
 // directory to mount at its own path, or ok false when the module is to
