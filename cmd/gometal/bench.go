@@ -52,8 +52,8 @@ The C benchmark (matmul) needs riscv64-linux-gnu-gcc (Debian package
 gcc-riscv64-linux-gnu); without it that row says why it is missing.
 The net group publishes three free host ports per boot (QEMU's user network)
 and loads the guest from this process: 10,000 connections through the device
-need a hard limit on open files (ulimit -Hn) above 10,000 for this process and
-QEMU; with less, that row reports how many opened.
+need a hard limit on open files (ulimit -Hn) above 10,000: bench raises its
+soft limit, and QEMU's, to it; with less, that row reports how many opened.
 `)
 }
 

@@ -98,6 +98,7 @@ type netRun struct {
 }
 
 func runNet(s *Session) Section {
+	raiseNoFile() // 10,000 connections through the device, here and in QEMU
 	nr := &netRun{sm: newSamples(), p: netParamsFor(s.O.Quick), kinds: []Kind{Gometal}, top: map[int]string{}, failing: map[string]string{}}
 	var extras []initramfs.Mapping
 	if len(s.Kinds) > 1 && s.LinuxK != nil {
