@@ -109,8 +109,10 @@ fn connect_unix(sock: &Arc<Socket>, name: &UnixAddr, nonblock: bool) -> SysResul
     let r = if nonblock {
         attempt().unwrap_or(Err(EAGAIN))
     } else {
-        // Wait for the listener's queue to have room (accept frees it).
-        server.waiters.wait_until(None, attempt).map_err(|_| EINTR).and_then(|r| r)
+        // Wait for the listener's queue to have room (accept frees it),
+        // no longer than SO_SNDTIMEO (then EAGAIN, as on Linux).
+        let deadline = crate::net::timeo::send_deadline(sock);
+        server.waiters.wait_until(deadline, attempt).map_err(crate::fs::pipe::wait_errno).and_then(|r| r)
     };
     if r.is_err() {
         *sock.peer.lock() = None;

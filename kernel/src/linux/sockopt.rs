@@ -9,7 +9,7 @@ use crate::net::socket::State;
 use crate::net::{Family, SockType, Socket};
 use alloc::vec::Vec;
 use gometal_core::errno::*;
-use gometal_core::sockopt::{default_value, is_bool, Layout, SockOpt, IPPROTO_IP, IPPROTO_IPV6, IPPROTO_TCP};
+use gometal_core::sockopt::{default_value, is_bool, timeout_ns, Layout, SockOpt, IPPROTO_IP, IPPROTO_IPV6, IPPROTO_TCP};
 
 /// Does `level` apply to `sock` (TCP options to TCP sockets, IPv6 ones to
 /// IPv6 sockets...)? Linux answers ENOPROTOOPT otherwise.
@@ -59,8 +59,15 @@ pub fn setsockopt(user: &mut UserSpace, fd: Fd, level: i32, name: i32, val: User
         SockOpt::V6Only if bound => return Err(EINVAL),
         SockOpt::V6Only => o.v6only = int(0) != 0,
         SockOpt::Linger => o.linger = (int(0), int(4)),
-        SockOpt::RcvTimeo => o.rcvtimeo = (long(0), long(8)),
-        SockOpt::SndTimeo => o.sndtimeo = (long(0), long(8)),
+        SockOpt::RcvTimeo | SockOpt::SndTimeo => {
+            let tv = (long(0), long(8));
+            timeout_ns(tv.0, tv.1)?; // EDOM for a bad timeval, as Linux checks
+            if opt == SockOpt::RcvTimeo {
+                o.rcvtimeo = tv;
+            } else {
+                o.sndtimeo = tv;
+            }
+        }
         SockOpt::Flag(l, n) => {
             let v = if is_bool(l, n) { (int(0) != 0) as i32 } else { int(0) };
             o.flags.insert((l, n), v);

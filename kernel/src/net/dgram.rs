@@ -10,6 +10,7 @@ use super::msgbuf::MsgBuf;
 use super::socket::{Family, Socket};
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
+use crate::fs::pipe::wait_errno;
 use gometal_core::errno::*;
 use gometal_core::sockaddr::{SockAddr, UnixAddr};
 use spin::Mutex;
@@ -86,7 +87,7 @@ pub fn recv(sock: &Socket, buf: &mut [u8], nonblock: bool, peek: bool) -> Result
     let got = if nonblock {
         take().ok_or(EAGAIN)??
     } else {
-        sock.waiters.wait_until(None, take).map_err(|_| EINTR)??
+        sock.waiters.wait_until(super::timeo::recv_deadline(sock), take).map_err(wait_errno)??
     };
     if !peek {
         sock.changed();
@@ -151,7 +152,7 @@ fn send_unix(sock: &Arc<Socket>, data: &[u8], dest: Option<SockAddr>, nonblock: 
     if nonblock {
         put().ok_or(EAGAIN)?;
     } else {
-        target.waiters.wait_until(None, put).map_err(|_| EINTR)?;
+        target.waiters.wait_until(super::timeo::send_deadline(sock), put).map_err(wait_errno)?;
     }
     target.changed();
     Ok(data.len())

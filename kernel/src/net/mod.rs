@@ -24,6 +24,7 @@ pub mod nic;
 pub mod options;
 pub mod socket;
 pub mod stream;
+pub mod timeo;
 pub mod unixns;
 
 pub use socket::{Family, Socket, SockType};

@@ -1,7 +1,7 @@
 // Command net exercises gometal's sockets the way Go programs use them:
 // TCP echo over 127.0.0.1, ::1 and a dual-stack listener, many concurrent
 // connections, bulk transfer with a checksum, half-close, refusal, the
-// accept backlog, resets, UDP, AF_UNIX (stream, datagram, socketpair),
+// accept backlog, resets, UDP, socket timeouts, AF_UNIX (stream, datagram, socketpair),
 // an HTTP server and client, sequential connections without leaks, and
 // the raw calls' errnos. Arguments name phases (default: all but "many");
 // "seq=N", "many=N" and "bulk=MiB" set sizes.
@@ -44,6 +44,7 @@ var phases = []struct {
 	{"backlog", backlog},
 	{"reset", reset},
 	{"udp", udp},
+	{"timeo", timeouts},
 	{"unix", unixSockets},
 	{"http", httpPhase},
 	{"seq", sequential},

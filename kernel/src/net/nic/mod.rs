@@ -137,12 +137,21 @@ pub fn connect(sock: &Arc<Socket>, to: InetAddr, nonblock: bool) -> Result<usize
         sock.connecting.store(true, Ordering::Release);
         return Err(EINPROGRESS);
     }
-    let outcome = sock.waiters.wait_until(None, || match (&*sock.state.lock(), sock.take_error()) {
+    let deadline = crate::net::timeo::send_deadline(sock);
+    let outcome = sock.waiters.wait_until(deadline, || match (&*sock.state.lock(), sock.take_error()) {
         (_, Some(e)) => Some(Err(e)),
         (State::Connected(_), None) => Some(Ok(0)),
         _ => None,
     });
-    outcome.map_err(|_| EINTR)?
+    match outcome {
+        Ok(r) => r,
+        // SO_SNDTIMEO passed: the connection goes on, as on Linux.
+        Err(crate::sched::wait::WaitError::TimedOut) => {
+            sock.connecting.store(true, Ordering::Release);
+            Err(EINPROGRESS)
+        }
+        Err(_) => Err(EINTR),
+    }
 }
 
 /// Polls smoltcp and pumps connections until neither has anything to do
