@@ -63,7 +63,7 @@ fn connect_tcp(sock: &Arc<Socket>, to: InetAddr, nonblock: bool) -> SysResult {
     if crate::net::nic::routes(&to) {
         return crate::net::nic::connect(sock, to, nonblock); // over the network device
     }
-    let local = inet::autobind(sock, to)?;
+    let local = inet::autobind(sock, to, true)?;
     let dst = reached(to, to.v6);
     let outcome = match inet::find_listener(&dst) {
         None => Err(ECONNREFUSED),
@@ -135,7 +135,7 @@ fn connect_dgram(sock: &Arc<Socket>, to: SockAddr) -> SysResult {
             *sock.peer.lock() = Some(peer.local_addr());
         }
         (SockAddr::Inet(a), Family::Inet4 | Family::Inet6) => {
-            inet::autobind(sock, a)?;
+            inet::autobind(sock, a, true)?;
             *sock.peer.lock() = Some(SockAddr::Inet(reached(a, a.v6)));
             sock.take_error();
         }

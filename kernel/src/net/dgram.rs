@@ -1,5 +1,7 @@
-//! Datagram sockets (UDP on loopback, AF_UNIX datagram): a sent datagram
-//! goes straight onto the receiving socket's queue with the sender's address.
+//! Datagram sockets (UDP, AF_UNIX datagram): a sent datagram goes straight
+//! onto the receiving socket's queue with the sender's address, or out
+//! through the network device (nic/udp.rs, which queues arriving ones
+//! here the same way).
 //!
 //! A full UDP queue drops the datagram, as a real receiver's full buffer
 //! does; an AF_UNIX sender waits for room instead (EAGAIN if non-blocking),
@@ -12,7 +14,7 @@ use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 use crate::fs::pipe::wait_errno;
 use gometal_core::errno::*;
-use gometal_core::sockaddr::{SockAddr, UnixAddr};
+use gometal_core::sockaddr::{InetAddr, SockAddr, UnixAddr};
 use spin::Mutex;
 
 /// What a receive queue may hold (net.core.rmem_default), counting each
@@ -110,21 +112,37 @@ pub fn send(sock: &Arc<Socket>, data: &[u8], dest: Option<SockAddr>, nonblock: b
     let Some(SockAddr::Inet(to)) = dest.or(connected.clone()) else {
         return Err(if connected.is_none() { EDESTADDRREQ } else { EAFNOSUPPORT });
     };
-    let from = super::inet::autobind(sock, to)?;
+    let from = super::inet::autobind(sock, to, false)?;
+    if super::nic::routes(&to) {
+        super::nic::udp::send(from, to, data)?; // over the network device
+        return Ok(data.len());
+    }
     let Some(target) = super::inet::find_udp(to) else {
         if connected.is_some() {
             sock.set_error(ECONNREFUSED);
         }
         return Ok(data.len());
     };
+    deliver(&target, from, data);
+    Ok(data.len())
+}
+
+/// Queues a UDP datagram from `from` on `target` (from this kernel or the
+/// network device). It is dropped when the queue or the heap is full, as
+/// a full receive buffer drops it, and when `target` is connected to
+/// another address (Linux delivers only the peer's datagrams to it).
+pub fn deliver(target: &Socket, from: InetAddr, data: &[u8]) {
+    if let Some(SockAddr::Inet(peer)) = &*target.peer.lock() {
+        if peer.ip != from.ip || peer.port != from.port {
+            return;
+        }
+    }
     let from = SockAddr::Inet(from.as_family(target.family == Family::Inet6));
-    let Some(queue) = target.queue.as_ref() else { return Ok(data.len()) };
-    // Past the heap budget the datagram is dropped, as a full queue drops it.
-    let Ok(copy) = MsgBuf::copy_of(data) else { return Ok(data.len()) };
+    let Some(queue) = target.queue.as_ref() else { return };
+    let Ok(copy) = MsgBuf::copy_of(data) else { return };
     if queue.push(Datagram { from, data: copy }).is_ok() {
         target.changed();
     }
-    Ok(data.len())
 }
 
 fn send_unix(sock: &Arc<Socket>, data: &[u8], dest: Option<SockAddr>, nonblock: bool) -> Result<usize, Errno> {

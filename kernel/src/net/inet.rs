@@ -3,7 +3,8 @@
 //! address of its family, and [::] also IPv4 unless IPV6_V6ONLY;
 //! SO_REUSEADDR lets a TCP socket share a port nobody listens on), the
 //! ephemeral range, and finding the socket a connection or a datagram is
-//! for. The only local addresses are loopback (127.0.0.0/8, ::1).
+//! for. The local addresses are loopback (127.0.0.0/8, ::1) and, with a
+//! network device, its address (10.0.2.15).
 
 use super::socket::{Family, SockType, Socket, State};
 use alloc::collections::BTreeMap;
@@ -103,8 +104,10 @@ fn conflicts(ty: SockType, existing: &[Entry], new: &Entry, keep: &mut Vec<Arc<S
     })
 }
 
+/// An address of this machine: the wildcard, loopback, or the NIC's own
+/// (10.0.2.15), which packets never leave the machine for.
 fn is_local(a: &InetAddr) -> bool {
-    a.is_unspecified() || a.is_loopback()
+    a.is_unspecified() || a.is_loopback() || super::nic::is_own(a)
 }
 
 /// bind(2) for an Internet socket. Port 0 picks a free ephemeral port.
@@ -155,12 +158,12 @@ fn free_port(t: &BTreeMap<u16, Vec<Entry>>) -> Option<u16> {
     })
 }
 
-/// The loopback address a packet to `to` leaves from, as `sock`'s family
-/// writes it. An unspecified destination means this host, as on Linux.
+/// The address a packet to `to` leaves from, as `sock`'s family writes
+/// it: a local destination's own address (an unspecified one means this
+/// host, as on Linux), else the NIC's.
 fn source_for(sock: &Socket, to: &InetAddr) -> InetAddr {
     let src = if to.is_v4() {
-        let ip = if to.is_unspecified() { [127, 0, 0, 1] } else { to.ip[12..].try_into().unwrap_or([127, 0, 0, 1]) };
-        InetAddr::v4(ip, 0)
+        InetAddr::v4(super::nic::source_v4(to), 0)
     } else {
         InetAddr::v6(InetAddr::V6_LOOPBACK, 0)
     };
@@ -168,12 +171,15 @@ fn source_for(sock: &Socket, to: &InetAddr) -> InetAddr {
 }
 
 /// The local address `sock` talks to `to` from, binding it to an ephemeral
-/// port first if it has none. ENETUNREACH for a non-local destination.
-pub fn autobind(sock: &Arc<Socket>, to: InetAddr) -> Result<InetAddr, Errno> {
+/// port first if it has none. `pin` (a connect): the socket's name becomes
+/// that specific address; otherwise (a sendto) an unbound socket is bound
+/// to the wildcard, as Linux autobinds it. ENETUNREACH for a destination
+/// neither local nor carried by the NIC.
+pub fn autobind(sock: &Arc<Socket>, to: InetAddr, pin: bool) -> Result<InetAddr, Errno> {
     if (sock.family == Family::Inet6) != to.v6 {
         return Err(EAFNOSUPPORT);
     }
-    if !is_local(&to) {
+    if !is_local(&to) && !super::nic::routes(&to) {
         return Err(ENETUNREACH);
     }
     let src = source_for(sock, &to);
@@ -183,16 +189,22 @@ pub fn autobind(sock: &Arc<Socket>, to: InetAddr) -> Result<InetAddr, Errno> {
     };
     match current {
         Some(a) if a.is_unspecified() => {
-            // Bound to the wildcard: the source is now a specific address.
             let local = src.with_port(a.port);
-            *sock.local.lock() = Some(SockAddr::Inet(local));
+            if pin {
+                *sock.local.lock() = Some(SockAddr::Inet(local));
+            }
             Ok(local)
         }
         Some(a) => Ok(a),
-        None => match bind(sock, InetAddr { port: 0, ..src }) {
-            Err(EADDRINUSE) => Err(EADDRNOTAVAIL),
-            r => r,
-        },
+        None => {
+            let any = if sock.family == Family::Inet6 { InetAddr::v6([0; 16], 0) } else { InetAddr::v4([0; 4], 0) };
+            let name = if pin { InetAddr { port: 0, ..src } } else { any };
+            match bind(sock, name) {
+                Err(EADDRINUSE) => Err(EADDRNOTAVAIL),
+                Err(e) => Err(e),
+                Ok(a) => Ok(src.with_port(a.port)),
+            }
+        }
     }
 }
 

@@ -12,10 +12,14 @@
 //! kernel runs with interrupts off, so the interrupt never finds its own
 //! hart holding the lock.
 
+mod addr;
 mod device;
+mod ip;
 mod outbound;
 mod tcp;
+pub mod udp;
 
+pub use addr::{is_own, source_v4};
 pub use outbound::routes;
 
 use crate::net::socket::{Socket, State};
@@ -41,6 +45,8 @@ struct Nic {
     iface: Interface,
     sockets: SocketSet<'static>,
     tcp: tcp::Tcp,
+    /// UDP and ICMP: raw IP sockets the kernel handles itself.
+    udp: udp::Udp,
 }
 
 static NIC: Mutex<Option<Nic>> = Mutex::new(None);
@@ -75,7 +81,9 @@ pub fn add(transport: crate::drivers::virtio::Mmio, irq: u32) {
     let gw = Ipv4Address::new(GATEWAY[0], GATEWAY[1], GATEWAY[2], GATEWAY[3]);
     let _ = iface.routes_mut().add_default_ipv4_route(gw);
     dev.0.enable_interrupts();
-    *guard = Some(Nic { dev, iface, sockets: SocketSet::new(alloc::vec::Vec::new()), tcp: tcp::Tcp::default() });
+    let mut sockets = SocketSet::new(alloc::vec::Vec::new());
+    let udp = udp::Udp::new(&mut sockets);
+    *guard = Some(Nic { dev, iface, sockets, tcp: tcp::Tcp::default(), udp });
     IRQ.call_once(|| irq);
     PRESENT.store(true, Ordering::Release);
     let m = mac;
@@ -170,6 +178,7 @@ fn poll(nic: &mut Nic) {
             busy = true;
         }
         busy |= nic.tcp.step(&mut nic.sockets);
+        busy |= nic.udp.step(&mut nic.sockets);
         busy |= nic.iface.poll_egress(now(), &mut nic.dev, &mut nic.sockets) != PollResult::None;
         if !busy {
             break;

@@ -24,10 +24,10 @@ pub struct Pending {
     peer: SockAddr,
 }
 
-/// Whether the NIC carries connections to `to` (an IPv4 address, neither
-/// loopback nor unspecified, with a NIC present).
+/// Whether the NIC carries connections to `to` (addr.rs: an IPv4 address,
+/// neither loopback, unspecified nor our own, with a NIC present).
 pub fn routes(to: &InetAddr) -> bool {
-    super::present() && to.is_v4() && !to.is_loopback() && !to.is_unspecified()
+    super::addr::routes(to)
 }
 
 /// Starts the connection in smoltcp; the caller waits for the outcome.

@@ -1,0 +1,140 @@
+package tests
+
+// UDP through the network device: a guest program echoes datagrams the
+// host sends to its port published with -p HOST:GUEST/udp, and exchanges
+// datagrams (connected and not) with an echo server on the host, which the
+// guest reaches as 10.0.2.2 on QEMU's user network; then ICMP echo.
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"gometal.dev/gometal/internal/kernelimage"
+)
+
+// udpEchoServer answers every datagram on a host UDP socket with itself.
+func udpEchoServer(t *testing.T) int {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	go func() {
+		buf := make([]byte, 2048)
+		for {
+			n, from, err := pc.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			pc.WriteTo(buf[:n], from)
+		}
+	}()
+	return pc.LocalAddr().(*net.UDPAddr).Port
+}
+
+// freeUDPPort is a UDP port on 127.0.0.1 nobody holds now.
+func freeUDPPort(t *testing.T) int {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	return pc.LocalAddr().(*net.UDPAddr).Port
+}
+
+// udpExchange sends msg to addr until its echo comes back (UDP may lose
+// a datagram, and the guest may not have bound its port yet).
+func udpExchange(c *net.UDPConn, msg []byte) error {
+	buf := make([]byte, 2048)
+	for try := 0; try < 20; try++ {
+		if _, err := c.Write(msg); err != nil {
+			return err
+		}
+		c.SetReadDeadline(time.Now().Add(2 * time.Second))
+		n, err := c.Read(buf)
+		if err == nil && bytes.Equal(buf[:n], msg) {
+			return nil
+		}
+	}
+	return fmt.Errorf("no echo of %q", msg)
+}
+
+func TestNetUDP(t *testing.T) {
+	t.Parallel()
+	if qemuErr != nil || kernelErr != nil {
+		t.Fatalf("cannot boot: %v %v", qemuErr, kernelErr)
+	}
+	echoPort := udpEchoServer(t)
+	for _, cores := range []int{1, 4} {
+		t.Run(fmt.Sprintf("smp%d", cores), func(t *testing.T) {
+			bootSem <- struct{}{}
+			defer func() { <-bootSem }()
+			hostPort := freeUDPPort(t)
+			out, err := os.Create(filepath.Join(t.TempDir(), "out"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer out.Close()
+			cmd := exec.Command(gometal, "run", "-timeout", "120s", "-cores", strconv.Itoa(cores),
+				"-p", fmt.Sprintf("%d:5353/udp", hostPort), progDir+"udpnet", "5353", strconv.Itoa(echoPort))
+			cmd.Dir = modRoot
+			cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+kernel)
+			cmd.Stdout, cmd.Stderr = out, out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			output := func() string { b, _ := os.ReadFile(out.Name()); return string(b) }
+			defer func() {
+				cmd.Process.Kill()
+				<-done
+			}()
+			c, err := net.DialUDP("udp", nil, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: hostPort})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			deadline := time.Now().Add(60 * time.Second)
+			for !strings.Contains(output(), "udpnet: listening") {
+				if time.Now().After(deadline) {
+					t.Fatalf("udpnet not listening after 60s:\n%s", output())
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			for i := 0; i < 20; i++ {
+				if err := udpExchange(c, []byte(fmt.Sprintf("host datagram %d", i))); err != nil {
+					t.Fatalf("%v\n%s", err, output())
+				}
+			}
+			// The guest's own checks run meanwhile; then it is told to end.
+			for !strings.Contains(output(), "udpnet: guest to host ok") && !strings.Contains(output(), "FAIL") {
+				if time.Now().After(deadline.Add(60 * time.Second)) {
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			var status error
+			for end := false; !end; {
+				c.Write([]byte("quit"))
+				select {
+				case status = <-done:
+					done <- status
+					end = true
+				case <-time.After(2 * time.Second):
+				}
+			}
+			if status != nil || !hasLine(output(), "PASS udpnet") {
+				t.Fatalf("udpnet: %v\n%s", status, output())
+			}
+		})
+	}
+}
