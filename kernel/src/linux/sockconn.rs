@@ -135,7 +135,9 @@ fn connect_dgram(sock: &Arc<Socket>, to: SockAddr) -> SysResult {
             *sock.peer.lock() = Some(peer.local_addr());
         }
         (SockAddr::Inet(a), Family::Inet4 | Family::Inet6) => {
-            inet::autobind(sock, a, true)?;
+            if sock.icmp != Some(crate::net::socket::Icmp::Raw) {
+                inet::autobind(sock, a, true)?; // a raw socket has no port
+            }
             *sock.peer.lock() = Some(SockAddr::Inet(reached(a, a.v6)));
             sock.take_error();
         }

@@ -7,7 +7,7 @@ use super::args::OpenFlags;
 use super::SysResult;
 use crate::fs::fd::{self, Fd, FileKind, OpenFile, O_NONBLOCK};
 use crate::mm::uaccess::{UserPtr, UserSpace};
-use crate::net::socket::State;
+use crate::net::socket::{Icmp, State};
 use crate::net::stream::{self, Listener};
 use crate::net::{inet, unixns, Family, SockType, Socket};
 use crate::process::process;
@@ -18,6 +18,8 @@ use gometal_core::sockopt;
 
 const SOCK_STREAM: i32 = 1;
 const SOCK_DGRAM: i32 = 2;
+const SOCK_RAW: i32 = 3;
+const IPPROTO_ICMP: i32 = 1;
 const SOCK_SEQPACKET: i32 = 5;
 const SOCK_NONBLOCK: i32 = OpenFlags::NONBLOCK.bits() as i32;
 const SOCK_CLOEXEC: i32 = OpenFlags::CLOEXEC.bits() as i32;
@@ -73,6 +75,19 @@ fn make(domain: i32, ty: i32, protocol: i32) -> Result<Arc<Socket>, Errno> {
     };
     if ty & !(0xf | SOCK_NONBLOCK | SOCK_CLOEXEC) != 0 {
         return Err(EINVAL);
+    }
+    // ICMP over IPv4: ping sockets and raw ICMP sockets (net/ping.rs);
+    // programs run as root, which may open both.
+    match (family, ty & 0xf, protocol) {
+        (Family::Inet4, SOCK_DGRAM, IPPROTO_ICMP) => return Ok(Socket::with_icmp(family, SockType::Dgram, Some(Icmp::Ping))),
+        (Family::Inet4, SOCK_RAW, IPPROTO_ICMP) => {
+            let s = Socket::with_icmp(family, SockType::Dgram, Some(Icmp::Raw));
+            crate::net::ping::add_raw(&s)?;
+            return Ok(s);
+        }
+        (Family::Unix, SOCK_RAW, _) => return Err(ESOCKTNOSUPPORT),
+        (_, SOCK_RAW, _) => return Err(EPROTONOSUPPORT),
+        _ => {}
     }
     let kind = match ty & 0xf {
         SOCK_STREAM => SockType::Stream,
@@ -138,6 +153,7 @@ pub fn bind(user: &mut UserSpace, fd: Fd, addr: UserPtr<u8>, len: u32) -> SysRes
         (SockAddr::Unspec, Family::Inet4) if len >= 16 => {
             inet::bind(&sock, InetAddr::v4([0; 4], u16::from_be_bytes([0, 0])))?;
         }
+        (SockAddr::Inet(a), Family::Inet4) if sock.icmp == Some(Icmp::Raw) => crate::net::ping::bind_raw(&sock, a)?,
         (SockAddr::Inet(a), Family::Inet4 | Family::Inet6) => {
             inet::bind(&sock, a)?;
         }

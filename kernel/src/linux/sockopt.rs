@@ -5,7 +5,7 @@ use super::socket::socket_of;
 use super::SysResult;
 use crate::fs::fd::Fd;
 use crate::mm::uaccess::{UserPtr, UserSpace};
-use crate::net::socket::State;
+use crate::net::socket::{Icmp, State};
 use crate::net::{Family, SockType, Socket};
 use alloc::vec::Vec;
 use gometal_core::errno::*;
@@ -83,6 +83,7 @@ fn value(sock: &Socket, opt: SockOpt) -> Vec<u8> {
     let o = sock.opts.lock();
     match opt {
         SockOpt::Type => int(match sock.ty {
+            _ if sock.icmp == Some(Icmp::Raw) => 3,
             SockType::Stream => 1,
             SockType::Dgram => 2,
             SockType::SeqPacket => 5,
@@ -95,6 +96,7 @@ fn value(sock: &Socket, opt: SockOpt) -> Vec<u8> {
             Family::Inet6 => 10,
         }),
         SockOpt::Protocol => int(match (sock.is_inet(), sock.ty) {
+            _ if sock.icmp.is_some() => 1, // IPPROTO_ICMP
             (false, _) => 0,
             (true, SockType::Stream | SockType::SeqPacket) => IPPROTO_TCP,
             (true, SockType::Dgram) => gometal_core::sockopt::IPPROTO_UDP,

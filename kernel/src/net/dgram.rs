@@ -24,7 +24,7 @@ const OVERHEAD: usize = 256;
 
 /// The largest UDP payload over IPv4 (65535 - 20 - 8) and the largest
 /// AF_UNIX datagram (the default send buffer).
-const MAX_UDP: usize = 65_507;
+pub const MAX_UDP: usize = 65_507;
 const MAX_UNIX: usize = 212_992;
 
 pub struct Datagram {
@@ -105,6 +105,9 @@ pub fn send(sock: &Arc<Socket>, data: &[u8], dest: Option<SockAddr>, nonblock: b
     if sock.family == Family::Unix {
         return send_unix(sock, data, dest, nonblock);
     }
+    if sock.icmp.is_some() {
+        return super::ping::send(sock, data, dest);
+    }
     if data.len() > MAX_UDP {
         return Err(EMSGSIZE);
     }
@@ -137,7 +140,11 @@ pub fn deliver(target: &Socket, from: InetAddr, data: &[u8]) {
             return;
         }
     }
-    let from = SockAddr::Inet(from.as_family(target.family == Family::Inet6));
+    queue_datagram(target, SockAddr::Inet(from.as_family(target.family == Family::Inet6)), data);
+}
+
+/// Queues a datagram on `target` as it is (dropped when full, see deliver).
+pub fn queue_datagram(target: &Socket, from: SockAddr, data: &[u8]) {
     let Some(queue) = target.queue.as_ref() else { return };
     let Ok(copy) = MsgBuf::copy_of(data) else { return };
     if queue.push(Datagram { from, data: copy }).is_ok() {

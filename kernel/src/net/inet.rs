@@ -29,18 +29,21 @@ type Table = Mutex<BTreeMap<u16, Vec<Entry>>>;
 
 static TCP: Table = Mutex::new(BTreeMap::new());
 static UDP: Table = Mutex::new(BTreeMap::new());
+/// ICMP sockets: a ping socket's "port" is its echo identifier.
+static ICMP: Table = Mutex::new(BTreeMap::new());
 static NEXT_PORT: AtomicU16 = AtomicU16::new(40000);
 
-fn table(ty: SockType) -> &'static Table {
-    match ty {
-        SockType::Stream | SockType::SeqPacket => &TCP,
-        SockType::Dgram => &UDP,
+fn table(sock: &Socket) -> &'static Table {
+    match (sock.ty, sock.icmp) {
+        (_, Some(_)) => &ICMP,
+        (SockType::Stream | SockType::SeqPacket, _) => &TCP,
+        (SockType::Dgram, _) => &UDP,
     }
 }
 
 /// A held port; dropping it (the socket closed) frees it.
 pub struct Binding {
-    ty: SockType,
+    table: &'static Table,
     port: u16,
     sock: *const Socket,
 }
@@ -52,7 +55,7 @@ unsafe impl Sync for Binding {}
 
 impl Drop for Binding {
     fn drop(&mut self) {
-        let mut t = table(self.ty).lock();
+        let mut t = self.table.lock();
         if let Some(v) = t.get_mut(&self.port) {
             v.retain(|e| e.sock.as_ptr() != self.sock);
             if v.is_empty() {
@@ -131,7 +134,7 @@ pub fn bind(sock: &Arc<Socket>, addr: InetAddr) -> Result<InetAddr, Errno> {
     }
     let mut entry = Entry { addr, v6only, reuse, sock: Arc::downgrade(sock) };
     let mut keep = Vec::new(); // dropped after the table lock
-    let mut t = table(sock.ty).lock();
+    let mut t = table(sock).lock();
     let port = if addr.port != 0 {
         if conflicts(sock.ty, t.get(&addr.port).map_or(&[][..], |v| v), &entry, &mut keep) {
             return Err(EADDRINUSE);
@@ -143,7 +146,7 @@ pub fn bind(sock: &Arc<Socket>, addr: InetAddr) -> Result<InetAddr, Errno> {
     entry.addr.port = port;
     t.entry(port).or_default().push(entry);
     drop(t);
-    *bound = Some(super::socket::Bound::Inet(Binding { ty: sock.ty, port, sock: Arc::as_ptr(sock) }));
+    *bound = Some(super::socket::Bound::Inet(Binding { table: table(sock), port, sock: Arc::as_ptr(sock) }));
     let local = addr.with_port(port);
     *sock.local.lock() = Some(SockAddr::Inet(local));
     Ok(local)
@@ -210,11 +213,11 @@ pub fn autobind(sock: &Arc<Socket>, to: InetAddr, pin: bool) -> Result<InetAddr,
 
 /// The socket bound to (a wildcard covering) `to`, preferring an exact
 /// address, that `want` accepts.
-fn find(ty: SockType, to: &InetAddr, want: impl Fn(&Socket) -> bool) -> Option<Arc<Socket>> {
+fn find(table: &Table, to: &InetAddr, want: impl Fn(&Socket) -> bool) -> Option<Arc<Socket>> {
     let to = if to.is_unspecified() { InetAddr { ip: source_for_ip(to), ..*to } } else { *to };
     // Upgraded under the lock, looked at (and dropped) after it.
     let candidates: Vec<(bool, Arc<Socket>)> = {
-        let t = table(ty).lock();
+        let t = table.lock();
         let entries = t.get(&to.port)?;
         entries.iter().filter(|e| covers(e, &to)).filter_map(|e| e.sock.upgrade().map(|s| (e.addr.is_unspecified(), s))).collect()
     };
@@ -233,10 +236,15 @@ fn source_for_ip(to: &InetAddr) -> [u8; 16] {
 
 /// The socket listening for TCP connections to `to`.
 pub fn find_listener(to: &InetAddr) -> Option<Arc<Socket>> {
-    find(SockType::Stream, to, |s| matches!(*s.state.lock(), State::Listening(_)))
+    find(&TCP, to, |s| matches!(*s.state.lock(), State::Listening(_)))
 }
 
 /// The UDP socket datagrams to `to` go to.
 pub fn find_udp(to: InetAddr) -> Option<Arc<Socket>> {
-    find(SockType::Dgram, &to, |_| true)
+    find(&UDP, &to, |_| true)
+}
+
+/// The ping socket whose echo identifier is `ident`, for replies to `to`.
+pub fn find_ping(to: InetAddr, ident: u16) -> Option<Arc<Socket>> {
+    find(&ICMP, &to.with_port(ident), |s| s.icmp == Some(super::socket::Icmp::Ping))
 }

@@ -1,16 +1,20 @@
 // Command udpnet exercises UDP (and ICMP echo) through the network device
 // (-net): it echoes datagrams that come to its published port from the
 // host, and sends datagrams to an echo server on the host (10.0.2.2 on
-// QEMU's user network), connected and unconnected. It ends when a
-// datagram "quit" arrives on its port. Usage: udpnet GUESTPORT HOSTPORT
+// QEMU's user network), connected and unconnected; a connected socket
+// learns ECONNREFUSED from a host port nobody holds; then ICMP echo. It
+// ends when a datagram "quit" arrives on its port.
+// Usage: udpnet GUESTPORT HOSTPORT CLOSEDPORT
 package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -50,8 +54,8 @@ func roundTrip(c net.PacketConn, to net.Addr, msg []byte) {
 }
 
 func main() {
-	if len(os.Args) != 3 {
-		fail("usage: udpnet GUESTPORT HOSTPORT")
+	if len(os.Args) != 4 {
+		fail("usage: udpnet GUESTPORT HOSTPORT CLOSEDPORT")
 	}
 	srv, err := net.ListenPacket("udp", ":"+os.Args[1])
 	if err != nil {
@@ -99,8 +103,29 @@ func main() {
 	to, _ := net.ResolveUDPAddr("udp", host)
 	roundTrip(u, to, []byte("unconnected"))
 	u.Close()
+	refused()
 	fmt.Println("udpnet: guest to host ok")
 	ping()
 	<-quit
 	fmt.Println("PASS udpnet")
+}
+
+// refused: the host answers a datagram to a closed port with ICMP port
+// unreachable (QEMU's user network passes it on), which a connected
+// socket reports as ECONNREFUSED.
+func refused() {
+	c, err := net.Dial("udp", "10.0.2.2:"+os.Args[3])
+	if err != nil {
+		fail("dial: %v", err)
+	}
+	defer c.Close()
+	for try := 0; try < 5; try++ {
+		c.Write([]byte("anyone?"))
+		c.SetReadDeadline(time.Now().Add(3 * time.Second))
+		_, err = c.Read(make([]byte, 10))
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return
+		}
+	}
+	fail("udp to a closed host port: %v, want ECONNREFUSED", err)
 }

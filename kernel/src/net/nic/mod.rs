@@ -14,6 +14,7 @@
 
 mod addr;
 mod device;
+pub mod icmp;
 mod ip;
 mod outbound;
 mod tcp;
@@ -47,6 +48,7 @@ struct Nic {
     tcp: tcp::Tcp,
     /// UDP and ICMP: raw IP sockets the kernel handles itself.
     udp: udp::Udp,
+    icmp: icmp::Icmp,
 }
 
 static NIC: Mutex<Option<Nic>> = Mutex::new(None);
@@ -82,8 +84,8 @@ pub fn add(transport: crate::drivers::virtio::Mmio, irq: u32) {
     let _ = iface.routes_mut().add_default_ipv4_route(gw);
     dev.0.enable_interrupts();
     let mut sockets = SocketSet::new(alloc::vec::Vec::new());
-    let udp = udp::Udp::new(&mut sockets);
-    *guard = Some(Nic { dev, iface, sockets, tcp: tcp::Tcp::default(), udp });
+    let (udp, icmp) = (udp::Udp::new(&mut sockets), icmp::Icmp::new(&mut sockets));
+    *guard = Some(Nic { dev, iface, sockets, tcp: tcp::Tcp::default(), udp, icmp });
     IRQ.call_once(|| irq);
     PRESENT.store(true, Ordering::Release);
     let m = mac;
@@ -178,7 +180,7 @@ fn poll(nic: &mut Nic) {
             busy = true;
         }
         busy |= nic.tcp.step(&mut nic.sockets);
-        busy |= nic.udp.step(&mut nic.sockets);
+        busy |= nic.udp.step(&mut nic.sockets) | nic.icmp.step(&mut nic.sockets);
         busy |= nic.iface.poll_egress(now(), &mut nic.dev, &mut nic.sockets) != PollResult::None;
         if !busy {
             break;
