@@ -3,10 +3,14 @@ package tests
 // UDP through the network device: a guest program echoes datagrams the
 // host sends to its port published with -p HOST:GUEST/udp, and exchanges
 // datagrams (connected and not) with an echo server on the host, which the
-// guest reaches as 10.0.2.2 on QEMU's user network; then ICMP echo.
+// guest reaches as 10.0.2.2 on QEMU's user network, learns ECONNREFUSED
+// from a closed host port, resolves a name with Go's resolver through
+// QEMU's DNS forwarder (10.0.2.3), and pings 10.0.2.2 (ping and raw ICMP
+// sockets).
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -84,7 +88,8 @@ func TestNetUDP(t *testing.T) {
 			}
 			defer out.Close()
 			cmd := exec.Command(gometal, "run", "-timeout", "120s", "-cores", strconv.Itoa(cores),
-				"-p", fmt.Sprintf("%d:5353/udp", hostPort), progDir+"udpnet", "5353", strconv.Itoa(echoPort))
+				"-p", fmt.Sprintf("%d:5353/udp", hostPort), progDir+"udpnet", "5353", strconv.Itoa(echoPort),
+				strconv.Itoa(freeUDPPort(t)))
 			cmd.Dir = modRoot
 			cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+kernel)
 			cmd.Stdout, cmd.Stderr = out, out
@@ -105,10 +110,15 @@ func TestNetUDP(t *testing.T) {
 			defer c.Close()
 			deadline := time.Now().Add(60 * time.Second)
 			for !strings.Contains(output(), "udpnet: listening") {
+				select {
+				case err := <-done:
+					done <- err
+					t.Fatalf("udpnet ended before it listened (%v):\n%s", err, output())
+				case <-time.After(100 * time.Millisecond):
+				}
 				if time.Now().After(deadline) {
 					t.Fatalf("udpnet not listening after 60s:\n%s", output())
 				}
-				time.Sleep(100 * time.Millisecond)
 			}
 			for i := 0; i < 20; i++ {
 				if err := udpExchange(c, []byte(fmt.Sprintf("host datagram %d", i))); err != nil {
@@ -134,6 +144,12 @@ func TestNetUDP(t *testing.T) {
 			}
 			if status != nil || !hasLine(output(), "PASS udpnet") {
 				t.Fatalf("udpnet: %v\n%s", status, output())
+			}
+			// Where the host's resolver answers, the guest's did too.
+			_, err = net.LookupHost("gometal-test.invalid")
+			var de *net.DNSError
+			if errors.As(err, &de) && de.IsNotFound && !hasLine(output(), "udpnet: dns: not found") {
+				t.Fatalf("the host resolves, the guest did not:\n%s", output())
 			}
 		})
 	}

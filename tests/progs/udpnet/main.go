@@ -2,13 +2,15 @@
 // (-net): it echoes datagrams that come to its published port from the
 // host, and sends datagrams to an echo server on the host (10.0.2.2 on
 // QEMU's user network), connected and unconnected; a connected socket
-// learns ECONNREFUSED from a host port nobody holds; then ICMP echo. It
+// learns ECONNREFUSED from a host port nobody holds, resolves a name
+// through QEMU's DNS forwarder; then ICMP echo. It
 // ends when a datagram "quit" arrives on its port.
 // Usage: udpnet GUESTPORT HOSTPORT CLOSEDPORT
 package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -104,6 +106,7 @@ func main() {
 	roundTrip(u, to, []byte("unconnected"))
 	u.Close()
 	refused()
+	dns()
 	fmt.Println("udpnet: guest to host ok")
 	ping()
 	<-quit
@@ -128,4 +131,21 @@ func refused() {
 		}
 	}
 	fail("udp to a closed host port: %v, want ECONNREFUSED", err)
+}
+
+// dns asks Go's own resolver (UDP to 10.0.2.3, QEMU's forwarder to the
+// host's DNS) for a name that cannot exist: an answer ("not found") shows
+// the queries and replies crossed the device; the test compares it with
+// what the host's resolver says.
+func dns() {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	r := &net.Resolver{PreferGo: true}
+	_, err := r.LookupHost(ctx, "gometal-test.invalid")
+	var de *net.DNSError
+	if errors.As(err, &de) && de.IsNotFound {
+		fmt.Println("udpnet: dns: not found")
+	} else {
+		fmt.Printf("udpnet: dns: %v\n", err)
+	}
 }
