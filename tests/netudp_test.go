@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -152,5 +153,52 @@ func TestNetUDP(t *testing.T) {
 				t.Fatalf("the host resolves, the guest did not:\n%s", output())
 			}
 		})
+	}
+}
+
+// TestNetIPv6: the guest (fec0::15) reaches TCP and UDP servers on the
+// host's ::1 as fec0::2. (QEMU 7.2 publishes ports on IPv4 only.)
+func TestNetIPv6(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp6", "[::1]:0")
+	if err != nil {
+		t.Skipf("the host has no IPv6 loopback: %v", err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				line, _ := io.ReadAll(c)
+				c.Write(bytes.ToUpper(line))
+			}()
+		}
+	}()
+	pc, err := net.ListenPacket("udp6", "[::1]:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	go func() {
+		buf := make([]byte, 2048)
+		for {
+			n, from, err := pc.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			pc.WriteTo(bytes.ToUpper(buf[:n]), from)
+		}
+	}()
+	tcpPort := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	udpPort := strconv.Itoa(pc.LocalAddr().(*net.UDPAddr).Port)
+	for _, cores := range []int{1, 4} {
+		out, status := bootMount(t, "-cores", strconv.Itoa(cores), "-net", progDir+"netv6", tcpPort, udpPort)
+		if status != 0 || !hasLine(out, "PASS netv6") {
+			t.Errorf("smp%d: status %d\n%s", cores, status, out)
+		}
 	}
 }

@@ -4,7 +4,7 @@
 //! SO_REUSEADDR lets a TCP socket share a port nobody listens on), the
 //! ephemeral range, and finding the socket a connection or a datagram is
 //! for. The local addresses are loopback (127.0.0.0/8, ::1) and, with a
-//! network device, its address (10.0.2.15).
+//! network device, its addresses (10.0.2.15, fec0::15).
 
 use super::socket::{Family, SockType, Socket, State};
 use alloc::collections::BTreeMap;
@@ -167,8 +167,10 @@ fn free_port(t: &BTreeMap<u16, Vec<Entry>>) -> Option<u16> {
 fn source_for(sock: &Socket, to: &InetAddr) -> InetAddr {
     let src = if to.is_v4() {
         InetAddr::v4(super::nic::source_v4(to), 0)
-    } else {
+    } else if to.is_loopback() || to.is_unspecified() {
         InetAddr::v6(InetAddr::V6_LOOPBACK, 0)
+    } else {
+        super::nic::own_for(to, 0) // fec0::15: our own, or routed
     };
     src.as_family(sock.family == Family::Inet6)
 }

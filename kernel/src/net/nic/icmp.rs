@@ -12,7 +12,7 @@ use gometal_core::icmp;
 use gometal_core::sockaddr::{InetAddr, SockAddr};
 use smoltcp::iface::{SocketHandle, SocketSet};
 use smoltcp::socket::raw;
-use smoltcp::wire::IpProtocol;
+use smoltcp::wire::{IpProtocol, IpVersion};
 
 pub struct Icmp {
     /// None when the heap had no room for the socket's buffers at boot.
@@ -21,7 +21,7 @@ pub struct Icmp {
 
 impl Icmp {
     pub fn new(sockets: &mut SocketSet<'static>) -> Icmp {
-        Icmp { v4: ip::raw_v4(sockets, IpProtocol::Icmp) }
+        Icmp { v4: ip::raw(sockets, IpVersion::Ipv4, IpProtocol::Icmp) }
     }
 
     /// Hands the ICMP messages that arrived on; true if any did.

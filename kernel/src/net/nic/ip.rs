@@ -11,7 +11,7 @@ use gometal_core::errno::{Errno, EMSGSIZE, ENOBUFS};
 use smoltcp::iface::{SocketHandle, SocketSet};
 use smoltcp::phy::ChecksumCapabilities;
 use smoltcp::socket::raw;
-use smoltcp::wire::{IpProtocol, IpVersion, Ipv4Address, Ipv4Packet, Ipv4Repr};
+use smoltcp::wire::{IpProtocol, IpVersion, Ipv4Address, Ipv4Packet, Ipv4Repr, Ipv6Address, Ipv6Packet, Ipv6Repr};
 
 /// Packets (and bytes) queued each way: the pump drains the receive side
 /// after at most `device::QUEUE` frames, so it never overflows.
@@ -36,9 +36,10 @@ fn packet_buffer() -> Option<raw::PacketBuffer<'static>> {
     Some(raw::PacketBuffer::new(meta, zeroed(BYTES)?))
 }
 
-/// A raw IPv4 socket for `proto` in `sockets`; None when the heap is out.
-pub fn raw_v4(sockets: &mut SocketSet<'static>, proto: IpProtocol) -> Option<SocketHandle> {
-    let s = raw::Socket::new(IpVersion::Ipv4, proto, packet_buffer()?, packet_buffer()?);
+/// A raw socket for `proto` over IP `version` in `sockets`; None when the
+/// heap is out.
+pub fn raw(sockets: &mut SocketSet<'static>, version: IpVersion, proto: IpProtocol) -> Option<SocketHandle> {
+    let s = raw::Socket::new(version, proto, packet_buffer()?, packet_buffer()?);
     Some(sockets.add(s))
 }
 
@@ -73,5 +74,35 @@ pub fn parse_v4(packet: &[u8]) -> Option<(Ipv4Repr, &[u8])> {
         return None;
     }
     let header = p.header_len() as usize;
+    Some((repr, packet.get(header..header + repr.payload_len)?))
+}
+
+/// `send_v4` for IPv6.
+pub fn send_v6(s: &mut raw::Socket, src: [u8; 16], dst: [u8; 16], proto: IpProtocol, len: usize, fill: impl FnOnce(&mut [u8])) -> Result<(), Errno> {
+    let repr = Ipv6Repr {
+        src_addr: Ipv6Address::from(src),
+        dst_addr: Ipv6Address::from(dst),
+        next_header: proto,
+        payload_len: len,
+        hop_limit: HOP_LIMIT,
+    };
+    let total = repr.buffer_len() + len;
+    if total > MTU {
+        return Err(EMSGSIZE);
+    }
+    let buf = s.send(total).map_err(|_| ENOBUFS)?;
+    repr.emit(&mut Ipv6Packet::new_unchecked(&mut buf[..]));
+    fill(&mut buf[repr.buffer_len()..]);
+    Ok(())
+}
+
+/// `parse_v4` for IPv6 (a packet to fec0::15).
+pub fn parse_v6(packet: &[u8]) -> Option<(Ipv6Repr, &[u8])> {
+    let p = Ipv6Packet::new_checked(packet).ok()?;
+    let repr = Ipv6Repr::parse(&p).ok()?;
+    if repr.dst_addr.octets() != super::addr::ADDR6 {
+        return None;
+    }
+    let header = repr.buffer_len();
     Some((repr, packet.get(header..header + repr.payload_len)?))
 }

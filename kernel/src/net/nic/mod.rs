@@ -20,7 +20,7 @@ mod outbound;
 mod tcp;
 pub mod udp;
 
-pub use addr::{is_own, source_v4};
+pub use addr::{is_own, own_for, source_v4};
 pub use outbound::routes;
 
 use crate::net::socket::{Socket, State};
@@ -82,6 +82,7 @@ pub fn add(transport: crate::drivers::virtio::Mmio, irq: u32) {
     });
     let gw = Ipv4Address::new(GATEWAY[0], GATEWAY[1], GATEWAY[2], GATEWAY[3]);
     let _ = iface.routes_mut().add_default_ipv4_route(gw);
+    addr::add_ipv6(&mut iface);
     dev.0.enable_interrupts();
     let mut sockets = SocketSet::new(alloc::vec::Vec::new());
     let (udp, icmp) = (udp::Udp::new(&mut sockets), icmp::Icmp::new(&mut sockets));
@@ -90,7 +91,7 @@ pub fn add(transport: crate::drivers::virtio::Mmio, irq: u32) {
     PRESENT.store(true, Ordering::Release);
     let m = mac;
     crate::println!(
-        "gometal: net: virtio-net {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}, address 10.0.2.15/24, gateway 10.0.2.2, DNS 10.0.2.3",
+        "gometal: net: virtio-net {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}, address 10.0.2.15/24 and fec0::15/64, gateway 10.0.2.2, DNS 10.0.2.3",
         m[0], m[1], m[2], m[3], m[4], m[5]
     );
 }
