@@ -64,10 +64,13 @@ pub fn send_v4(s: &mut raw::Socket, src: [u8; 4], dst: [u8; 4], proto: IpProtoco
     Ok(())
 }
 
-/// A received IPv4 packet's addresses and payload, if it is well formed
-/// and addressed to us (or broadcast).
+/// A received IPv4 packet's addresses and payload, if it is well formed,
+/// whole (not a fragment) and addressed to us (or broadcast).
 pub fn parse_v4(packet: &[u8]) -> Option<(Ipv4Repr, &[u8])> {
     let p = Ipv4Packet::new_checked(packet).ok()?;
+    if p.more_frags() || p.frag_offset() != 0 {
+        return None; // no reassembly (smoltcp is built without it)
+    }
     let repr = Ipv4Repr::parse(&p, &ChecksumCapabilities::default()).ok()?;
     let dst = repr.dst_addr.octets();
     if dst != super::ADDR && !repr.dst_addr.is_broadcast() {
