@@ -157,7 +157,8 @@ func TestNetUDP(t *testing.T) {
 }
 
 // TestNetIPv6: the guest (fec0::15) reaches TCP and UDP servers on the
-// host's ::1 as fec0::2. (QEMU 7.2 publishes ports on IPv4 only.)
+// host's ::1 as fec0::2, and pings fec0::2. (QEMU 7.2 publishes ports on
+// IPv4 only.)
 func TestNetIPv6(t *testing.T) {
 	t.Parallel()
 	ln, err := net.Listen("tcp6", "[::1]:0")

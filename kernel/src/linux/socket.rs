@@ -20,6 +20,7 @@ const SOCK_STREAM: i32 = 1;
 const SOCK_DGRAM: i32 = 2;
 const SOCK_RAW: i32 = 3;
 const IPPROTO_ICMP: i32 = 1;
+const IPPROTO_ICMPV6: i32 = 58;
 const SOCK_SEQPACKET: i32 = 5;
 const SOCK_NONBLOCK: i32 = OpenFlags::NONBLOCK.bits() as i32;
 const SOCK_CLOEXEC: i32 = OpenFlags::CLOEXEC.bits() as i32;
@@ -76,17 +77,18 @@ fn make(domain: i32, ty: i32, protocol: i32) -> Result<Arc<Socket>, Errno> {
     if ty & !(0xf | SOCK_NONBLOCK | SOCK_CLOEXEC) != 0 {
         return Err(EINVAL);
     }
-    // ICMP over IPv4: ping sockets and raw ICMP sockets (net/ping.rs);
-    // programs run as root, which may open both.
-    match (family, ty & 0xf, protocol) {
-        (Family::Inet4, SOCK_DGRAM, IPPROTO_ICMP) => return Ok(Socket::with_icmp(family, SockType::Dgram, Some(Icmp::Ping))),
-        (Family::Inet4, SOCK_RAW, IPPROTO_ICMP) => {
+    // ICMP: ping sockets and raw ICMP sockets (net/ping.rs); programs run
+    // as root, which may open both.
+    let icmp = matches!((family, protocol), (Family::Inet4, IPPROTO_ICMP) | (Family::Inet6, IPPROTO_ICMPV6));
+    match (ty & 0xf, icmp) {
+        (SOCK_DGRAM, true) => return Ok(Socket::with_icmp(family, SockType::Dgram, Some(Icmp::Ping))),
+        (SOCK_RAW, true) => {
             let s = Socket::with_icmp(family, SockType::Dgram, Some(Icmp::Raw));
             crate::net::ping::add_raw(&s)?;
             return Ok(s);
         }
-        (Family::Unix, SOCK_RAW, _) => return Err(ESOCKTNOSUPPORT),
-        (_, SOCK_RAW, _) => return Err(EPROTONOSUPPORT),
+        (SOCK_RAW, false) if family == Family::Unix => return Err(ESOCKTNOSUPPORT),
+        (SOCK_RAW, false) => return Err(EPROTONOSUPPORT),
         _ => {}
     }
     let kind = match ty & 0xf {
@@ -153,7 +155,7 @@ pub fn bind(user: &mut UserSpace, fd: Fd, addr: UserPtr<u8>, len: u32) -> SysRes
         (SockAddr::Unspec, Family::Inet4) if len >= 16 => {
             inet::bind(&sock, InetAddr::v4([0; 4], u16::from_be_bytes([0, 0])))?;
         }
-        (SockAddr::Inet(a), Family::Inet4) if sock.icmp == Some(Icmp::Raw) => crate::net::ping::bind_raw(&sock, a)?,
+        (SockAddr::Inet(a), Family::Inet4 | Family::Inet6) if sock.icmp == Some(Icmp::Raw) => crate::net::ping::bind_raw(&sock, a)?,
         (SockAddr::Inet(a), Family::Inet4 | Family::Inet6) => {
             inet::bind(&sock, a)?;
         }

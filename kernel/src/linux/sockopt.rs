@@ -96,6 +96,7 @@ fn value(sock: &Socket, opt: SockOpt) -> Vec<u8> {
             Family::Inet6 => 10,
         }),
         SockOpt::Protocol => int(match (sock.is_inet(), sock.ty) {
+            _ if sock.icmp.is_some() && sock.family == Family::Inet6 => 58, // IPPROTO_ICMPV6
             _ if sock.icmp.is_some() => 1, // IPPROTO_ICMP
             (false, _) => 0,
             (true, SockType::Stream | SockType::SeqPacket) => IPPROTO_TCP,

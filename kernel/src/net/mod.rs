@@ -1,4 +1,4 @@
-//! Sockets: AF_INET and AF_INET6 (TCP, UDP; ICMP echo for IPv4) on loopback
+//! Sockets: AF_INET and AF_INET6 (TCP, UDP, ICMP echo) on loopback
 //! and the network device (nic/), AF_UNIX stream and datagram. A socket is a
 //! file (`FileKind::Socket`); the system calls in linux/socket.rs and
 //! linux/sockmsg.rs decode arguments and call in here.

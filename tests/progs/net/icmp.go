@@ -1,6 +1,7 @@
-// ICMP echo on loopback: a ping socket (SOCK_DGRAM, IPPROTO_ICMP) as
-// golang.org/x/net/icmp opens it, and a raw ICMP socket as
-// net.ListenPacket("ip4:icmp") opens it.
+// ICMP echo on loopback, IPv4 and IPv6: a ping socket (SOCK_DGRAM,
+// IPPROTO_ICMP or IPPROTO_ICMPV6) as golang.org/x/net/icmp opens it, and a
+// raw ICMP socket as net.ListenPacket("ip4:icmp") and
+// ("ip6:ipv6-icmp") open it.
 package main
 
 import (
@@ -104,6 +105,8 @@ func icmpPhase() {
 	}
 	pingSocket([4]byte{127, 0, 0, 1})
 	rawPing("127.0.0.1")
+	pingSocket6(net.IPv6loopback)
+	rawPing6("::1")
 	// Only echo requests may be sent on a ping socket.
 	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_DGRAM, syscall.IPPROTO_ICMP)
 	check("ping socket", err)
@@ -111,5 +114,49 @@ func icmpPhase() {
 		fail("an echo reply sent on a ping socket: %v, want EINVAL", err)
 	}
 	syscall.Close(fd)
-	fmt.Println("icmp: ping socket and raw socket echo on loopback ok")
+	fmt.Println("icmp: ping socket and raw socket echo on loopback (IPv4, IPv6) ok")
+}
+
+// pingSocket6 is pingSocket over IPv6 (the kernel writes the checksum).
+func pingSocket6(ip net.IP) {
+	fd, err := syscall.Socket(syscall.AF_INET6, syscall.SOCK_DGRAM, syscall.IPPROTO_ICMPV6)
+	check("ping6 socket", err)
+	defer syscall.Close(fd)
+	tv := syscall.Timeval{Sec: 10}
+	check("SO_RCVTIMEO", syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv))
+	to := &syscall.SockaddrInet6{}
+	copy(to.Addr[:], ip)
+	req := []byte{128, 0, 0, 0, 0, 0, 0, 5, 'v', '6'}
+	check("ping6 sendto", syscall.Sendto(fd, req, 0, to))
+	buf := make([]byte, 200)
+	n, from, err := syscall.Recvfrom(fd, buf, 0)
+	check("ping6 recvfrom", err)
+	f, ok := from.(*syscall.SockaddrInet6)
+	if !ok || !net.IP(f.Addr[:]).Equal(ip) || n != len(req) || buf[0] != 129 || buf[7] != 5 || string(buf[8:n]) != "v6" {
+		fail("ping6 reply % x from %v", buf[:n], from)
+	}
+}
+
+// rawPing6 is rawPing over IPv6: no IP header either way, and the kernel
+// writes the checksum.
+func rawPing6(addr string) {
+	c, err := net.ListenPacket("ip6:ipv6-icmp", "::")
+	check("listen ip6:ipv6-icmp", err)
+	defer c.Close()
+	req := []byte{128, 0, 0, 0, 0x4a, 0x13, 0, 3, 'r', '6'}
+	_, err = c.WriteTo(req, &net.IPAddr{IP: net.ParseIP(addr)})
+	check("raw6 write", err)
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	buf := make([]byte, 200)
+	for {
+		n, from, err := c.ReadFrom(buf)
+		check("raw6 read", err)
+		m := buf[:n]
+		if n >= 8 && m[0] == 129 && m[4] == 0x4a && m[5] == 0x13 {
+			if from.String() != addr || string(m[8:]) != "r6" {
+				fail("raw6 echo reply %q from %v", m, from)
+			}
+			return
+		}
+	}
 }

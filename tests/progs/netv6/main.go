@@ -1,8 +1,9 @@
 // Command netv6 uses IPv6 through the network device (-net): the guest is
 // fec0::15 on QEMU's user network and the host's loopback (::1) is
 // fec0::2. It sends a line over TCP and a datagram over UDP to servers on
-// the host, which answer in upper case, and checks the addresses on both
-// ends. Usage: netv6 TCPPORT UDPPORT
+// the host, which answer in upper case, checks the addresses on both
+// ends, and pings fec0::2 on an ICMPv6 ping socket.
+// Usage: netv6 TCPPORT UDPPORT
 package main
 
 import (
@@ -11,6 +12,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -65,5 +67,35 @@ func main() {
 		}
 	}
 	u.Close()
+	ping6()
 	fmt.Println("PASS netv6")
+}
+
+// ping6 sends ICMPv6 echo requests to fec0::2 (QEMU's user network
+// answers for its own address) on a ping socket.
+func ping6() {
+	fd, err := syscall.Socket(syscall.AF_INET6, syscall.SOCK_DGRAM, syscall.IPPROTO_ICMPV6)
+	if err != nil {
+		fail("ping6 socket: %v", err)
+	}
+	defer syscall.Close(fd)
+	tv := syscall.Timeval{Sec: 3}
+	syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
+	to := &syscall.SockaddrInet6{Addr: [16]byte{0xfe, 0xc0, 15: 2}}
+	req := []byte{128, 0, 0, 0, 0, 0, 0, 1, 'v', '6'}
+	buf := make([]byte, 100)
+	for try := 0; try < 5; try++ {
+		if err := syscall.Sendto(fd, req, 0, to); err != nil {
+			fail("ping6 sendto: %v", err)
+		}
+		n, from, err := syscall.Recvfrom(fd, buf, 0)
+		if err == syscall.EAGAIN {
+			continue
+		}
+		if f, _ := from.(*syscall.SockaddrInet6); err != nil || f == nil || f.Addr != to.Addr || n != len(req) || buf[0] != 129 || string(buf[8:n]) != "v6" {
+			fail("ping6 reply % x from %v: %v", buf[:n], from, err)
+		}
+		return
+	}
+	fail("no ICMPv6 echo reply from fec0::2")
 }

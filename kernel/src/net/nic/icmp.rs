@@ -1,10 +1,11 @@
-//! ICMP through the NIC, for IPv4: every ICMP packet that arrives is
-//! passed to net/ping.rs (ping and raw ICMP sockets), and echo requests
-//! those sockets send leave through one raw smoltcp socket (ip.rs).
-//! smoltcp itself answers echo requests sent to 10.0.2.15. A "port
-//! unreachable" about a datagram a connected UDP socket sent becomes that
-//! socket's ECONNREFUSED, as on Linux (slirp sends one when the host
-//! refuses the datagram).
+//! ICMP through the NIC, over IPv4 and IPv6: every ICMP message that
+//! arrives is passed to net/ping.rs (ping and raw ICMP sockets), and those
+//! sockets' messages leave through one raw smoltcp socket per IP version
+//! (ip.rs). smoltcp itself answers echo requests sent to 10.0.2.15 and
+//! fec0::15, and does neighbour discovery. A "port unreachable" about a
+//! datagram a connected UDP socket sent over IPv4 becomes that socket's
+//! ECONNREFUSED, as on Linux (slirp sends one when the host refuses the
+//! datagram).
 
 use super::ip;
 use gometal_core::errno::{Errno, ENETUNREACH, ENOBUFS};
@@ -17,30 +18,36 @@ use smoltcp::wire::{IpProtocol, IpVersion};
 pub struct Icmp {
     /// None when the heap had no room for the socket's buffers at boot.
     v4: Option<SocketHandle>,
+    v6: Option<SocketHandle>,
 }
 
 impl Icmp {
     pub fn new(sockets: &mut SocketSet<'static>) -> Icmp {
-        Icmp { v4: ip::raw(sockets, IpVersion::Ipv4, IpProtocol::Icmp) }
+        Icmp { v4: ip::raw(sockets, IpVersion::Ipv4, IpProtocol::Icmp), v6: ip::raw(sockets, IpVersion::Ipv6, IpProtocol::Icmpv6) }
     }
 
     /// Hands the ICMP messages that arrived on; true if any did.
     pub fn step(&mut self, sockets: &mut SocketSet<'static>) -> bool {
-        let Some(h) = self.v4 else { return false };
-        let s = sockets.get_mut::<raw::Socket>(h);
         let mut any = false;
-        while let Ok(packet) = s.recv() {
-            any = true;
-            let Some((repr, msg)) = ip::parse_v4(packet) else { continue };
-            if msg.len() < icmp::HEADER || !icmp::checksum_ok(msg) {
-                continue;
+        for h in [self.v4, self.v6].into_iter().flatten() {
+            let s = sockets.get_mut::<raw::Socket>(h);
+            while let Ok(packet) = s.recv() {
+                any = true;
+                let parsed = match IpVersion::of_packet(packet) {
+                    Ok(IpVersion::Ipv4) => ip::parse_v4(packet).map(|(r, m)| (InetAddr::v4(r.src_addr.octets(), 0), InetAddr::v4(r.dst_addr.octets(), 0), m)),
+                    Ok(IpVersion::Ipv6) => ip::parse_v6(packet).map(|(r, m)| (InetAddr::v6(r.src_addr.octets(), 0), InetAddr::v6(r.dst_addr.octets(), 0), m)),
+                    Err(_) => None,
+                };
+                let Some((from, to, msg)) = parsed else { continue };
+                let v6 = (!to.is_v4()).then_some((from.ip, to.ip));
+                if msg.len() < icmp::HEADER || !icmp::checksum_ok(msg, v6) {
+                    continue;
+                }
+                if v6.is_none() && msg[0] == icmp::DEST_UNREACHABLE && msg[1] == 3 {
+                    port_unreachable(&msg[icmp::HEADER..]);
+                }
+                crate::net::ping::arrived(from, to, msg);
             }
-            let from = InetAddr::v4(repr.src_addr.octets(), 0);
-            let to = InetAddr::v4(repr.dst_addr.octets(), 0);
-            if msg[0] == icmp::DEST_UNREACHABLE && msg[1] == 3 {
-                port_unreachable(&msg[icmp::HEADER..]);
-            }
-            crate::net::ping::arrived(from, to, msg);
         }
         any
     }
@@ -65,16 +72,28 @@ fn port_unreachable(inner: &[u8]) {
     }
 }
 
-/// Sends the ICMP message `msg` from `src` to `dst`.
-pub fn send(src: [u8; 4], dst: [u8; 4], msg: &[u8]) -> Result<(), Errno> {
+/// Sends the ICMP message `msg` from `src` to `dst` (one family).
+pub fn send(src: InetAddr, dst: InetAddr, msg: &[u8]) -> Result<(), Errno> {
     let mut guard = super::NIC.lock();
     let nic = guard.as_mut().ok_or(ENETUNREACH)?;
-    let h = nic.icmp.v4.ok_or(ENETUNREACH)?;
+    let v4 = dst.is_v4();
+    let h = if v4 { nic.icmp.v4 } else { nic.icmp.v6 }.ok_or(ENETUNREACH)?;
     let fill = |buf: &mut [u8]| buf.copy_from_slice(msg);
-    let mut r = ip::send_v4(nic.sockets.get_mut::<raw::Socket>(h), src, dst, IpProtocol::Icmp, msg.len(), fill);
-    if r == Err(ENOBUFS) {
-        super::poll(nic);
-        r = ip::send_v4(nic.sockets.get_mut::<raw::Socket>(h), src, dst, IpProtocol::Icmp, msg.len(), fill);
+    let mut r = Err(ENOBUFS);
+    for attempt in 0..2 {
+        if attempt == 1 {
+            super::poll(nic); // the queue drains into the device; try once more
+        }
+        let s = nic.sockets.get_mut::<raw::Socket>(h);
+        r = if v4 {
+            let ip4 = |a: &InetAddr| -> [u8; 4] { a.ip[12..].try_into().unwrap_or([0; 4]) };
+            ip::send_v4(s, ip4(&src), ip4(&dst), IpProtocol::Icmp, msg.len(), fill)
+        } else {
+            ip::send_v6(s, src.ip, dst.ip, IpProtocol::Icmpv6, msg.len(), fill)
+        };
+        if r != Err(ENOBUFS) {
+            break;
+        }
     }
     super::poll(nic);
     r

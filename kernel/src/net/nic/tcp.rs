@@ -15,7 +15,7 @@ use crate::net::stream::Endpoint;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use gometal_core::errno::EAGAIN;
-use gometal_core::sockaddr::{InetAddr, SockAddr};
+use gometal_core::sockaddr::SockAddr;
 use smoltcp::iface::{SocketHandle, SocketSet};
 use smoltcp::socket::tcp::{self, State as TcpState};
 
