@@ -1,6 +1,9 @@
 //! The file tree: Linux's rootfs. At boot the initramfs is unpacked into an
 //! in-memory tree, /tmp, /dev and /proc/self/exe are added, and from then on
-//! everything is writable, as on Linux.
+//! everything is writable, as on Linux. Under a `-mount` share the entries
+//! are a cache of the host directory's (fs/share.rs): a name missing from
+//! it is looked up on the host, and every change is made on the host first
+//! (fs/hostops.rs), then in the cache.
 //!
 //! Paths are walked component by component the way Linux does it: `..`
 //! goes to the parent of the directory actually reached (after symlinks), a
@@ -117,11 +120,37 @@ fn replace(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) {
     let _ = attach(dir, name, node);
 }
 
-pub fn child(dir: &Inode, name: &[u8]) -> Option<Arc<Inode>> {
+/// The entry `name` of `dir`: from its entries, or for a directory of a
+/// share, looked up on the host if they lack it.
+pub fn child(dir: &Arc<Inode>, name: &[u8]) -> Option<Arc<Inode>> {
+    cached_child(dir, name).or_else(|| super::share::lookup(dir, name))
+}
+
+/// The entry `name` of `dir` if its entries have it (no host lookup).
+pub fn cached_child(dir: &Inode, name: &[u8]) -> Option<Arc<Inode>> {
     match &dir.kind {
         Kind::Dir(entries) => entries.lock().get(name).cloned(),
         _ => None,
     }
+}
+
+/// Adds a node found on the host to a shared directory's cache.
+pub(super) fn cache_entry(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), Errno> {
+    attach(dir, name, node)
+}
+
+/// Drops `name` from a shared directory's cache (the host no longer has
+/// it, or it was removed or renamed there).
+pub(super) fn forget_entry(dir: &Arc<Inode>, name: &[u8]) {
+    let Kind::Dir(entries) = &dir.kind else { return };
+    let Some(node) = entries.lock().remove(name) else { return };
+    if node.is_dir() {
+        let mut m = dir.meta.lock();
+        m.nlink = m.nlink.saturating_sub(1);
+        drop(m);
+        *node.place.lock() = None;
+    }
+    drop(node); // after the entries' lock: dropping a share's node queues its fids
 }
 
 /// A resolved path: the node and its absolute path (through the
@@ -272,6 +301,14 @@ pub fn link(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), Errno
         return Err(ENOSPC);
     }
     super::readonly::check(dir)?;
+    if dir.host().is_some() {
+        if cached_child(dir, name).is_some() {
+            return Err(EEXIST);
+        }
+        super::hostops::create(dir, name, &node)?;
+    } else if node.host().is_some() {
+        return Err(EXDEV); // a hard link out of a share
+    }
     attach(dir, name, node)
 }
 
@@ -304,6 +341,9 @@ fn attach(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), Errno> 
 pub fn unlink(dir: &Arc<Inode>, name: &[u8], want_dir: bool) -> Result<(), Errno> {
     let Kind::Dir(entries) = &dir.kind else { return Err(ENOTDIR) };
     super::readonly::check(dir)?;
+    if let Some(node) = child(dir, name).filter(|n| n.host().is_some()) {
+        return unlink_shared(dir, name, &node, want_dir);
+    }
     let mut e = entries.lock();
     let node = e.get(name).ok_or(ENOENT)?.clone();
     match (&node.kind, want_dir) {
@@ -324,6 +364,24 @@ pub fn unlink(dir: &Arc<Inode>, name: &[u8], want_dir: bool) -> Result<(), Errno
     m.nlink = m.nlink.saturating_sub(1);
     drop(m);
     dir.touch();
+    Ok(())
+}
+
+/// unlink of a share's node: the host removes it (and says whether a
+/// directory is empty), then the cache forgets it.
+fn unlink_shared(dir: &Arc<Inode>, name: &[u8], node: &Arc<Inode>, want_dir: bool) -> Result<(), Errno> {
+    if node.host().is_some_and(|h| h.is_root) {
+        return Err(EBUSY); // a mount point
+    }
+    match (node.is_dir(), want_dir) {
+        (true, false) => return Err(EISDIR),
+        (false, true) => return Err(ENOTDIR),
+        _ => {}
+    }
+    super::hostops::remove(dir, name, want_dir)?;
+    forget_entry(dir, name);
+    let mut m = node.meta.lock();
+    m.nlink = m.nlink.saturating_sub(1);
     Ok(())
 }
 
@@ -349,6 +407,9 @@ pub fn rename(from: (&Arc<Inode>, &[u8]), to: (&Arc<Inode>, &[u8]), noreplace: b
     if node.is_dir() && is_ancestor(&node, to_dir)? {
         return Err(EINVAL); // into itself
     }
+    if from_dir.host().is_some() {
+        return rename_shared((from_dir, from_name), (to_dir, to_name), &node, noreplace);
+    }
     if let Some(existing) = child(to_dir, to_name) {
         if Arc::ptr_eq(&existing, &node) {
             return Ok(());
@@ -371,6 +432,31 @@ pub fn rename(from: (&Arc<Inode>, &[u8]), to: (&Arc<Inode>, &[u8]), noreplace: b
     }
     from_dir.touch();
     attach(to_dir, to_name, node)
+}
+
+/// rename within one share: the host renames (replacing what it had at
+/// the new name), then the cache follows.
+fn rename_shared(from: (&Arc<Inode>, &[u8]), to: (&Arc<Inode>, &[u8]), node: &Arc<Inode>, noreplace: bool) -> Result<(), Errno> {
+    if node.host().is_some_and(|h| h.is_root) {
+        return Err(EBUSY);
+    }
+    if let Some(existing) = child(to.0, to.1) {
+        if Arc::ptr_eq(&existing, node) {
+            return Ok(());
+        }
+        if noreplace {
+            return Err(EEXIST);
+        }
+        match (node.is_dir(), existing.is_dir()) {
+            (true, false) => return Err(ENOTDIR),
+            (false, true) => return Err(EISDIR),
+            _ => {}
+        }
+    }
+    super::hostops::rename((from.0, from.1), (to.0, to.1))?;
+    forget_entry(to.0, to.1);
+    forget_entry(from.0, from.1);
+    attach(to.0, to.1, node.clone())
 }
 
 /// Visits the entries of `dir` in name order from the `skip`-th on, until

@@ -51,7 +51,10 @@ fn read_file(user: &mut UserSpace, file: &Arc<OpenFile>, buf: UserSlice, at: Opt
             let Kind::File(data) = &node.kind else { return Err(EINVAL) };
             let mut offset = file.offset.lock();
             let pos = at.unwrap_or(*offset);
-            let n = data.lock().read(pos, &mut bytes);
+            let n = match node.host() {
+                Some(_) => crate::fs::hostfile::read(node, pos, &mut bytes)?,
+                None => data.lock().read(pos, &mut bytes),
+            };
             if at.is_none() {
                 *offset += n as u64;
             }
@@ -136,6 +139,15 @@ pub(super) fn write_chunk(file: &OpenFile, bytes: &[u8], at: Option<u64>) -> Sys
         FileKind::File(node) => {
             let Kind::File(data) = &node.kind else { return Err(EINVAL) };
             let mut offset = file.offset.lock();
+            if node.host().is_some() {
+                // The host's file: written there before this returns.
+                let want = at.or((!file.appending()).then_some(*offset));
+                let (pos, n) = crate::fs::hostfile::write(node, want, bytes)?;
+                if at.is_none() {
+                    *offset = pos + n as u64;
+                }
+                return Ok(n);
+            }
             let mut d = data.lock();
             let pos = match at {
                 Some(p) => p,
