@@ -25,10 +25,14 @@ pub fn openat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, flags: Ope
     let start = path::start_for(dirfd, &raw)?;
     let follow = !flags.contains(OpenFlags::NOFOLLOW);
     let (create, exclusive) = (flags.contains(OpenFlags::CREAT), flags.contains(OpenFlags::EXCL));
+    let mut created = false;
     let found = match tree::walk(&start, &raw, follow) {
         Ok(_) if create && exclusive => return Err(EEXIST),
         Ok(f) => f,
-        Err(ENOENT) if create => create_file(&start, &raw, mode, !exclusive && follow)?,
+        Err(ENOENT) if create => {
+            created = true;
+            create_file(&start, &raw, mode, !exclusive && follow)?
+        }
         Err(e) => return Err(e),
     };
     let node = found.node;
@@ -57,8 +61,11 @@ pub fn openat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, flags: Ope
             if flags.contains(OpenFlags::TRUNC) && access != O_RDONLY {
                 crate::fs::hostfile::truncate(&node, 0)?;
             }
-            // What the host has now: its size, for reads, appends, SEEK_END.
-            crate::fs::hostops::refresh_attrs(&node, true)?;
+            // What the host has now: its size, for reads, appends, SEEK_END
+            // (a file just created was read back already).
+            if !created {
+                crate::fs::hostops::refresh_attrs(&node, true)?;
+            }
             FileKind::File(node.clone())
         }
         Kind::File(data) => {

@@ -12,6 +12,16 @@ use gometal_core::errno::*;
 
 /// Largest chunk copied through the kernel at once.
 const CHUNK: usize = 16 * 1024;
+/// For a file of a `-mount` share: one 9P message's worth (each chunk is
+/// a round trip to the host, the costly part).
+const HOST_CHUNK: usize = 64 * 1024;
+
+fn chunk_for(file: &OpenFile) -> usize {
+    match &file.kind {
+        FileKind::File(node) if node.host().is_some() => HOST_CHUNK,
+        _ => CHUNK,
+    }
+}
 
 /// Reads from `file` at its offset (or at `at`, for pread) into user `buf`.
 /// The buffer is checked first: only as many bytes as the program can take
@@ -26,7 +36,7 @@ fn read_file(user: &mut UserSpace, file: &Arc<OpenFile>, buf: UserSlice, at: Opt
     if eventfd && len < 8 {
         return Err(EINVAL);
     }
-    let want = len.min(CHUNK);
+    let want = len.min(chunk_for(file));
     let room = user.accessible_prefix(buf.prefix(want), true)?;
     if (room == 0 && want > 0) || (eventfd && room < 8) {
         return Err(EFAULT);
@@ -98,9 +108,10 @@ fn write_file(user: &mut UserSpace, file: &Arc<OpenFile>, buf: UserSlice, at: Op
     if !file.writable() {
         return Err(EBADF);
     }
+    let step = chunk_for(file);
     let mut done = 0;
     while done < len {
-        let chunk = buf.skip(done).prefix(CHUNK);
+        let chunk = buf.skip(done).prefix(step);
         // Only the readable start of the buffer is written (Linux's short
         // write when a later page is bad); EFAULT only if nothing is.
         let n = match user.accessible_prefix(chunk, false) {
