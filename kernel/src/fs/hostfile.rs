@@ -155,7 +155,10 @@ pub fn truncate(node: &Inode, len: u64) -> Result<(), Errno> {
     }
     let set = super::p9client::SetAttr { size: len, ..Default::default() };
     let mut data = h.data.lock();
-    h.share.with(|c| c.setattr(h.fid, gometal_core::p9::SETATTR_SIZE, &set))?;
+    // Through the open fid if there is one: it still works once the name
+    // is gone (ftruncate of an unlinked file).
+    let fid = data.io_fid.unwrap_or(h.fid);
+    h.share.with(|c| c.setattr(fid, gometal_core::p9::SETATTR_SIZE, &set))?;
     for (&index, &pa) in data.pages.range(len / PAGE..) {
         let from = if index == len / PAGE { (len % PAGE) as usize } else { 0 };
         frames::zero_frame(pa, from);

@@ -51,7 +51,9 @@ pub fn create(dir: &Inode, name: &[u8], node: &Arc<Inode>) -> Result<(), Errno> 
             Ok(attr) => Ok((fid, io_fid, attr)),
             Err(e) => {
                 c.clunk(fid);
-                io_fid.map(|f| c.clunk(f));
+                if let Some(f) = io_fid {
+                    c.clunk(f);
+                }
                 Err(e)
             }
         }

@@ -215,7 +215,9 @@ pub fn linkat(user: &mut UserSpace, olddir: Fd, oldpath: UserPtr<u8>, newdir: Fd
     }
     crate::fs::readonly::check_move(&target.node, &dir.node)?;
     tree::link(&dir.node, &name, target.node.clone())?;
-    target.node.meta.lock().nlink += 1;
+    if target.node.host().is_none() {
+        target.node.meta.lock().nlink += 1; // a share's count is the host's (read back)
+    }
     Ok(0)
 }
 
