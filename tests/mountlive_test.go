@@ -102,21 +102,23 @@ func waitForOutput(t *testing.T, path, want string, done chan int) {
 // tree and a second share are EXDEV; inside a share they work.
 func TestMountCrossDevice(t *testing.T) {
 	t.Parallel()
-	share, other := filepath.Join(t.TempDir(), "share"), filepath.Join(t.TempDir(), "other")
-	if err := os.MkdirAll(other, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	bootHostfiles(t, "exdev", "-mount", share+":/data", "-mount", other+":/other")
-	for _, name := range []string{"z.txt", "hard.txt"} {
-		if got := mustRead(t, filepath.Join(share, name)); got != "x\n" {
-			t.Errorf("host %s: %q", name, got)
+	for _, cores := range []int{1, 4} {
+		share, other := filepath.Join(t.TempDir(), "share"), filepath.Join(t.TempDir(), "other")
+		if err := os.MkdirAll(other, 0o755); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if _, err := os.Stat(filepath.Join(share, "x.txt")); !os.IsNotExist(err) {
-		t.Errorf("host x.txt after the rename: %v", err)
-	}
-	if entries, _ := os.ReadDir(other); len(entries) != 0 {
-		t.Errorf("the second share changed: %v", entries)
+		bootHostfiles(t, "exdev", "-cores", strconv.Itoa(cores), "-mount", share+":/data", "-mount", other+":/other")
+		for _, name := range []string{"z.txt", "hard.txt"} {
+			if got := mustRead(t, filepath.Join(share, name)); got != "x\n" {
+				t.Errorf("smp%d: host %s: %q", cores, name, got)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(share, "x.txt")); !os.IsNotExist(err) {
+			t.Errorf("smp%d: host x.txt after the rename: %v", cores, err)
+		}
+		if entries, _ := os.ReadDir(other); len(entries) != 0 {
+			t.Errorf("smp%d: the second share changed: %v", cores, entries)
+		}
 	}
 }
 
@@ -170,12 +172,15 @@ func TestMountBigFile(t *testing.T) {
 	}
 	writeFiles(t, share, map[string]string{"big.in": string(data)})
 	sum := fmt.Sprintf("%x", sha256.Sum256(data))
-	out := bootHostfiles(t, "big", "-mem", "128M", "-mount", share+":/data")
-	if !strings.Contains(out, fmt.Sprintf("streamed %d bytes, sha256 %s", len(data), sum)) {
-		t.Errorf("the guest read other bytes (want sha256 %s):\n%s", sum, out)
-	}
-	copied, err := os.ReadFile(filepath.Join(share, "big.out"))
-	if err != nil || fmt.Sprintf("%x", sha256.Sum256(copied)) != sum {
-		t.Errorf("host big.out (%d bytes) differs from big.in: %v", len(copied), err)
+	for _, cores := range []int{1, 4} {
+		out := bootHostfiles(t, "big", "-cores", strconv.Itoa(cores), "-mem", "128M", "-mount", share+":/data")
+		if !strings.Contains(out, fmt.Sprintf("streamed %d bytes, sha256 %s", len(data), sum)) {
+			t.Errorf("smp%d: the guest read other bytes (want sha256 %s):\n%s", cores, sum, out)
+		}
+		copied, err := os.ReadFile(filepath.Join(share, "big.out"))
+		if err != nil || fmt.Sprintf("%x", sha256.Sum256(copied)) != sum {
+			t.Errorf("smp%d: host big.out (%d bytes) differs from big.in: %v", cores, len(copied), err)
+		}
+		os.Remove(filepath.Join(share, "big.out"))
 	}
 }

@@ -15,4 +15,5 @@ pub mod path;
 pub mod pipe;
 pub mod readonly;
 pub mod share;
+pub mod sharedir;
 pub mod tree;

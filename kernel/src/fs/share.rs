@@ -164,7 +164,7 @@ pub fn lookup(dir: &Arc<Inode>, name: &[u8]) -> Option<Arc<Inode>> {
         }
     })?;
     // Another hart may have cached it meanwhile: keep the first.
-    match tree::cache_entry(dir, name, node.clone()) {
+    match super::sharedir::cache_entry(dir, name, node.clone()) {
         Ok(()) => Some(node),
         Err(_) => tree::cached_child(dir, name),
     }
@@ -192,7 +192,7 @@ pub fn refresh(dir: &Arc<Inode>) -> Result<(), Errno> {
         true
     });
     for name in cached.keys().filter(|n| !host.contains(n.as_slice())) {
-        tree::forget_entry(dir, name);
+        super::sharedir::forget_entry(dir, name);
     }
     for name in names.iter().filter(|n| !cached.contains_key(*n)) {
         lookup(dir, name);

@@ -134,25 +134,6 @@ pub fn cached_child(dir: &Inode, name: &[u8]) -> Option<Arc<Inode>> {
     }
 }
 
-/// Adds a node found on the host to a shared directory's cache.
-pub(super) fn cache_entry(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), Errno> {
-    attach(dir, name, node)
-}
-
-/// Drops `name` from a shared directory's cache (the host no longer has
-/// it, or it was removed or renamed there).
-pub(super) fn forget_entry(dir: &Arc<Inode>, name: &[u8]) {
-    let Kind::Dir(entries) = &dir.kind else { return };
-    let Some(node) = entries.lock().remove(name) else { return };
-    if node.is_dir() {
-        let mut m = dir.meta.lock();
-        m.nlink = m.nlink.saturating_sub(1);
-        drop(m);
-        *node.place.lock() = None;
-    }
-    drop(node); // after the entries' lock: dropping a share's node queues its fids
-}
-
 /// A resolved path: the node and its absolute path (through the
 /// directories actually traversed, so without symlinks or dot entries).
 #[derive(Clone)]
@@ -306,6 +287,13 @@ pub fn link(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), Errno
             return Err(EEXIST);
         }
         super::hostops::create(dir, name, &node)?;
+        // The host made it: a lookup on another hart may have cached the
+        // new name meanwhile, as another node; this one replaces it.
+        if let Err(EEXIST) = attach(dir, name, node.clone()) {
+            super::sharedir::forget_entry(dir, name);
+            return attach(dir, name, node);
+        }
+        return Ok(());
     } else if node.host().is_some() {
         return Err(EXDEV); // a hard link out of a share
     }
@@ -313,7 +301,7 @@ pub fn link(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), Errno
 }
 
 /// `link` without the space check (rename moves an existing name).
-fn attach(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), Errno> {
+pub(super) fn attach(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), Errno> {
     // "." and ".." always exist; an entry by that name would be invisible
     // (listings show the real ones) and make its directory unremovable.
     // Every caller checks; this is the last line (the fuzzer found linkat
@@ -342,7 +330,7 @@ pub fn unlink(dir: &Arc<Inode>, name: &[u8], want_dir: bool) -> Result<(), Errno
     let Kind::Dir(entries) = &dir.kind else { return Err(ENOTDIR) };
     super::readonly::check(dir)?;
     if let Some(node) = child(dir, name).filter(|n| n.host().is_some()) {
-        return unlink_shared(dir, name, &node, want_dir);
+        return super::sharedir::unlink(dir, name, &node, want_dir);
     }
     let mut e = entries.lock();
     let node = e.get(name).ok_or(ENOENT)?.clone();
@@ -364,24 +352,6 @@ pub fn unlink(dir: &Arc<Inode>, name: &[u8], want_dir: bool) -> Result<(), Errno
     m.nlink = m.nlink.saturating_sub(1);
     drop(m);
     dir.touch();
-    Ok(())
-}
-
-/// unlink of a share's node: the host removes it (and says whether a
-/// directory is empty), then the cache forgets it.
-fn unlink_shared(dir: &Arc<Inode>, name: &[u8], node: &Arc<Inode>, want_dir: bool) -> Result<(), Errno> {
-    if node.host().is_some_and(|h| h.is_root) {
-        return Err(EBUSY); // a mount point
-    }
-    match (node.is_dir(), want_dir) {
-        (true, false) => return Err(EISDIR),
-        (false, true) => return Err(ENOTDIR),
-        _ => {}
-    }
-    super::hostops::remove(dir, name, want_dir)?;
-    forget_entry(dir, name);
-    let mut m = node.meta.lock();
-    m.nlink = m.nlink.saturating_sub(1);
     Ok(())
 }
 
@@ -408,7 +378,7 @@ pub fn rename(from: (&Arc<Inode>, &[u8]), to: (&Arc<Inode>, &[u8]), noreplace: b
         return Err(EINVAL); // into itself
     }
     if from_dir.host().is_some() {
-        return rename_shared((from_dir, from_name), (to_dir, to_name), &node, noreplace);
+        return super::sharedir::rename((from_dir, from_name), (to_dir, to_name), &node, noreplace);
     }
     if let Some(existing) = child(to_dir, to_name) {
         if Arc::ptr_eq(&existing, &node) {
@@ -432,31 +402,6 @@ pub fn rename(from: (&Arc<Inode>, &[u8]), to: (&Arc<Inode>, &[u8]), noreplace: b
     }
     from_dir.touch();
     attach(to_dir, to_name, node)
-}
-
-/// rename within one share: the host renames (replacing what it had at
-/// the new name), then the cache follows.
-fn rename_shared(from: (&Arc<Inode>, &[u8]), to: (&Arc<Inode>, &[u8]), node: &Arc<Inode>, noreplace: bool) -> Result<(), Errno> {
-    if node.host().is_some_and(|h| h.is_root) {
-        return Err(EBUSY);
-    }
-    if let Some(existing) = child(to.0, to.1) {
-        if Arc::ptr_eq(&existing, node) {
-            return Ok(());
-        }
-        if noreplace {
-            return Err(EEXIST);
-        }
-        match (node.is_dir(), existing.is_dir()) {
-            (true, false) => return Err(ENOTDIR),
-            (false, true) => return Err(EISDIR),
-            _ => {}
-        }
-    }
-    super::hostops::rename((from.0, from.1), (to.0, to.1))?;
-    forget_entry(to.0, to.1);
-    forget_entry(from.0, from.1);
-    attach(to.0, to.1, node.clone())
 }
 
 /// Visits the entries of `dir` in name order from the `skip`-th on, until

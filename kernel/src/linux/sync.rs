@@ -25,8 +25,8 @@ pub fn sync(_: &mut UserSpace) -> SysResult {
     Ok(0)
 }
 
-/// syncfs: every share (the shares are written back together); EIO if one
-/// could not be.
+/// syncfs: as sync, for every share (not only the descriptor's); EIO if a
+/// mapped file could not be written back.
 pub fn syncfs(_: &mut UserSpace, fd: Fd) -> SysResult {
     fd::file(fd)?;
     share::sync_all().map(|_| 0)
