@@ -43,13 +43,14 @@ func TestMountKilled(t *testing.T) {
 }
 
 // TestMountHostChanges: the test changes the share while the guest runs
-// (a file rewritten, a directory and file added, a file removed, then a
-// marker the guest polls for); the guest must see all of it.
+// (a file rewritten, a directory and file added, a file removed, a file
+// replaced by a rename, then a marker the guest polls for); the guest must
+// see all of it.
 func TestMountHostChanges(t *testing.T) {
 	t.Parallel()
 	for _, cores := range []int{1, 4} {
 		share := filepath.Join(t.TempDir(), "share")
-		writeFiles(t, share, map[string]string{"watched.txt": "before\n", "gone.txt": "to be removed\n"})
+		writeFiles(t, share, map[string]string{"watched.txt": "before\n", "gone.txt": "to be removed\n", "replaced.txt": "old file\n"})
 		outPath := filepath.Join(t.TempDir(), "out")
 		out, err := os.Create(outPath)
 		if err != nil {
@@ -69,6 +70,10 @@ func TestMountHostChanges(t *testing.T) {
 			"watched.txt": "after, longer than before\n", "new/from-host.txt": "made during the run\n",
 		})
 		if err := os.Remove(filepath.Join(share, "gone.txt")); err != nil {
+			t.Fatal(err)
+		}
+		writeFiles(t, share, map[string]string{"replacement.tmp": "the new file, renamed over the old\n"})
+		if err := os.Rename(filepath.Join(share, "replacement.tmp"), filepath.Join(share, "replaced.txt")); err != nil {
 			t.Fatal(err)
 		}
 		writeFiles(t, share, map[string]string{"marker": ""})

@@ -25,7 +25,7 @@ pub fn create(dir: &Inode, name: &[u8], node: &Arc<Inode>) -> Result<(), Errno> 
             return Err(EXDEV);
         }
         h.share.with(|c| c.link(h.fid, nh.fid, name))?;
-        return refresh_attrs(node, false);
+        return refresh_attrs(node);
     }
     let mode = node.meta.lock().mode & 0o7777;
     let share = h.share.clone();
@@ -85,32 +85,20 @@ pub fn rename(from: (&Inode, &[u8]), to: (&Inode, &[u8])) -> Result<(), Errno> {
 pub fn setattr(node: &Inode, valid: u32, set: &SetAttr) -> Result<bool, Errno> {
     let Some(h) = node.host() else { return Ok(false) };
     h.share.with(|c| c.setattr(h.fid, valid, set))?;
-    refresh_attrs(node, false)?;
+    refresh_attrs(node)?;
     Ok(true)
 }
 
 /// Reads `node`'s attributes from the host into its metadata (and a
-/// file's size): stat, open. Asked by name, or for a file whose name is
-/// gone, through its open fid. With `reopen` (open(2)), a name that now
-/// stands for another host file (the host replaced it by a rename) gets
-/// the file's I/O fid dropped, so reads and writes go to the new file:
-/// every descriptor of the node follows (a simplification of Linux, where
-/// descriptors opened before keep the old file).
-pub fn refresh_attrs(node: &Inode, reopen: bool) -> Result<(), Errno> {
+/// file's size): stat, lseek to the end. A file is asked through its open
+/// fid when it has one (it answers for the very file this node opened,
+/// even once the name is gone or stands for another file), else by name.
+pub fn refresh_attrs(node: &Inode) -> Result<(), Errno> {
     let Some(h) = node.host() else { return Ok(()) };
     let is_file = matches!(node.kind, Kind::File(_));
     let mut data = h.data.lock();
-    let attr = h.share.with(|c| match (c.getattr(h.fid), data.io_fid) {
-        (Ok(a), _) => Ok(a),
-        (Err(_), Some(fid)) if is_file => c.getattr(fid),
-        (Err(e), _) => Err(e),
-    })?;
-    if is_file && reopen && attr.ino != data.host_ino && !data.mapped_writable {
-        if let Some(fid) = data.io_fid.take() {
-            h.share.with(|c| c.clunk(fid));
-        }
-        data.host_ino = attr.ino;
-    }
+    let fid = if is_file { data.io_fid.unwrap_or(h.fid) } else { h.fid };
+    let attr = h.share.with(|c| c.getattr(fid))?;
     if is_file {
         data.host_size(attr.size);
     }

@@ -2,9 +2,12 @@
 //! as Linux's v9fs with cache=none: nothing is copied at boot. A name not
 //! yet known under a shared directory is looked up on the host (Twalk,
 //! Tgetattr) and kept in the directory's entries, which are a cache of the
-//! host's; a listing (getdents at offset 0) reads the host directory again
-//! and brings the cache up to date, so names the host added or removed
-//! while the program runs are seen. Every inode of a share carries a
+//! host's; a name found there is checked again at each use (Tgetattr on
+//! its fid: gone, or now another host file, and it is looked up afresh,
+//! while descriptors already open keep the file they opened); a listing
+//! (getdents at offset 0) reads the host directory again and brings the
+//! cache up to date. So what the host adds, removes or replaces while the
+//! program runs is seen at the next use. Every inode of a share carries a
 //! `HostLink`: its share and a fid walked to it. File data goes to the host
 //! at each read and write (fs/hostfile.rs); creating, removing, renaming
 //! and changing attributes go to the host at the call (fs/hostops.rs).
@@ -167,6 +170,30 @@ pub fn lookup(dir: &Arc<Inode>, name: &[u8]) -> Option<Arc<Inode>> {
     match super::sharedir::cache_entry(dir, name, node.clone()) {
         Ok(()) => Some(node),
         Err(_) => tree::cached_child(dir, name),
+    }
+}
+
+/// The cached entry `node` of shared directory `dir`, checked against the
+/// host: the same node with fresh attributes, or if the host no longer has
+/// that file under `name` (removed, or replaced by a rename), a node for
+/// what it has now (None if nothing). A host that fails otherwise leaves
+/// the entry as it was.
+pub fn revalidate(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Option<Arc<Inode>> {
+    let Some(h) = node.host() else { return Some(node) };
+    match h.share.with(|c| c.getattr(h.fid)) {
+        Ok(attr) if attr.ino == h.data.lock().host_ino => {
+            set_meta(&node, &attr);
+            if matches!(node.kind, super::inode::Kind::File(_)) {
+                h.data.lock().host_size(attr.size);
+            }
+            Some(node)
+        }
+        Ok(_) | Err(gometal_core::errno::ENOENT) => {
+            super::sharedir::forget_entry(dir, name);
+            drop(node);
+            lookup(dir, name)
+        }
+        Err(_) => Some(node),
     }
 }
 

@@ -120,10 +120,14 @@ fn replace(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) {
     let _ = attach(dir, name, node);
 }
 
-/// The entry `name` of `dir`: from its entries, or for a directory of a
-/// share, looked up on the host if they lack it.
+/// The entry `name` of `dir`. For a directory of a share, the host's:
+/// a cached entry checked against the host, or looked up there.
 pub fn child(dir: &Arc<Inode>, name: &[u8]) -> Option<Arc<Inode>> {
-    cached_child(dir, name).or_else(|| super::share::lookup(dir, name))
+    match cached_child(dir, name) {
+        Some(node) if dir.host().is_some() => super::share::revalidate(dir, name, node),
+        Some(node) => Some(node),
+        None => super::share::lookup(dir, name),
+    }
 }
 
 /// The entry `name` of `dir` if its entries have it (no host lookup).

@@ -25,14 +25,10 @@ pub fn openat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, flags: Ope
     let start = path::start_for(dirfd, &raw)?;
     let follow = !flags.contains(OpenFlags::NOFOLLOW);
     let (create, exclusive) = (flags.contains(OpenFlags::CREAT), flags.contains(OpenFlags::EXCL));
-    let mut created = false;
     let found = match tree::walk(&start, &raw, follow) {
         Ok(_) if create && exclusive => return Err(EEXIST),
         Ok(f) => f,
-        Err(ENOENT) if create => {
-            created = true;
-            create_file(&start, &raw, mode, !exclusive && follow)?
-        }
+        Err(ENOENT) if create => create_file(&start, &raw, mode, !exclusive && follow)?,
         Err(e) => return Err(e),
     };
     let node = found.node;
@@ -61,11 +57,8 @@ pub fn openat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, flags: Ope
             if flags.contains(OpenFlags::TRUNC) && access != O_RDONLY {
                 crate::fs::hostfile::truncate(&node, 0)?;
             }
-            // What the host has now: its size, for reads, appends, SEEK_END
-            // (a file just created was read back already).
-            if !created {
-                crate::fs::hostops::refresh_attrs(&node, true)?;
-            }
+            // The walk checked the name against the host: `node` is the
+            // file the host has under it now, with its current size.
             FileKind::File(node.clone())
         }
         Kind::File(data) => {
@@ -119,7 +112,7 @@ pub fn lseek(_: &mut UserSpace, fd: Fd, offset: i64, whence: u32) -> SysResult {
     let size = match &file.kind {
         FileKind::File(node) => {
             if whence == 2 {
-                crate::fs::hostops::refresh_attrs(node, false)?; // a share's file: the host's size
+                crate::fs::hostops::refresh_attrs(node)?; // a share's file: the host's size
             }
             node.size() as i64
         }

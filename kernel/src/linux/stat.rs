@@ -30,7 +30,7 @@ struct Meta {
 fn of_inode(n: &Inode) -> Meta {
     // A share's node: the host's attributes as they are now (if the host
     // does not answer, the last ones seen).
-    let _ = crate::fs::hostops::refresh_attrs(n, false);
+    let _ = crate::fs::hostops::refresh_attrs(n);
     let host_file = n.host().filter(|_| matches!(n.kind, Kind::File(_))).map(|h| h.data.lock().size);
     let m = n.meta.lock();
     let (size, blocks) = match &n.kind {

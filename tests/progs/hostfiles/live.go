@@ -29,12 +29,22 @@ func killed() {
 	hang("written")
 }
 
-// watch reads a file, tells the test to change the share, and polls (with
-// a deadline) until the host's marker appears: then the new contents and
-// the new names must be seen, and a name the host removed gone.
+// watch reads files (keeping one open), tells the test to change the
+// share, and polls (with a deadline) until the host's marker appears: then
+// the new contents and names must be seen, names the host removed gone (a
+// file it replaced by a rename reads anew, while the descriptor opened
+// before still reads the old file, as on Linux).
 func watch() {
 	if got := read("/data/watched.txt"); got != "before\n" {
 		fail("watched.txt reads %q before the change", got)
+	}
+	if got := read("/data/replaced.txt"); got != "old file\n" {
+		fail("replaced.txt reads %q before the change", got)
+	}
+	old, err := os.Open("/data/replaced.txt")
+	check("open replaced.txt", err)
+	if _, err := os.Stat("/data/gone.txt"); err != nil {
+		fail("gone.txt before the change: %v", err)
 	}
 	fmt.Println("watching; change the share now")
 	deadline := time.Now().Add(90 * time.Second)
@@ -52,6 +62,17 @@ func watch() {
 	}
 	if got := read("/data/new/from-host.txt"); got != "made during the run\n" {
 		fail("from-host.txt reads %q", got)
+	}
+	if _, err := os.Stat("/data/gone.txt"); !errors.Is(err, os.ErrNotExist) {
+		fail("stat gone.txt after the host removed it: %v", err)
+	}
+	if got := read("/data/replaced.txt"); got != "the new file, renamed over the old\n" {
+		fail("replaced.txt reads %q after the host renamed a new file over it", got)
+	}
+	b := make([]byte, 64)
+	n, _ := old.ReadAt(b, 0)
+	if string(b[:n]) != "old file\n" {
+		fail("the descriptor opened before the replacement reads %q", b[:n])
 	}
 	names, err := os.ReadDir("/data")
 	check("readdir", err)
