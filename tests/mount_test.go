@@ -15,19 +15,32 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // bootMount boots a program with extra gometal flags; returns its output
 // (stdout then stderr) and exit status.
 func bootMount(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	dir := t.TempDir()
-	out, err := os.Create(filepath.Join(dir, "out"))
+	return bootMountFor(t, guestTimeout, args...)
+}
+
+// bootMountFor is bootMount with another guest timeout: every read, write
+// and stat on a share is a round trip through QEMU, slow on a loaded host.
+func bootMountFor(t *testing.T, guest time.Duration, args ...string) (string, int) {
+	t.Helper()
+	if qemuErr != nil || kernelErr != nil {
+		t.Fatalf("cannot boot: %v %v", qemuErr, kernelErr)
+	}
+	out, err := os.Create(filepath.Join(t.TempDir(), "out"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer out.Close()
-	status := bootFiles(t, nil, out, out, args...)
+	status, err := runGometalFor(guest, nil, out, out, nil, args)
+	if err != nil {
+		t.Fatalf("running gometal: %v", err)
+	}
 	b, _ := os.ReadFile(out.Name())
 	return string(b), status
 }
@@ -184,7 +197,7 @@ func TestMountExamples(t *testing.T) {
 func TestMountDatabases(t *testing.T) {
 	t.Parallel()
 	data := filepath.Join(t.TempDir(), "data")
-	out, status := bootMount(t, "-cores", "4", "-mount", data+":/data", filepath.Join(progDir, "sqlitedb"),
+	out, status := bootMountFor(t, 5*time.Minute, "-cores", "4", "-mount", data+":/data", filepath.Join(progDir, "sqlitedb"),
 		"-rows", "100000", "-path", "/data/test.db")
 	if status != 0 || !strings.Contains(out, "sqlite: 100000 rows, id sum 4999950000, reopened, integrity ok") {
 		t.Fatalf("sqlitedb on the share: %d\n%s", status, out)
