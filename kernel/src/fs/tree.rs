@@ -144,6 +144,9 @@ pub fn cached_child(dir: &Inode, name: &[u8]) -> Option<Arc<Inode>> {
 pub struct Found {
     pub path: Vec<u8>,
     pub node: Arc<Inode>,
+    /// The node's attributes were read from the host by this very walk (a
+    /// share's entry, checked or looked up): stat need not ask again.
+    pub fresh: bool,
 }
 
 /// The directories from the root down to `dir` (names and nodes); ENOENT if
@@ -200,6 +203,7 @@ pub fn walk(start: &Arc<Inode>, path: &[u8], follow: bool) -> Result<Found, Errn
     let mut stack = if path.starts_with(b"/") { chain_of(&root())? } else { chain_of(start)? };
     let mut queue: VecDeque<Vec<u8>> = components(path).map(|c| c.to_vec()).collect();
     let mut links = 0;
+    let mut fresh = false;
     while let Some(part) = queue.pop_front() {
         let here = stack.last().expect("chain has the root").1.clone();
         if !here.is_dir() {
@@ -211,6 +215,7 @@ pub fn walk(start: &Arc<Inode>, path: &[u8], follow: bool) -> Result<Found, Errn
                 if stack.len() > 1 {
                     stack.pop();
                 }
+                fresh = false;
                 continue;
             }
             _ => {}
@@ -238,13 +243,14 @@ pub fn walk(start: &Arc<Inode>, path: &[u8], follow: bool) -> Result<Found, Errn
                 continue;
             }
         }
+        fresh = here.host().is_some();
         stack.push((part, next));
     }
     let node = stack.last().expect("chain has the root").1.clone();
     if must_be_dir && !node.is_dir() {
         return Err(ENOTDIR);
     }
-    Ok(Found { path: path_of_chain(&stack), node })
+    Ok(Found { path: path_of_chain(&stack), node, fresh })
 }
 
 /// Resolves an absolute path from the root.

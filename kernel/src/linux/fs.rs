@@ -97,7 +97,7 @@ fn create_file(start: &Arc<Inode>, raw: &[u8], mode: u32, follow: bool) -> Resul
     }
     let node = Inode::new_file(mode & !UMASK, &[], crate::sched::clock::realtime_ns());
     tree::link(&dir.node, &name, node.clone())?;
-    Ok(tree::Found { path: [dir.path.as_slice(), b"/", &name].concat(), node })
+    Ok(tree::Found { path: [dir.path.as_slice(), b"/", &name].concat(), node, fresh: true })
 }
 
 pub fn close(_: &mut UserSpace, fd: Fd) -> SysResult {
