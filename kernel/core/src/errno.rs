@@ -58,6 +58,7 @@ errnos! {
     ESPIPE = 29,
     EROFS = 30,
     EPIPE = 32,
+    EDOM = 33,
     ERANGE = 34,
     EDEADLK = 35,
     ENAMETOOLONG = 36,

@@ -76,13 +76,17 @@ pub fn init(archive: &'static [u8], init: &[u8]) -> Result<usize, CpioError> {
 }
 
 /// Go sizes its listen backlog from net.core.somaxconn, and resolves
-/// "localhost" through /etc/hosts (kept if the program brought its own).
+/// "localhost" through /etc/hosts (kept if the program brought its own);
+/// net.ipv4.ping_group_range says who may open ping sockets.
 fn add_net_files(root: &Arc<Inode>) {
     let mut dir = root.clone();
     for name in [&b"proc"[..], b"sys", b"net", b"core"] {
         dir = ensure_dir(&dir, name);
     }
     replace(&dir, b"somaxconn", Inode::new_file(0o644, b"4096\n", 0));
+    // Ping sockets are open to every group (net/ping.rs says why).
+    let ipv4 = ensure_dir(&ensure_dir(&ensure_dir(&ensure_dir(root, b"proc"), b"sys"), b"net"), b"ipv4");
+    replace(&ipv4, b"ping_group_range", Inode::new_file(0o644, b"0\t2147483647\n", 0));
     let etc = ensure_dir(root, b"etc");
     if child(&etc, b"hosts").is_none() {
         replace(&etc, b"hosts", Inode::new_file(0o644, b"127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n", 0));

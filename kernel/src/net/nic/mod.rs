@@ -12,10 +12,15 @@
 //! kernel runs with interrupts off, so the interrupt never finds its own
 //! hart holding the lock.
 
+mod addr;
 mod device;
+pub mod icmp;
+mod ip;
 mod outbound;
 mod tcp;
+pub mod udp;
 
+pub use addr::{is_own, own_for, source_v4};
 pub use outbound::routes;
 
 use crate::net::socket::{Socket, State};
@@ -41,6 +46,9 @@ struct Nic {
     iface: Interface,
     sockets: SocketSet<'static>,
     tcp: tcp::Tcp,
+    /// UDP and ICMP: raw IP sockets the kernel handles itself.
+    udp: udp::Udp,
+    icmp: icmp::Icmp,
 }
 
 static NIC: Mutex<Option<Nic>> = Mutex::new(None);
@@ -74,13 +82,16 @@ pub fn add(transport: crate::drivers::virtio::Mmio, irq: u32) {
     });
     let gw = Ipv4Address::new(GATEWAY[0], GATEWAY[1], GATEWAY[2], GATEWAY[3]);
     let _ = iface.routes_mut().add_default_ipv4_route(gw);
+    addr::add_ipv6(&mut iface);
     dev.0.enable_interrupts();
-    *guard = Some(Nic { dev, iface, sockets: SocketSet::new(alloc::vec::Vec::new()), tcp: tcp::Tcp::default() });
+    let mut sockets = SocketSet::new(alloc::vec::Vec::new());
+    let (udp, icmp) = (udp::Udp::new(&mut sockets), icmp::Icmp::new(&mut sockets));
+    *guard = Some(Nic { dev, iface, sockets, tcp: tcp::Tcp::default(), udp, icmp });
     IRQ.call_once(|| irq);
     PRESENT.store(true, Ordering::Release);
     let m = mac;
     crate::println!(
-        "gometal: net: virtio-net {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}, address 10.0.2.15/24, gateway 10.0.2.2, DNS 10.0.2.3",
+        "gometal: net: virtio-net {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}, address 10.0.2.15/24 and fec0::15/64, gateway 10.0.2.2, DNS 10.0.2.3",
         m[0], m[1], m[2], m[3], m[4], m[5]
     );
 }
@@ -137,12 +148,21 @@ pub fn connect(sock: &Arc<Socket>, to: InetAddr, nonblock: bool) -> Result<usize
         sock.connecting.store(true, Ordering::Release);
         return Err(EINPROGRESS);
     }
-    let outcome = sock.waiters.wait_until(None, || match (&*sock.state.lock(), sock.take_error()) {
+    let deadline = crate::net::timeo::send_deadline(sock);
+    let outcome = sock.waiters.wait_until(deadline, || match (&*sock.state.lock(), sock.take_error()) {
         (_, Some(e)) => Some(Err(e)),
         (State::Connected(_), None) => Some(Ok(0)),
         _ => None,
     });
-    outcome.map_err(|_| EINTR)?
+    match outcome {
+        Ok(r) => r,
+        // SO_SNDTIMEO passed: the connection goes on, as on Linux.
+        Err(crate::sched::wait::WaitError::TimedOut) => {
+            sock.connecting.store(true, Ordering::Release);
+            Err(EINPROGRESS)
+        }
+        Err(_) => Err(EINTR),
+    }
 }
 
 /// Polls smoltcp and pumps connections until neither has anything to do
@@ -161,6 +181,7 @@ fn poll(nic: &mut Nic) {
             busy = true;
         }
         busy |= nic.tcp.step(&mut nic.sockets);
+        busy |= nic.udp.step(&mut nic.sockets) | nic.icmp.step(&mut nic.sockets);
         busy |= nic.iface.poll_egress(now(), &mut nic.dev, &mut nic.sockets) != PollResult::None;
         if !busy {
             break;
