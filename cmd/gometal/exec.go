@@ -66,9 +66,8 @@ the program's exit status. A test that writes into its module gets EROFS
 (tests should write to t.TempDir(), which is in the guest's /tmp);
 -module rw lets such writes through to your files, as on Linux; -module
 pack copies the module into the initramfs instead (writes succeed and are
-lost). By default (-module auto) a module bigger than -max-dir, or with
-more than 5000 files, is packed rather than mounted: the kernel reads a
-share whole into memory at boot.
+lost). The default, -module auto, is ro (shares are live: a file costs
+only when the test touches it).
 
 	GOOS=linux GOARCH=riscv64 CGO_ENABLED=0 go test -exec 'gometal exec' ./...
 	GOOS=linux GOARCH=riscv64 CGO_ENABLED=0 go run -exec 'gometal exec' .
@@ -122,7 +121,7 @@ func newExecFlagSet() (*flag.FlagSet, *execFlags) {
 	fs.StringVar(&f.sched, "sched", "", "thread placement policy: "+strings.Join(schedPolicies, ", "))
 	fs.StringVar(&f.qemu, "qemu", "", "the QEMU binary (default $GOMETAL_QEMU, else qemu-system-riscv64 from PATH)")
 	fs.StringVar(&f.module, "module", moduleAuto, moduleUsage)
-	fs.StringVar(&f.maxDir, "max-dir", "100M", "a bigger module is packed, not mounted (-module auto); pack at most this much of the working directory and its module, files beyond it are left out with a warning")
+	fs.StringVar(&f.maxDir, "max-dir", "100M", "pack at most this much of the working directory and its module (-module pack, or a module that cannot be mounted); files beyond it are left out with a warning")
 	fs.BoolVar(&f.noModule, "no-module", false, "show only the working directory, not the rest of its module")
 	fs.BoolVar(&f.noDir, "no-dir", false, "show neither the working directory nor its module (the program starts in /)")
 	return fs, f

@@ -99,6 +99,14 @@ impl Errno {
         self.0 as usize
     }
 
+    /// A Linux errno another machine reported (a 9P server's Rlerror):
+    /// itself if gometal knows the value, EIO otherwise, so no number
+    /// outside the list can reach a program.
+    pub fn from_host(v: u32) -> Errno {
+        let e = Errno(v.min(u16::MAX as u32) as u16);
+        if e.name() == "E?" { EIO } else { e }
+    }
+
     /// What the program sees in a0: -errno as a register value.
     pub const fn to_register(self) -> u64 {
         (self.0 as u64).wrapping_neg()
@@ -138,6 +146,14 @@ mod tests {
             assert!(e.value() > 0 && e.value() <= MAX_ERRNO);
             assert_eq!(e.to_register() as i64, -(e.value() as i64));
         }
+    }
+
+    #[test]
+    fn host_errnos_are_known_or_eio() {
+        assert_eq!(Errno::from_host(2), ENOENT);
+        assert_eq!(Errno::from_host(39), ENOTEMPTY);
+        assert_eq!(Errno::from_host(0), EIO);
+        assert_eq!(Errno::from_host(70_000), EIO);
     }
 
     #[test]
