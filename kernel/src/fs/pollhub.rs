@@ -120,7 +120,9 @@ impl Hub {
     /// Adds a watch; ENOMEM when the heap is out.
     pub fn add(&self, watch: Arc<Watch>) -> Result<(), Errno> {
         let mut w = self.watches.lock();
-        w.try_reserve(1).map_err(|_| ENOMEM)?;
+        // Most objects have one watch (Go's one netpoller): no spare room.
+        let room = if w.is_empty() { w.try_reserve_exact(1) } else { w.try_reserve(1) };
+        room.map_err(|_| ENOMEM)?;
         w.push(watch);
         Ok(())
     }
