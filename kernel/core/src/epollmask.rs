@@ -23,7 +23,7 @@ pub fn exclusive_ok(adding: bool, events: u32, existing: Option<u32>) -> bool {
     if events & EPOLLEXCLUSIVE != 0 && (!adding || events & !EXCLUSIVE_OK != 0) {
         return false;
     }
-    !existing.is_some_and(|e| e & EPOLLEXCLUSIVE != 0)
+    existing.is_none_or(|e| e & EPOLLEXCLUSIVE == 0)
 }
 
 /// Whether interest `events` is level-triggered: such an entry goes back on
