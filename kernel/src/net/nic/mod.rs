@@ -14,6 +14,7 @@
 
 mod device;
 mod outbound;
+pub mod stats;
 mod tcp;
 
 pub use outbound::routes;
@@ -23,7 +24,7 @@ use alloc::sync::Arc;
 use core::sync::atomic::{AtomicBool, Ordering};
 use gometal_core::errno::{Errno, EINPROGRESS, EINTR, ENETUNREACH};
 use gometal_core::sockaddr::InetAddr;
-use device::{NetDevice, FRAME};
+use device::NetDevice;
 use smoltcp::iface::{Config, Interface, PollIngressSingleResult, PollResult, SocketSet};
 use smoltcp::time::Instant;
 use smoltcp::wire::{EthernetAddress, HardwareAddress, IpAddress, IpCidr, Ipv4Address};
@@ -47,6 +48,39 @@ static NIC: Mutex<Option<Nic>> = Mutex::new(None);
 static PRESENT: AtomicBool = AtomicBool::new(false);
 static IRQ: Once<u32> = Once::new();
 
+/// The NIC lock, timed for the statistics.
+struct Timed<'a> {
+    guard: spin::MutexGuard<'a, Option<Nic>>,
+    since: u64,
+}
+
+impl core::ops::Deref for Timed<'_> {
+    type Target = Option<Nic>;
+    fn deref(&self) -> &Option<Nic> {
+        &self.guard
+    }
+}
+
+impl core::ops::DerefMut for Timed<'_> {
+    fn deref_mut(&mut self) -> &mut Option<Nic> {
+        &mut self.guard
+    }
+}
+
+impl Drop for Timed<'_> {
+    fn drop(&mut self) {
+        stats::LOCK_HOLD.record(crate::sched::clock::monotonic_ns().saturating_sub(self.since));
+    }
+}
+
+fn lock() -> Timed<'static> {
+    let start = crate::sched::clock::monotonic_ns();
+    let guard = NIC.lock();
+    let since = crate::sched::clock::monotonic_ns();
+    stats::LOCK_WAIT.record(since - start);
+    Timed { guard, since }
+}
+
 fn now() -> Instant {
     Instant::from_micros((crate::sched::clock::monotonic_ns() / 1000) as i64)
 }
@@ -57,15 +91,14 @@ pub fn add(transport: crate::drivers::virtio::Mmio, irq: u32) {
     if guard.is_some() {
         return;
     }
-    let net = match device::Net::new(transport, FRAME) {
-        Ok(n) => n,
+    let mut dev = match NetDevice::new(transport) {
+        Ok(d) => d,
         Err(e) => {
             crate::println!("gometal: virtio-net device did not start: {e:?}");
             return;
         }
     };
-    let mac = net.mac_address();
-    let mut dev = NetDevice(net);
+    let mac = dev.net.mac_address();
     let mut config = Config::new(HardwareAddress::Ethernet(EthernetAddress(mac)));
     config.random_seed = crate::arch::csr::time();
     let mut iface = Interface::new(config, &mut dev, now());
@@ -74,7 +107,7 @@ pub fn add(transport: crate::drivers::virtio::Mmio, irq: u32) {
     });
     let gw = Ipv4Address::new(GATEWAY[0], GATEWAY[1], GATEWAY[2], GATEWAY[3]);
     let _ = iface.routes_mut().add_default_ipv4_route(gw);
-    dev.0.enable_interrupts();
+    dev.net.enable_interrupts();
     *guard = Some(Nic { dev, iface, sockets: SocketSet::new(alloc::vec::Vec::new()), tcp: tcp::Tcp::default() });
     IRQ.call_once(|| irq);
     PRESENT.store(true, Ordering::Release);
@@ -95,9 +128,10 @@ pub fn irq() -> Option<u32> {
 
 /// The device's interrupt: frames arrived or were sent.
 pub fn on_interrupt() {
-    let mut guard = NIC.lock();
+    stats::POLL_IRQ.add(1);
+    let mut guard = lock();
     let Some(nic) = guard.as_mut() else { return };
-    nic.dev.0.ack_interrupt();
+    nic.dev.net.ack_interrupt();
     poll(nic);
 }
 
@@ -107,7 +141,8 @@ pub fn kick() {
     if !present() {
         return;
     }
-    if let Some(nic) = NIC.lock().as_mut() {
+    stats::POLL_KICK.add(1);
+    if let Some(nic) = lock().as_mut() {
         poll(nic);
     }
 }
@@ -155,8 +190,11 @@ fn poll(nic: &mut Nic) {
         for _ in 0..device::QUEUE {
             match nic.iface.poll_ingress_single(now(), &mut nic.dev, &mut nic.sockets) {
                 PollIngressSingleResult::None => break,
-                PollIngressSingleResult::PacketProcessed => {}
-                PollIngressSingleResult::SocketStateChanged => nic.tcp.refill(&mut nic.sockets),
+                PollIngressSingleResult::PacketProcessed => stats::FRAMES_IN.add(1),
+                PollIngressSingleResult::SocketStateChanged => {
+                    stats::FRAMES_IN.add(1);
+                    nic.tcp.refill(&mut nic.sockets)
+                }
             }
             busy = true;
         }

@@ -208,7 +208,11 @@ fn pump(c: &mut Conn, s: &mut tcp::Socket) -> (bool, bool) {
             Err(e) => (0, Err(e)),
         });
         match r {
-            Ok(Ok(0)) | Ok(Err(EAGAIN)) | Err(_) => break,
+            Ok(Err(EAGAIN)) => {
+                super::stats::PIPE_FULL.add(1);
+                break;
+            }
+            Ok(Ok(0)) | Err(_) => break,
             Ok(Ok(_)) => moved = true,
             Ok(Err(_)) => {
                 // The program closed its socket: Linux resets.

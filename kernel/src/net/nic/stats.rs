@@ -1,0 +1,48 @@
+//! What the NIC did, for the `stats` kernel argument: how often the stack
+//! was polled and why, how long harts waited for and held the NIC lock,
+//! and how often the pump found a program's pipe full (the remote then
+//! sees our receive window close) and later reopened it.
+
+use crate::stats::Histogram;
+use core::sync::atomic::{AtomicU64, Ordering};
+
+pub struct Counter(AtomicU64);
+
+impl Counter {
+    pub const fn new() -> Self {
+        Counter(AtomicU64::new(0))
+    }
+    pub fn add(&self, n: u64) {
+        self.0.fetch_add(n, Ordering::Relaxed);
+    }
+    pub fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+pub static POLL_IRQ: Counter = Counter::new();
+pub static POLL_KICK: Counter = Counter::new();
+pub static POLL_IDLE: Counter = Counter::new();
+pub static POLL_TIMER: Counter = Counter::new();
+pub static FRAMES_IN: Counter = Counter::new();
+/// The pump left bytes in smoltcp because the program's pipe was full.
+pub static PIPE_FULL: Counter = Counter::new();
+pub static LOCK_WAIT: Histogram = Histogram::new();
+pub static LOCK_HOLD: Histogram = Histogram::new();
+
+pub fn report() {
+    if !super::present() {
+        return;
+    }
+    crate::println!(
+        "gometal: net: polls irq {} kick {} idle {} timer {}; frames in {}; pipe full {}",
+        POLL_IRQ.get(),
+        POLL_KICK.get(),
+        POLL_IDLE.get(),
+        POLL_TIMER.get(),
+        FRAMES_IN.get(),
+        PIPE_FULL.get()
+    );
+    LOCK_WAIT.report("net: NIC lock wait");
+    LOCK_HOLD.report("net: NIC lock hold");
+}
