@@ -5,12 +5,14 @@
 //! (tcp.rs), so loopback sockets (the rest of net/) are untouched.
 //!
 //! Locking: one lock (`NIC`) covers the device, the smoltcp interface, its
-//! socket set and the connection table. It is taken from the device's
-//! interrupt, from an idle hart, and after a program moved bytes through
-//! a socket (`kick`); under it the pump takes pipe, socket and listener
-//! locks, so no caller may hold one of those when it calls in here. The
-//! kernel runs with interrupts off, so the interrupt never finds its own
-//! hart holding the lock.
+//! socket set and the connection table. Polls (the device's interrupt, an
+//! idle hart, a program that moved bytes through a socket, the stack's
+//! timer) only try it: a hart that finds it held leaves a note (PENDING)
+//! and the holder polls once more before it lets go, so no hart spins for
+//! it (`poll_soon`). listen and connect wait for it. Under it the pump
+//! takes pipe, socket and listener locks, so no caller may hold one of
+//! those when it calls in here. The kernel runs with interrupts off, so the
+//! interrupt never finds its own hart holding the lock.
 
 mod device;
 mod outbound;
@@ -21,7 +23,7 @@ pub use outbound::routes;
 
 use crate::net::socket::{Socket, State};
 use alloc::sync::Arc;
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use gometal_core::errno::{Errno, EINPROGRESS, EINTR, ENETUNREACH};
 use gometal_core::sockaddr::InetAddr;
 use device::NetDevice;
@@ -47,6 +49,12 @@ struct Nic {
 static NIC: Mutex<Option<Nic>> = Mutex::new(None);
 static PRESENT: AtomicBool = AtomicBool::new(false);
 static IRQ: Once<u32> = Once::new();
+/// A poll was asked for while the lock was held (poll_soon).
+static PENDING: AtomicBool = AtomicBool::new(false);
+/// The device's virtio-mmio registers (virtual address; 0: none yet).
+static REGS: AtomicUsize = AtomicUsize::new(0);
+const MMIO_INTERRUPT_STATUS: usize = 0x60;
+const MMIO_INTERRUPT_ACK: usize = 0x64;
 
 /// The NIC lock, timed for the statistics.
 struct Timed<'a> {
@@ -73,12 +81,12 @@ impl Drop for Timed<'_> {
     }
 }
 
-fn lock() -> Timed<'static> {
-    let start = crate::sched::clock::monotonic_ns();
-    let guard = NIC.lock();
-    let since = crate::sched::clock::monotonic_ns();
-    stats::LOCK_WAIT.record(since - start);
-    Timed { guard, since }
+fn try_lock() -> Option<Timed<'static>> {
+    let guard = NIC.try_lock();
+    if guard.is_none() {
+        stats::LOCK_BUSY.add(1);
+    }
+    Some(Timed { guard: guard?, since: crate::sched::clock::monotonic_ns() })
 }
 
 fn now() -> Instant {
@@ -86,7 +94,7 @@ fn now() -> Instant {
 }
 
 /// Brings up the first virtio-net device (later ones are ignored).
-pub fn add(transport: crate::drivers::virtio::Mmio, irq: u32) {
+pub fn add(transport: crate::drivers::virtio::Mmio, regs: usize, irq: u32) {
     let mut guard = NIC.lock();
     if guard.is_some() {
         return;
@@ -110,6 +118,7 @@ pub fn add(transport: crate::drivers::virtio::Mmio, irq: u32) {
     dev.net.enable_interrupts();
     *guard = Some(Nic { dev, iface, sockets: SocketSet::new(alloc::vec::Vec::new()), tcp: tcp::Tcp::default() });
     IRQ.call_once(|| irq);
+    REGS.store(regs, Ordering::Release);
     PRESENT.store(true, Ordering::Release);
     let m = mac;
     crate::println!(
@@ -126,13 +135,23 @@ pub fn irq() -> Option<u32> {
     IRQ.get().copied()
 }
 
-/// The device's interrupt: frames arrived or were sent.
+/// The device's interrupt: frames arrived or were sent. The interrupt is
+/// acknowledged at the device's registers without the NIC lock, so the
+/// line drops even while another hart polls.
 pub fn on_interrupt() {
     stats::POLL_IRQ.add(1);
-    let mut guard = lock();
-    let Some(nic) = guard.as_mut() else { return };
-    nic.dev.net.ack_interrupt();
-    poll(nic);
+    let regs = REGS.load(Ordering::Acquire);
+    if regs != 0 {
+        // SAFETY: `regs` is the device's virtio-mmio register block (add),
+        // mapped for good; InterruptStatus and InterruptACK are plain
+        // 32-bit registers that the driver's own ack reads and writes the
+        // same way, and acknowledging twice is harmless.
+        unsafe {
+            let status = core::ptr::read_volatile((regs + MMIO_INTERRUPT_STATUS) as *const u32);
+            core::ptr::write_volatile((regs + MMIO_INTERRUPT_ACK) as *mut u32, status);
+        }
+    }
+    poll_soon();
 }
 
 /// Something may have changed for the stack (a program wrote, read or
@@ -142,8 +161,27 @@ pub fn kick() {
         return;
     }
     stats::POLL_KICK.add(1);
-    if let Some(nic) = lock().as_mut() {
-        poll(nic);
+    poll_soon();
+}
+
+/// Polls now, or has the hart that holds the NIC lock poll once more
+/// before it lets go: no hart ever spins for the lock here. (Spinning was
+/// the 4-hart stall: with more harts than host cores, the harts waiting
+/// for the lock took the host time the holder needed.)
+fn poll_soon() {
+    loop {
+        PENDING.store(true, Ordering::SeqCst);
+        let Some(mut guard) = try_lock() else { return }; // the holder sees PENDING
+        while PENDING.swap(false, Ordering::SeqCst) {
+            if let Some(nic) = guard.as_mut() {
+                poll(nic);
+            }
+        }
+        drop(guard);
+        // A hart that failed try_lock after our last look left PENDING set.
+        if !PENDING.load(Ordering::SeqCst) {
+            return;
+        }
     }
 }
 
@@ -155,8 +193,8 @@ pub fn on_listen(port: u16) {
     }
     if let Some(nic) = NIC.lock().as_mut() {
         nic.tcp.listen(&mut nic.sockets, port);
-        poll(nic);
     }
+    poll_soon();
 }
 
 /// connect(2) through the NIC (`routes(to)` said so): starts the
@@ -166,8 +204,8 @@ pub fn connect(sock: &Arc<Socket>, to: InetAddr, nonblock: bool) -> Result<usize
         let mut guard = NIC.lock();
         let nic = guard.as_mut().ok_or(ENETUNREACH)?;
         outbound::start(&mut nic.iface, &mut nic.sockets, &mut nic.tcp, sock, to)?;
-        poll(nic);
     }
+    poll_soon();
     if nonblock {
         sock.connecting.store(true, Ordering::Release);
         return Err(EINPROGRESS);

@@ -1,5 +1,5 @@
 //! What the NIC did, for the `stats` kernel argument: how often the stack
-//! was polled and why, how long harts waited for and held the NIC lock,
+//! was polled and why, how often a hart found the NIC lock held, how long it was held,
 //! and how often the pump found a program's pipe full (the remote then
 //! sees our receive window close) and later reopened it.
 
@@ -27,7 +27,8 @@ pub static POLL_TIMER: Counter = Counter::new();
 pub static FRAMES_IN: Counter = Counter::new();
 /// The pump left bytes in smoltcp because the program's pipe was full.
 pub static PIPE_FULL: Counter = Counter::new();
-pub static LOCK_WAIT: Histogram = Histogram::new();
+/// A poll found the lock held and left it to the holder.
+pub static LOCK_BUSY: Counter = Counter::new();
 pub static LOCK_HOLD: Histogram = Histogram::new();
 
 pub fn report() {
@@ -35,14 +36,14 @@ pub fn report() {
         return;
     }
     crate::println!(
-        "gometal: net: polls irq {} kick {} idle {} timer {}; frames in {}; pipe full {}",
+        "gometal: net: polls irq {} kick {} idle {} timer {}, left to the lock holder {}; frames in {}; pipe full {}",
         POLL_IRQ.get(),
         POLL_KICK.get(),
         POLL_IDLE.get(),
         POLL_TIMER.get(),
+        LOCK_BUSY.get(),
         FRAMES_IN.get(),
         PIPE_FULL.get()
     );
-    LOCK_WAIT.report("net: NIC lock wait");
     LOCK_HOLD.report("net: NIC lock hold");
 }
