@@ -21,9 +21,11 @@ use smoltcp::phy::{self, DeviceCapabilities, Medium};
 use smoltcp::time::Instant;
 use virtio_drivers::device::net::VirtIONetRaw;
 
-/// Receive and transmit queue depth (QEMU offers 256). Sends no longer
-/// wait, so a burst of a window's worth of segments needs room to queue.
-pub const QUEUE: usize = 128;
+/// Receive and transmit queue depth (QEMU offers 256). The crate keeps a
+/// queue's shadow descriptors inline, and the device is built on the boot
+/// hart's 32 KiB stack: 128 overflowed it (the kernel's data below was
+/// overwritten), 64 leaves room.
+pub const QUEUE: usize = 64;
 /// A frame buffer: one Ethernet frame plus the virtio-net header (the
 /// crate wants 1526 bytes at least for receiving).
 pub const FRAME: usize = 2048;
@@ -144,7 +146,10 @@ impl phy::TxToken for Tx<'_> {
         // device reports it used (`reclaim`).
         match unsafe { dev.net.transmit_begin(&buf[..end]) } {
             Ok(token) => match dev.tx.get_mut(token as usize) {
-                Some(slot) => *slot = Some((buf, end)),
+                Some(slot) => {
+                    *slot = Some((buf, end));
+                    super::stats::FRAMES_OUT.add(1);
+                }
                 // The device owns it now and the crate never numbers a
                 // token past the queue: never freed, never reached.
                 None => core::mem::forget(buf),

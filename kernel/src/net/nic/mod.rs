@@ -15,6 +15,7 @@
 //! interrupt never finds its own hart holding the lock.
 
 mod device;
+pub mod keepalive;
 mod outbound;
 pub mod stats;
 mod tcp;
@@ -30,6 +31,7 @@ use device::NetDevice;
 use smoltcp::iface::{Config, Interface, PollIngressSingleResult, PollResult, SocketSet};
 use smoltcp::time::Instant;
 use smoltcp::wire::{EthernetAddress, HardwareAddress, IpAddress, IpCidr, Ipv4Address};
+use crate::sched::event::TimerEvent;
 use spin::{Mutex, Once};
 
 /// slirp's fixed plan for its one guest.
@@ -140,17 +142,6 @@ pub fn irq() -> Option<u32> {
 /// line drops even while another hart polls.
 pub fn on_interrupt() {
     stats::POLL_IRQ.add(1);
-    let regs = REGS.load(Ordering::Acquire);
-    if regs != 0 {
-        // SAFETY: `regs` is the device's virtio-mmio register block (add),
-        // mapped for good; InterruptStatus and InterruptACK are plain
-        // 32-bit registers that the driver's own ack reads and writes the
-        // same way, and acknowledging twice is harmless.
-        unsafe {
-            let status = core::ptr::read_volatile((regs + MMIO_INTERRUPT_STATUS) as *const u32);
-            core::ptr::write_volatile((regs + MMIO_INTERRUPT_ACK) as *mut u32, status);
-        }
-    }
     poll_soon();
 }
 
@@ -162,6 +153,41 @@ pub fn kick() {
     }
     stats::POLL_KICK.add(1);
     poll_soon();
+}
+
+/// A hart goes idle: what the threads left behind (a close, say) moves.
+pub fn idle_kick() {
+    if !present() {
+        return;
+    }
+    stats::POLL_IDLE.add(1);
+    poll_soon();
+}
+
+/// smoltcp's own deadline (retransmission, keep-alive, TIME-WAIT): set
+/// after every poll from `Interface::poll_at`, so those timers run on time
+/// when nothing else polls.
+static TIMER: TimerEvent = TimerEvent::new(on_timer);
+/// The soonest the timer polls again after a poll: smoltcp says "now" when
+/// it has something it could not send (the device's queue was full), and
+/// the device's interrupt will poll for that anyway.
+const TIMER_MIN_NS: u64 = 1_000_000;
+
+fn on_timer() {
+    stats::POLL_TIMER.add(1);
+    let before = stats::FRAMES_OUT.get();
+    poll_soon();
+    stats::TIMER_FRAMES.add(stats::FRAMES_OUT.get() - before);
+}
+
+/// Arms the timer for smoltcp's next deadline.
+fn arm_timer(nic: &mut Nic) {
+    let now_ns = crate::sched::clock::monotonic_ns();
+    let at = match nic.iface.poll_at(now(), &nic.sockets) {
+        Some(t) => (t.total_micros().max(0) as u64).saturating_mul(1000).max(now_ns + TIMER_MIN_NS),
+        None => u64::MAX,
+    };
+    TIMER.arm(at);
 }
 
 /// Polls now, or has the hart that holds the NIC lock poll once more
@@ -223,6 +249,7 @@ pub fn connect(sock: &Arc<Socket>, to: InetAddr, nonblock: bool) -> Result<usize
 /// one at a time so that a listening socket used up by a SYN is replaced
 /// before the next SYN: a burst of connections is not reset.
 fn poll(nic: &mut Nic) {
+    nic.dev.net.ack_interrupt();
     for _ in 0..64 {
         let mut busy = false;
         for _ in 0..device::QUEUE {
@@ -242,6 +269,7 @@ fn poll(nic: &mut Nic) {
             break;
         }
     }
+    arm_timer(nic);
 }
 
 /// /etc/resolv.conf naming slirp's DNS, when there is a NIC and the

@@ -55,8 +55,8 @@ pub fn start(iface: &mut Interface, sockets: &mut SocketSet<'static>, tcp: &mut 
 }
 
 /// Settles the connections smoltcp opened or that failed; returns the
-/// ones now open as (socket, far end of their pipes).
-pub fn settle(sockets: &mut SocketSet<'static>, pending: &mut alloc::vec::Vec<Pending>) -> alloc::vec::Vec<(SocketHandle, Endpoint)> {
+/// ones now open as (smoltcp socket, far end of their pipes, program's socket).
+pub fn settle(sockets: &mut SocketSet<'static>, pending: &mut alloc::vec::Vec<Pending>) -> alloc::vec::Vec<(SocketHandle, Endpoint, Weak<Socket>)> {
     let mut open = alloc::vec::Vec::new();
     let mut i = 0;
     while i < pending.len() {
@@ -68,7 +68,7 @@ pub fn settle(sockets: &mut SocketSet<'static>, pending: &mut alloc::vec::Vec<Pe
         let p = pending.swap_remove(i);
         let Some(owner) = p.owner.upgrade() else {
             sockets.get_mut::<tcp::Socket>(p.handle).abort();
-            open.push((p.handle, p.far)); // closed by the pump: nobody reads
+            open.push((p.handle, p.far, Weak::new())); // closed by the pump: nobody reads
             continue;
         };
         if state == TcpState::Closed {
@@ -79,7 +79,8 @@ pub fn settle(sockets: &mut SocketSet<'static>, pending: &mut alloc::vec::Vec<Pe
         *owner.peer.lock() = Some(p.peer);
         *owner.state.lock() = State::Connected(Arc::new(p.program));
         owner.changed();
-        open.push((p.handle, p.far));
+        super::keepalive::apply(sockets.get_mut::<tcp::Socket>(p.handle), &owner);
+        open.push((p.handle, p.far, p.owner));
     }
     open
 }

@@ -25,10 +25,16 @@ pub static POLL_KICK: Counter = Counter::new();
 pub static POLL_IDLE: Counter = Counter::new();
 pub static POLL_TIMER: Counter = Counter::new();
 pub static FRAMES_IN: Counter = Counter::new();
+pub static FRAMES_OUT: Counter = Counter::new();
+/// Frames sent while a poll the timer started ran (retransmissions,
+/// keep-alive probes: what only the timer sends when nothing else polls).
+pub static TIMER_FRAMES: Counter = Counter::new();
 /// The pump left bytes in smoltcp because the program's pipe was full.
 pub static PIPE_FULL: Counter = Counter::new();
 /// A poll found the lock held and left it to the holder.
 pub static LOCK_BUSY: Counter = Counter::new();
+/// Connections given keep-alive from their program's options.
+pub static KEEPALIVE_SET: Counter = Counter::new();
 pub static LOCK_HOLD: Histogram = Histogram::new();
 
 pub fn report() {
@@ -36,14 +42,17 @@ pub fn report() {
         return;
     }
     crate::println!(
-        "gometal: net: polls irq {} kick {} idle {} timer {}, left to the lock holder {}; frames in {}; pipe full {}",
+        "gometal: net: polls irq {} kick {} idle {} timer {}, left to the lock holder {}; frames in {} out {}, out from timer polls {}; pipe full {}; keepalive {}",
         POLL_IRQ.get(),
         POLL_KICK.get(),
         POLL_IDLE.get(),
         POLL_TIMER.get(),
         LOCK_BUSY.get(),
         FRAMES_IN.get(),
-        PIPE_FULL.get()
+        FRAMES_OUT.get(),
+        TIMER_FRAMES.get(),
+        PIPE_FULL.get(),
+        KEEPALIVE_SET.get()
     );
     LOCK_HOLD.report("net: NIC lock hold");
 }

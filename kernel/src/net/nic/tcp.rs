@@ -12,7 +12,7 @@
 
 use crate::net::socket::{Family, SockType, Socket, State};
 use crate::net::stream::Endpoint;
-use alloc::sync::Arc;
+use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
 use gometal_core::errno::EAGAIN;
 use gometal_core::sockaddr::{InetAddr, SockAddr};
@@ -36,6 +36,8 @@ struct Conn {
     fin_given: bool,
     /// Our FIN went to the remote (the program closed or shut down writing).
     fin_sent: bool,
+    /// The program's socket, for its options (keepalive.rs).
+    sock: Weak<Socket>,
 }
 
 #[derive(Default)]
@@ -108,9 +110,16 @@ impl Tcp {
     pub fn step(&mut self, sockets: &mut SocketSet<'static>) -> bool {
         self.refill(sockets);
         let mut moved = self.hand_over(sockets);
-        for (handle, end) in super::outbound::settle(sockets, &mut self.outbound) {
-            self.conns.push(Conn { handle, end, fin_given: false, fin_sent: false });
+        for (handle, end, sock) in super::outbound::settle(sockets, &mut self.outbound) {
+            self.conns.push(Conn { handle, end, fin_given: false, fin_sent: false, sock });
             moved = true;
+        }
+        if super::keepalive::take_changed() {
+            for c in &self.conns {
+                if let Some(sock) = c.sock.upgrade() {
+                    super::keepalive::apply(sockets.get_mut::<tcp::Socket>(c.handle), &sock);
+                }
+            }
         }
         let mut i = 0;
         while i < self.conns.len() {
@@ -142,8 +151,11 @@ impl Tcp {
                     sockets.remove(h);
                 }
                 _ => match accept(s, port) {
-                    Some(end) => {
-                        self.conns.push(Conn { handle: h, end, fin_given: false, fin_sent: false });
+                    Some((end, sock)) => {
+                        if let Some(program) = sock.upgrade() {
+                            super::keepalive::apply(s, &program); // inherited from the listener
+                        }
+                        self.conns.push(Conn { handle: h, end, fin_given: false, fin_sent: false, sock });
                         moved = true;
                     }
                     None => {
@@ -169,13 +181,14 @@ impl Conn {
     /// other end, so the pump only waits for smoltcp to close it.
     fn orphan(handle: SocketHandle) -> Option<Conn> {
         let (end, _) = Endpoint::pair(true, false).ok()?;
-        Some(Conn { handle, end, fin_given: true, fin_sent: true })
+        Some(Conn { handle, end, fin_given: true, fin_sent: true, sock: Weak::new() })
     }
 }
 
 /// Queues an established connection on the listener for its port; the far
-/// end of its pipes, or None when nobody listens (or the queue is full).
-fn accept(s: &tcp::Socket, port: u16) -> Option<Endpoint> {
+/// end of its pipes and the program's socket, or None when nobody listens
+/// (or the queue is full).
+fn accept(s: &tcp::Socket, port: u16) -> Option<(Endpoint, Weak<Socket>)> {
     let remote = s.remote_endpoint()?;
     let IpAddress::Ipv4(rip) = remote.addr; // IPv4 is the only protocol built in
     let local = InetAddr::v4(super::ADDR, port);
@@ -191,11 +204,12 @@ fn accept(s: &tcp::Socket, port: u16) -> Option<Endpoint> {
         State::Listening(l) => l.clone(),
         _ => return None,
     };
+    let weak = Arc::downgrade(&accepted);
     if !listener.offer(accepted) {
         return None;
     }
     listening.changed();
-    Some(far_end)
+    Some((far_end, weak))
 }
 
 /// Moves what it can both ways; (anything moved, the connection is over).
