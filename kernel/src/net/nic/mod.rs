@@ -14,6 +14,7 @@
 //! those when it calls in here. The kernel runs with interrupts off, so the
 //! interrupt never finds its own hart holding the lock.
 
+mod buffers;
 mod device;
 pub mod keepalive;
 mod outbound;
@@ -210,6 +211,34 @@ fn poll_soon() {
         }
     }
 }
+
+/// The program exited: before the machine powers off, what it wrote to
+/// its connections goes out (Linux keeps sending a closed socket's data
+/// after its process is gone; here the machine would stop with it). Polls
+/// until every connection's data is acknowledged, for at most
+/// DRAIN_LIMIT_NS. Other harts are stopped, so nothing else polls.
+pub fn drain() {
+    if !present() {
+        return;
+    }
+    let clock = crate::sched::clock::monotonic_ns;
+    let limit = clock() + DRAIN_LIMIT_NS;
+    while clock() < limit {
+        let Some(mut guard) = NIC.try_lock() else { return }; // a stopped hart held it
+        let Some(nic) = guard.as_mut() else { return };
+        poll(nic);
+        if nic.tcp.all_sent(&nic.sockets) {
+            return;
+        }
+        drop(guard);
+        let pause = clock() + 50_000;
+        while clock() < pause {
+            core::hint::spin_loop();
+        }
+    }
+}
+
+const DRAIN_LIMIT_NS: u64 = 2_000_000_000;
 
 /// A program listens on an Internet port: connections from outside to it
 /// are accepted from now on.

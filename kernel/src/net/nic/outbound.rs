@@ -5,7 +5,8 @@
 //! and tcp.rs pumps it like an accepted one. A refusal (the remote's reset)
 //! is ECONNREFUSED: from connect itself when it blocks, else as SO_ERROR.
 
-use super::tcp::{new_socket, Tcp};
+use super::buffers::Buffers;
+use super::tcp::Tcp;
 use crate::net::socket::{Family, Socket, State};
 use crate::net::stream::Endpoint;
 use alloc::sync::{Arc, Weak};
@@ -46,17 +47,21 @@ pub fn start(iface: &mut Interface, sockets: &mut SocketSet<'static>, tcp: &mut 
     *sock.local.lock() = Some(SockAddr::Inet(InetAddr::v4(super::ADDR, port).as_family(v6)));
     let ip: [u8; 4] = to.ip[12..].try_into().map_err(|_| EINVAL)?;
     let remote = IpEndpoint::new(IpAddress::v4(ip[0], ip[1], ip[2], ip[3]), to.port);
-    let mut s = new_socket().ok_or(ENOBUFS)?;
-    s.connect(iface.context(), remote, port).map_err(|_| EADDRNOTAVAIL)?;
     let (program, far) = Endpoint::pair(true, false)?;
-    let handle = sockets.add(s);
+    let mut refused = false;
+    let cx = iface.context();
+    let handle = tcp.buffers.add(sockets, |s| {
+        refused = s.connect(cx, remote, port).is_err();
+        !refused
+    });
+    let handle = handle.ok_or(if refused { EADDRNOTAVAIL } else { ENOBUFS })?;
     tcp.outbound.push(Pending { handle, owner: Arc::downgrade(sock), program, far, peer: SockAddr::Inet(to) });
     Ok(())
 }
 
 /// Settles the connections smoltcp opened or that failed; returns the
 /// ones now open as (smoltcp socket, far end of their pipes, program's socket).
-pub fn settle(sockets: &mut SocketSet<'static>, pending: &mut alloc::vec::Vec<Pending>) -> alloc::vec::Vec<(SocketHandle, Endpoint, Weak<Socket>)> {
+pub fn settle(sockets: &mut SocketSet<'static>, buffers: &mut Buffers, pending: &mut alloc::vec::Vec<Pending>) -> alloc::vec::Vec<(SocketHandle, Endpoint, Weak<Socket>)> {
     let mut open = alloc::vec::Vec::new();
     let mut i = 0;
     while i < pending.len() {
@@ -72,7 +77,7 @@ pub fn settle(sockets: &mut SocketSet<'static>, pending: &mut alloc::vec::Vec<Pe
             continue;
         };
         if state == TcpState::Closed {
-            sockets.remove(p.handle);
+            buffers.remove(sockets, p.handle);
             owner.set_error(ECONNREFUSED);
             continue;
         }

@@ -7,8 +7,8 @@
 //!
 //! smoltcp defaults changed, and why: Nagle is off and delayed ACK is off
 //! (the pipes already batch what the program writes, and a request/reply
-//! exchange over slirp should not wait 10 ms for an ACK); buffers are 64 KiB
-//! each way (Linux's default window ballpark; smoltcp asks the caller).
+//! exchange over slirp should not wait 10 ms for an ACK); buffer sizes and
+//! the cap on connections are buffers.rs's.
 
 use crate::net::socket::{Family, SockType, Socket, State};
 use crate::net::stream::Endpoint;
@@ -24,8 +24,6 @@ use smoltcp::wire::IpAddress;
 /// pool is refilled after every frame that changed a socket (mod.rs), so
 /// a few cover a burst; a SYN finding none is answered with a reset.
 const POOL: usize = 4;
-const RX_BYTES: usize = 64 * 1024;
-const TX_BYTES: usize = 64 * 1024;
 
 /// A connection handed to a program: its smoltcp socket and the far end
 /// of its pipes.
@@ -49,27 +47,8 @@ pub struct Tcp {
     conns: Vec<Conn>,
     /// Connections programs are opening (outbound.rs).
     pub outbound: Vec<super::outbound::Pending>,
-}
-
-/// Connections (opening, open and closing) the NIC keeps at most: each
-/// holds RX_BYTES + TX_BYTES of kernel heap. Past it, SYNs are reset.
-const MAX_CONNS: usize = 512;
-
-/// A zeroed buffer, or None when the heap cannot spare it (a flood of
-/// connections must not panic the kernel).
-fn buffer(n: usize) -> Option<Vec<u8>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).ok()?;
-    v.resize(n, 0);
-    Some(v)
-}
-
-/// A TCP socket with our buffers and options; None when out of memory.
-pub fn new_socket() -> Option<tcp::Socket<'static>> {
-    let mut s = tcp::Socket::new(tcp::SocketBuffer::new(buffer(RX_BYTES)?), tcp::SocketBuffer::new(buffer(TX_BYTES)?));
-    s.set_nagle_enabled(false);
-    s.set_ack_delay(None);
-    Some(s)
+    /// Every NIC socket's buffers (buffers.rs): the cap on connections.
+    pub buffers: super::buffers::Buffers,
 }
 
 impl Tcp {
@@ -84,7 +63,6 @@ impl Tcp {
 
     /// Moves sockets that took a SYN out of the pools and tops them up.
     pub fn refill(&mut self, sockets: &mut SocketSet<'static>) {
-        let conns = self.conns.len() + self.outbound.len();
         for (port, pool) in &mut self.listening {
             let embryos = &mut self.embryos;
             pool.retain(|&h| {
@@ -94,12 +72,9 @@ impl Tcp {
                 }
                 listening
             });
-            while pool.len() < POOL && embryos.len() + conns < MAX_CONNS {
-                let Some(mut s) = new_socket() else { break };
-                if s.listen(*port).is_err() {
-                    break;
-                }
-                pool.push(sockets.add(s));
+            while pool.len() < POOL {
+                let Some(h) = self.buffers.add(sockets, |s| s.listen(*port).is_ok()) else { break };
+                pool.push(h);
             }
         }
     }
@@ -110,7 +85,7 @@ impl Tcp {
     pub fn step(&mut self, sockets: &mut SocketSet<'static>) -> bool {
         self.refill(sockets);
         let mut moved = self.hand_over(sockets);
-        for (handle, end, sock) in super::outbound::settle(sockets, &mut self.outbound) {
+        for (handle, end, sock) in super::outbound::settle(sockets, &mut self.buffers, &mut self.outbound) {
             self.conns.push(Conn { handle, end, fin_given: false, fin_sent: false, sock });
             moved = true;
         }
@@ -128,12 +103,18 @@ impl Tcp {
             moved |= m;
             if done {
                 let c = self.conns.swap_remove(i);
-                sockets.remove(c.handle);
+                self.buffers.remove(sockets, c.handle);
             } else {
                 i += 1;
             }
         }
         moved
+    }
+
+    /// Whether every connection has sent what its program wrote: its pipe
+    /// is empty and smoltcp has had all of it acknowledged.
+    pub fn all_sent(&self, sockets: &SocketSet<'static>) -> bool {
+        self.conns.iter().all(|c| c.fin_sent || (c.end.pending() == 0 && sockets.get::<tcp::Socket>(c.handle).send_queue() == 0))
     }
 
     fn hand_over(&mut self, sockets: &mut SocketSet<'static>) -> bool {
@@ -147,9 +128,7 @@ impl Tcp {
                     i += 1;
                     continue;
                 }
-                TcpState::Closed | TcpState::TimeWait => {
-                    sockets.remove(h);
-                }
+                TcpState::Closed | TcpState::TimeWait => self.buffers.remove(sockets, h),
                 _ => match accept(s, port) {
                     Some((end, sock)) => {
                         if let Some(program) = sock.upgrade() {
@@ -165,7 +144,7 @@ impl Tcp {
                         // (at once if the heap has no room for that).
                         match Conn::orphan(h) {
                             Some(c) => self.conns.push(c),
-                            None => drop(sockets.remove(h)),
+                            None => self.buffers.remove(sockets, h),
                         }
                     }
                 },
