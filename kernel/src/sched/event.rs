@@ -28,15 +28,37 @@ impl TimerEvent {
     /// Runs the action once at monotonic time `ns` (u64::MAX: never),
     /// replacing the deadline it had.
     pub fn arm(&'static self, ns: u64) {
-        if !self.registered.swap(true, Ordering::AcqRel) {
-            let me = self as *const TimerEvent as *mut TimerEvent;
-            let free = EVENTS.iter().find(|e| e.compare_exchange(core::ptr::null_mut(), me, Ordering::AcqRel, Ordering::Acquire).is_ok());
-            debug_assert!(free.is_some(), "more timer events than SLOTS");
-        }
+        self.register();
         let before = self.at.swap(ns, Ordering::SeqCst);
         if ns < before {
             // This hart's timer may be set for later: pull it in.
             super::timer::program(super::hart::this_hart());
+        }
+    }
+}
+
+impl TimerEvent {
+    /// Makes the action run by `ns` at the latest (an earlier deadline
+    /// stays).
+    pub fn arm_no_later(&'static self, ns: u64) {
+        if ns < self.at.load(Ordering::SeqCst) {
+            self.arm_min(ns);
+        }
+    }
+
+    fn arm_min(&'static self, ns: u64) {
+        self.register();
+        let before = self.at.fetch_min(ns, Ordering::SeqCst);
+        if ns < before {
+            super::timer::program(super::hart::this_hart());
+        }
+    }
+
+    fn register(&'static self) {
+        if !self.registered.swap(true, Ordering::AcqRel) {
+            let me = self as *const TimerEvent as *mut TimerEvent;
+            let free = EVENTS.iter().find(|e| e.compare_exchange(core::ptr::null_mut(), me, Ordering::AcqRel, Ordering::Acquire).is_ok());
+            debug_assert!(free.is_some(), "more timer events than SLOTS");
         }
     }
 }

@@ -5,16 +5,19 @@
 //! they go out while the program sleeps, and a peer that stopped answering
 //! resets the connection (the program reads ECONNRESET).
 //!
-//! setsockopt only raises `CHANGED`; the next poll applies the options of
-//! every connection (the options lock is taken under the NIC lock, as the
-//! pump does), so no per-poll cost comes with keep-alive. That poll is not
+//! setsockopt only notes the socket (`CHANGED`); the next poll applies the
+//! options of the connections noted (the options lock is taken under the
+//! NIC lock, as the pump does), so no per-poll cost comes with keep-alive
+//! and one connection's options cost one pass, not one per connection
+//! open (Go sets four on every accepted connection). That poll is not
 //! forced at once on purpose: Go sets SO_KEEPALIVE first and TCP_KEEPIDLE
 //! next, and smoltcp keeps the first deadline it was given (Linux's 7200 s
 //! default here) until a segment arrives; a poll after the program's next
 //! block or I/O sees all four options together.
 
 use crate::net::socket::Socket;
-use core::sync::atomic::{AtomicBool, Ordering};
+use alloc::vec::Vec;
+use spin::Mutex;
 use smoltcp::socket::tcp;
 use smoltcp::time::Duration;
 
@@ -29,21 +32,33 @@ const DEFAULT_IDLE_S: i32 = 7200;
 const DEFAULT_INTVL_S: i32 = 75;
 const DEFAULT_CNT: i32 = 9;
 
-static CHANGED: AtomicBool = AtomicBool::new(false);
+/// Sockets whose keep-alive options changed since the last poll, by
+/// address (compared with the connections' sockets, never dereferenced).
+static CHANGED: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+/// The most sockets noted between two polls; past it the oldest notes are
+/// dropped (their connections keep their previous keep-alive).
+const MAX_NOTED: usize = 4096;
 
 /// Whether setsockopt(level, name) is one this file reads.
 pub fn is_keepalive_option(level: i32, name: i32) -> bool {
     (level, name) == (SOL_SOCKET, SO_KEEPALIVE) || (level == IPPROTO_TCP && matches!(name, TCP_KEEPIDLE | TCP_KEEPINTVL | TCP_KEEPCNT))
 }
 
-/// A program changed a keep-alive option (the caller holds no lock).
-pub fn changed() {
-    CHANGED.store(true, Ordering::SeqCst);
+/// A program changed a keep-alive option of `sock`.
+pub fn changed(sock: &Socket) {
+    let at = sock as *const Socket as usize;
+    let mut noted = CHANGED.lock();
+    if noted.contains(&at) || noted.len() >= MAX_NOTED || noted.try_reserve(1).is_err() {
+        return;
+    }
+    noted.push(at);
 }
 
-/// Whether options changed since the last call.
-pub fn take_changed() -> bool {
-    CHANGED.swap(false, Ordering::SeqCst)
+/// The sockets noted since the last call, sorted.
+pub fn take_changed() -> Vec<usize> {
+    let mut noted = core::mem::take(&mut *CHANGED.lock());
+    noted.sort_unstable();
+    noted
 }
 
 /// Gives `s` the keep-alive its program's socket asks for. smoltcp probes

@@ -35,6 +35,12 @@ pub static PIPE_FULL: Counter = Counter::new();
 pub static LOCK_BUSY: Counter = Counter::new();
 /// Connections given keep-alive from their program's options.
 pub static KEEPALIVE_SET: Counter = Counter::new();
+/// Time spent in each part of a poll (ns): smoltcp's ingress, the pump,
+/// smoltcp's egress, and asking smoltcp for its next deadline.
+pub static INGRESS_NS: Counter = Counter::new();
+pub static PUMP_NS: Counter = Counter::new();
+pub static EGRESS_NS: Counter = Counter::new();
+pub static TIMER_NS: Counter = Counter::new();
 pub static LOCK_HOLD: Histogram = Histogram::new();
 
 pub fn report() {
@@ -53,6 +59,14 @@ pub fn report() {
         TIMER_FRAMES.get(),
         PIPE_FULL.get(),
         KEEPALIVE_SET.get()
+    );
+    let ms = |c: &Counter| c.get() / 1_000_000;
+    crate::println!(
+        "gometal: net: time in polls: ingress {} ms, pump {} ms, egress {} ms, next deadline {} ms",
+        ms(&INGRESS_NS),
+        ms(&PUMP_NS),
+        ms(&EGRESS_NS),
+        ms(&TIMER_NS)
     );
     LOCK_HOLD.report("net: NIC lock hold");
 }

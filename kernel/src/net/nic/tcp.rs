@@ -89,10 +89,13 @@ impl Tcp {
             self.conns.push(Conn { handle, end, fin_given: false, fin_sent: false, sock });
             moved = true;
         }
-        if super::keepalive::take_changed() {
+        let noted = super::keepalive::take_changed();
+        if !noted.is_empty() {
             for c in &self.conns {
-                if let Some(sock) = c.sock.upgrade() {
-                    super::keepalive::apply(sockets.get_mut::<tcp::Socket>(c.handle), &sock);
+                if noted.binary_search(&(c.sock.as_ptr() as usize)).is_ok() {
+                    if let Some(sock) = c.sock.upgrade() {
+                        super::keepalive::apply(sockets.get_mut::<tcp::Socket>(c.handle), &sock);
+                    }
                 }
             }
         }
@@ -202,7 +205,18 @@ fn pump(c: &mut Conn, s: &mut tcp::Socket) -> (bool, bool) {
         });
         match r {
             Ok(Err(EAGAIN)) => {
+                // Full: the program's next read kicks the NIC. Noted
+                // before one more try, so a read in between is not missed.
                 super::stats::PIPE_FULL.add(1);
+                c.end.want_room();
+                if s.recv(|buf| match c.end.write(buf, true) {
+                    Ok(n) => (n, n),
+                    Err(_) => (0, 0),
+                }) != Ok(0)
+                {
+                    moved = true;
+                    continue;
+                }
                 break;
             }
             Ok(Ok(0)) | Err(_) => break,
