@@ -67,6 +67,11 @@ impl NetDevice {
         }
     }
 
+    /// Whether a received frame waits.
+    pub fn has_frames(&self) -> bool {
+        self.net.poll_receive().is_some()
+    }
+
     /// Takes back the transmit buffers the device has finished with.
     pub fn reclaim(&mut self) {
         while let Some(token) = self.net.poll_transmit() {

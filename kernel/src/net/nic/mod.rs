@@ -29,7 +29,7 @@ use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use gometal_core::errno::{Errno, EINPROGRESS, EINTR, ENETUNREACH};
 use gometal_core::sockaddr::InetAddr;
 use device::NetDevice;
-use smoltcp::iface::{Config, Interface, PollIngressSingleResult, PollResult, SocketSet};
+use smoltcp::iface::{Config, Interface, PollIngressSingleResult, SocketSet};
 use smoltcp::time::Instant;
 use smoltcp::wire::{EthernetAddress, HardwareAddress, IpAddress, IpCidr, Ipv4Address};
 use crate::sched::event::TimerEvent;
@@ -285,15 +285,16 @@ pub fn connect(sock: &Arc<Socket>, to: InetAddr, nonblock: bool) -> Result<usize
     outcome.map_err(|_| EINTR)?
 }
 
-/// Polls smoltcp and pumps connections until neither has anything to do
-/// (bounded, so a flood cannot keep a hart here forever). Frames are taken
-/// one at a time so that a listening socket used up by a SYN is replaced
-/// before the next SYN: a burst of connections is not reset.
+/// Polls smoltcp and pumps connections until no frame waits (bounded, so
+/// a flood cannot keep a hart here forever): frames in, the pump, frames
+/// out, and again only if more frames came meanwhile — each step walks
+/// every socket, so a round that would find nothing is not run. Frames
+/// are taken one at a time so that a listening socket used up by a SYN is
+/// replaced before the next SYN: a burst of connections is not reset.
 fn poll(nic: &mut Nic) {
     let clock = crate::sched::clock::monotonic_ns;
     nic.dev.net.ack_interrupt();
     for _ in 0..64 {
-        let mut busy = false;
         let t0 = clock();
         for _ in 0..device::QUEUE {
             match nic.iface.poll_ingress_single(now(), &mut nic.dev, &mut nic.sockets) {
@@ -304,17 +305,16 @@ fn poll(nic: &mut Nic) {
                     nic.tcp.refill(&mut nic.sockets)
                 }
             }
-            busy = true;
         }
         let t1 = clock();
-        busy |= nic.tcp.step(&mut nic.sockets);
+        nic.tcp.step(&mut nic.sockets);
         let t2 = clock();
-        busy |= nic.iface.poll_egress(now(), &mut nic.dev, &mut nic.sockets) != PollResult::None;
+        nic.iface.poll_egress(now(), &mut nic.dev, &mut nic.sockets);
         let t3 = clock();
         stats::INGRESS_NS.add(t1 - t0);
         stats::PUMP_NS.add(t2 - t1);
         stats::EGRESS_NS.add(t3 - t2);
-        if !busy {
+        if !nic.dev.has_frames() {
             break;
         }
     }
