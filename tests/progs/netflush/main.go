@@ -1,7 +1,8 @@
 // Command netflush accepts one connection on port 7, writes SIZE bytes to
-// it and exits at once, without closing it: what it wrote must still reach
-// the peer, as on Linux, where the kernel keeps sending after the process
-// is gone (tests/net_test.go reads it all from the host). Usage: netflush SIZE
+// it and exits at once (after closing it with "close"): what it wrote must
+// still reach the peer, as on Linux, where the kernel keeps sending after
+// the process is gone (tests/net_test.go reads it all from the host).
+// Usage: netflush SIZE [close]
 package main
 
 import (
@@ -35,6 +36,9 @@ func main() {
 	if _, err := c.Write(data); err != nil {
 		fmt.Println("FAIL netflush: write:", err)
 		os.Exit(1)
+	}
+	if len(os.Args) > 2 && os.Args[2] == "close" {
+		c.Close()
 	}
 	os.Exit(0)
 }

@@ -115,9 +115,13 @@ impl Tcp {
     }
 
     /// Whether every connection has sent what its program wrote: its pipe
-    /// is empty and smoltcp has had all of it acknowledged.
+    /// is empty and smoltcp has had all of it (and a FIN) acknowledged, or
+    /// it is closed (reset).
     pub fn all_sent(&self, sockets: &SocketSet<'static>) -> bool {
-        self.conns.iter().all(|c| c.fin_sent || (c.end.pending() == 0 && sockets.get::<tcp::Socket>(c.handle).send_queue() == 0))
+        self.conns.iter().all(|c| {
+            let s = sockets.get::<tcp::Socket>(c.handle);
+            s.state() == TcpState::Closed || (c.end.pending() == 0 && s.send_queue() == 0 && !matches!(s.state(), TcpState::FinWait1 | TcpState::Closing | TcpState::LastAck))
+        })
     }
 
     fn hand_over(&mut self, sockets: &mut SocketSet<'static>) -> bool {
