@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,6 +43,7 @@ type execFlags struct {
 	maxBytes int64
 	noDir    bool
 	noModule bool
+	module   string // -module: auto, ro, rw or pack (execmount.go)
 	binary   string
 	args     []string
 }
@@ -55,12 +57,17 @@ Exec runs a prebuilt static linux/riscv64 Go binary on gometal the way
 	gometal exec /tmp/go-build.../pkg.test -test.paniconexit0 -test.timeout=10m0s ...
 
 in the package's source directory. gometal exec packs the binary as /init,
-the current directory (with testdata/) and the rest of its module (from
-the go.mod directory: ../testdata and the like) at their own absolute paths
-in the initramfs, starts the program in the current directory (kernel
-option cwd=DIR), passes the arguments through unchanged, relays the output
-and exits with the program's exit status. Files the program writes stay in
-the guest.
+shows the test its module (from the go.mod directory; without one, the
+current directory) at its own absolute path, read-only, as a host directory
+share (-mount), so testdata/, ../testdata and absolute paths resolve as on
+Linux; starts the program in the current directory (kernel option cwd=DIR),
+passes the arguments through unchanged, relays the output and exits with
+the program's exit status. A test that writes into its module gets EROFS
+(tests should write to t.TempDir(), which is in the guest's /tmp);
+-module rw lets such writes through to your files, as on Linux; -module
+pack copies the module into the initramfs instead (writes succeed and are
+lost). The default, -module auto, is ro (shares are live: a file costs
+only when the test touches it).
 
 	GOOS=linux GOARCH=riscv64 CGO_ENABLED=0 go test -exec 'gometal exec' ./...
 	GOOS=linux GOARCH=riscv64 CGO_ENABLED=0 go run -exec 'gometal exec' .
@@ -81,11 +88,13 @@ PATH and TMPDIR are host paths and are not passed (os.TempDir is /tmp).
 
 The time zone database of the Go installation ($GOROOT/lib/time/zoneinfo.zip,
 GOROOT from the environment or 'go env GOROOT') is packed at its own path, so
-time.LoadLocation works. Left out of the module: version-control
-directories (.git, .hg, .svn, .bzr, .jj), nested modules (directories with
-their own go.mod) and, in a git work tree, what git ignores (build
-outputs); the current directory is always packed whole, first, so when
--max-dir bites it is the rest of the module that is cut, with a warning.
+time.LoadLocation works. The module is packed (as with -module pack) also
+when its path cannot be a mount (a space, quote or ':' in it) or a -mount
+overlaps it; -v says why. What packing leaves out: version-control directories
+(.git, .hg, .svn, .bzr, .jj), nested modules (directories with their own
+go.mod) and, in a git work tree, what git ignores (build outputs); the
+current directory is always packed whole, first, so when -max-dir bites it
+is the rest of the module that is cut, with a warning.
 
 Timeout: with -timeout 0 (the default) QEMU is stopped 30s after the
 test binary's own -test.timeout, if it has one; exit status 124.
@@ -111,9 +120,10 @@ func newExecFlagSet() (*flag.FlagSet, *execFlags) {
 	fs.StringVar(&f.kernelArgs, "kernel-args", "", "extra kernel command-line options (trace, stats, verbose)")
 	fs.StringVar(&f.sched, "sched", "", "thread placement policy: "+strings.Join(schedPolicies, ", "))
 	fs.StringVar(&f.qemu, "qemu", "", "the QEMU binary (default $GOMETAL_QEMU, else qemu-system-riscv64 from PATH)")
-	fs.StringVar(&f.maxDir, "max-dir", "100M", "pack at most this much of the working directory and its module; files beyond it are left out with a warning")
-	fs.BoolVar(&f.noModule, "no-module", false, "pack only the working directory, not the rest of its module")
-	fs.BoolVar(&f.noDir, "no-dir", false, "do not pack the working directory or its module (the program starts in /)")
+	fs.StringVar(&f.module, "module", moduleAuto, moduleUsage)
+	fs.StringVar(&f.maxDir, "max-dir", "100M", "pack at most this much of the working directory and its module (-module pack, or a module that cannot be mounted); files beyond it are left out with a warning")
+	fs.BoolVar(&f.noModule, "no-module", false, "show only the working directory, not the rest of its module")
+	fs.BoolVar(&f.noDir, "no-dir", false, "show neither the working directory nor its module (the program starts in /)")
 	return fs, f
 }
 
@@ -145,6 +155,9 @@ func parseExecFlags(args []string, getenv func(string) string) (*execFlags, erro
 func (f *execFlags) validate() error {
 	if err := f.machineFlags.validate("exec"); err != nil {
 		return err
+	}
+	if !slices.Contains(moduleModes, f.module) {
+		return usageErrorf("exec", "exec: -module %q: want one of %s", f.module, strings.Join(moduleModes, ", "))
 	}
 	n, err := qemu.ParseSize(f.maxDir)
 	if err != nil {
@@ -183,13 +196,21 @@ func execMain(args []string) error {
 	}
 	defer os.RemoveAll(tmp)
 
+	share, mounted, why := moduleShare(dir, f)
+	if mounted {
+		f.mounts = append(f.mounts, share)
+	} else if why != "" && (f.verbose || f.module != moduleAuto) {
+		fmt.Fprintf(os.Stderr, "gometal exec: packing the module instead of mounting it: %s\n", why)
+	}
 	extras := append([]initramfs.Mapping(nil), f.adds...)
-	if m, ok := goexec.ZoneinfoMapping(goroot()); ok {
+	if m, ok := goexec.ZoneinfoMapping(goroot()); ok && !(mounted && within(m.Guest, share.guest)) {
 		extras = append(extras, m)
 	}
 	initrd := filepath.Join(tmp, "initramfs.cpio")
 	im := goexec.Image{Program: f.binary, Dir: dir, MaxDir: f.maxBytes, Extras: extras, Warnings: os.Stderr}
-	if dir != "" && !f.noModule {
+	if mounted {
+		im.Dir = "" // the share shows it
+	} else if dir != "" && !f.noModule {
 		if im.Module = goexec.ModuleDir(dir); im.Module != "" {
 			im.LeftOut = goexec.GitIgnored(im.Module)
 		}
@@ -198,7 +219,13 @@ func execMain(args []string) error {
 	if err != nil {
 		return inputError(err)
 	}
-	if f.verbose {
+	if f.verbose && mounted {
+		mode := "read-only"
+		if !share.readOnly {
+			mode = "read-write"
+		}
+		fmt.Fprintf(os.Stderr, "gometal exec: mounted %s at its own path, %s\n", share.host, mode)
+	} else if f.verbose {
 		fmt.Fprintf(os.Stderr, "gometal exec: packed %s (module %s): %d files, %d dirs, %d links, %.1f MiB\n",
 			dir, im.Module, st.Files, st.Dirs, st.Links, float64(st.Bytes)/(1<<20))
 	}

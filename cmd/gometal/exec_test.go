@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -112,7 +113,7 @@ func TestExecHelp(t *testing.T) {
 	var out bytes.Buffer
 	execUsage(&out)
 	fs, _ := newExecFlagSet()
-	for _, name := range []string{"cores", "mem", "timeout", "v", "env", "add", "kernel", "kernel-args", "max-dir", "no-dir"} {
+	for _, name := range []string{"cores", "mem", "timeout", "v", "env", "add", "kernel", "kernel-args", "max-dir", "no-dir", "module"} {
 		if fs.Lookup(name) == nil || !strings.Contains(out.String(), "-"+name) {
 			t.Errorf("exec help lacks -%s", name)
 		}
@@ -121,5 +122,50 @@ func TestExecHelp(t *testing.T) {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("exec help lacks %q", s)
 		}
+	}
+}
+
+// moduleShare: what gometal exec mounts (or packs) for the test's module.
+func TestExecModuleShare(t *testing.T) {
+	root := t.TempDir()
+	pkg := filepath.Join(root, "a", "pkg")
+	os.MkdirAll(pkg, 0o755)
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module m\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "big"), make([]byte, 4096), 0o644)
+	spaced := filepath.Join(t.TempDir(), "my mod")
+	os.MkdirAll(spaced, 0o755)
+	cases := []struct {
+		args    []string
+		dir     string
+		mounted bool
+		top     string
+		ro      bool
+		why     string
+	}{
+		{nil, pkg, true, root, true, ""},
+		{[]string{"-module", "rw"}, pkg, true, root, false, ""},
+		{[]string{"-module", "pack"}, pkg, false, "", false, ""},
+		{[]string{"-no-module"}, pkg, true, pkg, true, ""},
+		{[]string{"-max-dir", "1K"}, pkg, true, root, true, ""}, // a share has no size limit
+		{[]string{"-max-dir", "1K", "-module", "ro"}, pkg, true, root, true, ""},
+		{[]string{"-mount", root + "/a:/x" + root}, pkg, true, root, true, ""},
+		{[]string{"-mount", t.TempDir() + ":" + root + "/a"}, pkg, false, "", false, "overlaps"},
+		{nil, spaced, false, "", false, "a space"},
+	}
+	for _, c := range cases {
+		f, err := parseExecFlags(append(c.args, "prog"), noEnv)
+		if err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		m, ok, why := moduleShare(c.dir, f)
+		if ok != c.mounted || (ok && (m.host != c.top || m.guest != c.top || m.readOnly != c.ro)) || !strings.Contains(why, c.why) {
+			t.Errorf("%q in %s: mounted %v %+v, why %q; want mounted %v at %s ro %v, why %q", c.args, c.dir, ok, m, why, c.mounted, c.top, c.ro, c.why)
+		}
+		if ok && m.tag != fmt.Sprintf("gm%d", len(f.mounts)) {
+			t.Errorf("%q: tag %s after %d -mounts", c.args, m.tag, len(f.mounts))
+		}
+	}
+	if _, err := parseExecFlags([]string{"-module", "copy", "prog"}, noEnv); err == nil || !strings.Contains(err.Error(), "-module") {
+		t.Errorf("-module copy: %v", err)
 	}
 }

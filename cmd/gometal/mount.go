@@ -12,7 +12,7 @@ import (
 )
 
 const mountUsage = "share a host directory with the program at an absolute guest path: `HOST:GUEST[:ro]` (repeatable). " +
-	"It is read into memory at boot and what the program changed is written back at fsync and when it exits (not with :ro); HOST is created if missing"
+	"It is live (as Linux's 9p mount): every read, write and change reaches HOST at the call, and host changes are seen during the run; :ro refuses changes; HOST is created if missing"
 
 // guestMount is one parsed -mount.
 type guestMount struct {

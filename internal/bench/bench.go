@@ -187,7 +187,7 @@ func LinuxConfigText(k *linuxkernel.Kernel) string {
 		return fmt.Sprintf("\nReading the Linux config failed: %v\n", err)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nWhat the benchmark boot needs from Linux, from the package's `%s` (the initramfs holds\nonly `/init`, so modules are unavailable, except Debian's virtio_mmio, which the stdio\nbenchmark's initramfs carries and its program loads):\n\n", filepath.Base(k.Config))
+	fmt.Fprintf(&b, "\nWhat the benchmark boot needs from Linux, from the package's `%s` (the initramfs holds\nonly `/init` and the modules an I/O benchmark's program loads itself: virtio_mmio for\nstdio and files, netfs, 9pnet, 9pnet_virtio and 9p for files, uio for devices, virtio_blk\nfor blockdev):\n\n", filepath.Base(k.Config))
 	var rows [][]string
 	for _, c := range checks {
 		v := c.Value

@@ -1,22 +1,26 @@
 package bench
 
-// The file benchmark: bench/files in a host directory mounted with
-// -mount (virtio-9p), on gometal. gometal works on its in-memory copy of
-// the share and writes it back at exit, so the figures are those of its
-// in-memory tree; the boot's wall time includes the write-back.
+// The file benchmark: bench/files in a host directory shared over
+// virtio-9p, on gometal (-mount) and on Debian's Linux with the very same
+// QEMU share (the same -fsdev/-device arguments, virtio-mmio transport);
+// Linux's /init (the program) loads virtio_mmio and the 9p modules and
+// mounts the share at the same guest path with Linux's default options.
 
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"gometal.dev/gometal/internal/initramfs"
+	"gometal.dev/gometal/internal/linuxkernel"
 	"gometal.dev/gometal/internal/qemu"
 )
 
 func init() {
 	register(&benchmark{name: "files", title: "Files: a -mount'ed host directory",
-		plan: func(s *Session) int { return s.O.Runs }, run: runFiles})
+		plan: func(s *Session) int { return s.O.Runs * len(s.Kinds) }, run: runFiles})
 }
 
 // filesOps are bench/files's measures, with their unit.
@@ -26,8 +30,51 @@ var filesOps = []struct{ op, unit, key string }{
 	{"sqliteinsert", "rows/s", "ops"}, {"sqlitequery", "queries/s", "ops"},
 }
 
+// NinePModules are the modules Debian's kernel needs for a virtio-9p
+// share, in load order (../shared/docs/linux-baseline.md): 9p needs netfs
+// and 9pnet, 9pnet_virtio needs 9pnet. virtio_mmio (the transport QEMU's
+// virtio-*-device uses on virt) comes first, from Kernel.VirtioMMIO.
+var NinePModules = []string{"kernel/fs/netfs/netfs.ko", "kernel/net/9p/9pnet.ko", "kernel/net/9p/9pnet_virtio.ko", "kernel/fs/9p/9p.ko"}
+
+// filesTag and filesGuest are the share's mount tag and guest path on both
+// kernels.
+const filesTag, filesGuest = "gm0", "/data"
+
+// filesLinux packs virtio_mmio and the 9p modules for the Linux boot,
+// numbered so that the program's name-ordered loading (uioinit.Prepare)
+// follows the dependencies; it returns the mappings and their names.
+func filesLinux(s *Session) ([]initramfs.Mapping, []string, error) {
+	if s.LinuxK.VirtioMMIO == "" {
+		return nil, nil, fmt.Errorf("no virtio_mmio module in the Linux cache")
+	}
+	mods, err := linuxkernel.Modules(s.O.LinuxDir, s.LinuxK, NinePModules, s.O.Log)
+	if err != nil {
+		return nil, nil, err
+	}
+	var extras []initramfs.Mapping
+	var names []string
+	for i, m := range append([]string{s.LinuxK.VirtioMMIO}, mods...) {
+		extras = append(extras, initramfs.Mapping{Host: m, Guest: fmt.Sprintf("/modules/%d-%s", i, filepath.Base(m))})
+		names = append(names, strings.TrimSuffix(filepath.Base(m), ".xz"))
+	}
+	return extras, names, nil
+}
+
 func runFiles(s *Session) Section {
-	prog, err := s.M.BuildGo("files", "./bench/files")
+	kinds, linuxNote := []Kind{Gometal}, ""
+	var extras []initramfs.Mapping
+	var mods []string
+	if len(s.Kinds) > 1 && s.LinuxK != nil {
+		var err error
+		if extras, mods, err = filesLinux(s); err != nil {
+			linuxNote = fmt.Sprintf("\nLinux: not measured: %v\n", err)
+		} else {
+			kinds = s.Kinds
+		}
+	} else if len(s.Kinds) == 1 {
+		linuxNote = "\nLinux: not measured (run with -linux).\n"
+	}
+	prog, err := s.M.BuildGoWith("files", "./bench/files", extras)
 	if err != nil {
 		return notMeasured("building bench/files failed", err)
 	}
@@ -36,47 +83,93 @@ func runFiles(s *Session) Section {
 		mib, small, rows = 32, 500, 5000
 	}
 	sm := newSamples()
+	linuxMount := ""
 	for run := 1; run <= s.O.Runs; run++ {
-		share, err := os.MkdirTemp(s.M.Dir, "share-")
-		if err != nil {
-			return notMeasured("no share directory", err)
-		}
-		spec := Spec{Kind: Gometal, Cores: 2, Mem: "1G", Prog: prog, Timeout: 10 * time.Minute,
-			Args:   []string{"-dir", "/data", "-mib", fmt.Sprint(mib), "-small", fmt.Sprint(small), "-rows", fmt.Sprint(rows)},
-			Mounts: []qemu.Mount{{Host: share, Tag: "gm0"}}, KernelArgs: "mount=gm0:/data"}
-		b := s.Boot(spec, fmt.Sprintf("run %d/%d", run, s.O.Runs))
-		os.RemoveAll(share)
-		if !b.OK() {
-			sm.failed("all", b.Why())
-			continue
-		}
-		for _, r := range b.Results {
-			for _, o := range filesOps {
-				if Str(r, "op") == o.op {
-					v, _ := Num(r, o.key)
-					sm.add(o.op, v)
+		for _, k := range kinds {
+			b, ok := filesBoot(s, k, prog, []string{"-dir", filesGuest, "-mib", fmt.Sprint(mib),
+				"-small", fmt.Sprint(small), "-rows", fmt.Sprint(rows)}, fmt.Sprintf("run %d/%d", run, s.O.Runs))
+			if !ok {
+				for _, o := range filesOps {
+					sm.failed(string(k)+"/"+o.op, b.Why())
+				}
+				continue
+			}
+			for _, r := range b.Results {
+				if Str(r, "op") == "mount" {
+					linuxMount = Str(r, "options")
+				}
+				for _, o := range filesOps {
+					if Str(r, "op") == o.op {
+						v, _ := Num(r, o.key)
+						sm.add(string(k)+"/"+o.op, v)
+					}
 				}
 			}
+			sm.add(string(k)+"/wall", b.Wall.Seconds())
 		}
-		sm.add("wall", b.Wall.Seconds())
 	}
+	return filesSection(s, kinds, sm, mods, linuxMount, linuxNote, mib, small, rows)
+}
+
+// filesBoot boots bench/files once on kernel k with a fresh, empty share.
+func filesBoot(s *Session, k Kind, prog *Prog, args []string, what string) (*Boot, bool) {
+	share, err := os.MkdirTemp(s.M.Dir, "share-")
+	if err != nil {
+		return &Boot{Err: fmt.Errorf("no share directory: %v", err)}, false
+	}
+	defer os.RemoveAll(share)
+	spec := Spec{Kind: k, Cores: 2, Mem: "1G", Prog: prog, Timeout: 20 * time.Minute, Args: args,
+		Mounts: []qemu.Mount{{Host: share, Tag: filesTag}}}
+	if k == Gometal {
+		spec.KernelArgs = "mount=" + filesTag + ":" + filesGuest
+	} else {
+		spec.Args = append([]string{"-linux-mount", filesTag}, args...)
+	}
+	b := s.Boot(spec, what)
+	return b, b.OK()
+}
+
+func filesSection(s *Session, kinds []Kind, sm *samples, mods []string, linuxMount, linuxNote string, mib, small, rows int) Section {
 	var body strings.Builder
-	fmt.Fprintf(&body, "bench/files at 2 harts, -m 1G, in a host directory mounted with -mount (virtio-9p):\n"+
+	fmt.Fprintf(&body, "bench/files at 2 harts, -m 1G, in a host directory shared over virtio-9p\n"+
+		"(QEMU's local backend, security_model=none, virtio-9p-device on virtio-mmio):\n"+
 		"a %d MiB file written in 1 MiB writes + fsync, then read back; %d files of 1 KiB\n"+
 		"created, stat'ed and deleted; %d SQLite rows inserted in transactions of 1000, then\n"+
-		"%d point queries. Median of the runs. gometal works on its in-memory copy of the\n"+
-		"share and writes changes back at fsync and exit, so the figures are the in-memory\n"+
-		"tree's plus those write-backs. Linux: not measured (see below).\n\n", mib, small, rows, rows/4)
+		"%d point queries. Median of %d run(s), each on a fresh empty share. gometal mounts\n"+
+		"the share with -mount (its own 9P2000.L client; README.md, \"Host directories\").\n",
+		mib, small, rows, rows/4, s.O.Runs)
+	if len(kinds) > 1 {
+		fmt.Fprintf(&body, "Linux (%s) loads %s,\nthen mounts the share "+
+			"at the same path as `mount -t 9p -o trans=virtio,version=9p2000.L gm0 /data`\nwould, "+
+			"with no other option, so with the defaults a user gets; /proc/mounts then reads\n"+
+			"`%s`.\nLinux shows cache= and msize= only where they differ from its defaults: cache=none\n"+
+			"(every read, write and lookup goes to the host) and msize 128 KiB plus the 9P header.\n",
+			s.LinuxK.Package, strings.Join(mods, ", "), linuxMount)
+	}
+	body.WriteString(linuxNote + "\n")
+	header := []string{"measure", "unit", "gometal"}
+	if len(kinds) > 1 {
+		header = append(header, "Linux", "gometal/Linux")
+	}
 	var rowsOut [][]string
 	for _, o := range filesOps {
-		rowsOut = append(rowsOut, []string{o.op, o.unit, sm.cell(o.op, "%.0f")})
+		row := []string{o.op, o.unit, sm.cell("gometal/"+o.op, "%.0f")}
+		if len(kinds) > 1 {
+			row = append(row, sm.cell("linux/"+o.op, "%.0f"), sm.ratio("gometal/"+o.op, "linux/"+o.op))
+		}
+		rowsOut = append(rowsOut, row)
 	}
-	rowsOut = append(rowsOut, []string{"boot wall time", "s", sm.cell("wall", "%.1f")})
-	body.WriteString(table([]string{"measure", "unit", "gometal"}, rowsOut))
-	body.WriteString("\nLinux: not measured. The comparison needs Debian's 9p modules (netfs, 9pnet,\n" +
-		"9pnet_virtio, 9p) in the Linux initramfs and a mount in its /init\n" +
-		"(../shared/docs/linux-baseline.md); that harness is not written yet.\n")
-	notes := []string{fmt.Sprintf("files on a -mount share (gometal, in memory): seq write %s MB/s, read %s MB/s, SQLite %s inserts/s",
-		sm.cell("seqwrite", "%.0f"), sm.cell("seqread", "%.0f"), sm.cell("sqliteinsert", "%.0f"))}
-	return Section{Body: body.String(), Notes: notes}
+	wall := []string{"boot wall time", "s", sm.cell("gometal/wall", "%.1f")}
+	if len(kinds) > 1 {
+		wall = append(wall, sm.cell("linux/wall", "%.1f"), "")
+	}
+	body.WriteString(table(header, append(rowsOut, wall)))
+	note := fmt.Sprintf("files on a 9p share (gometal): seq write %s MB/s, read %s MB/s, SQLite %s inserts/s",
+		sm.cell("gometal/seqwrite", "%.0f"), sm.cell("gometal/seqread", "%.0f"), sm.cell("gometal/sqliteinsert", "%.0f"))
+	if len(kinds) > 1 {
+		note += fmt.Sprintf("; gometal/Linux: seq write %s, read %s, SQLite inserts %s",
+			sm.ratio("gometal/seqwrite", "linux/seqwrite"), sm.ratio("gometal/seqread", "linux/seqread"),
+			sm.ratio("gometal/sqliteinsert", "linux/sqliteinsert"))
+	}
+	return Section{Body: body.String(), Notes: []string{note}}
 }

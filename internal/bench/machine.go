@@ -147,8 +147,9 @@ type Spec struct {
 	Ports  bool
 	// QEMU are extra QEMU arguments for both kernels (devices).
 	QEMU []string
-	// Mounts are host directories shared over virtio-9p (gometal only: its
-	// KernelArgs must name them with mount=TAG:/GUEST).
+	// Mounts are host directories shared over virtio-9p, the same QEMU
+	// devices for both kernels: gometal's KernelArgs must name them with
+	// mount=TAG:/GUEST; on Linux the program mounts them itself.
 	Mounts []qemu.Mount
 }
 
@@ -220,6 +221,7 @@ func (m *Machine) Config(s Spec) qemu.Config {
 		cfg.Append = bootargs.Cmdline{Raw: s.KernelArgs, Args: s.Args}.String()
 	case Linux:
 		cfg.Kernel, cfg.StdioPorts = m.Linux, s.Ports
+		cfg.Mounts = s.Mounts
 		cfg.Append = strings.TrimSpace(LinuxCmdline + " -- " + strings.Join(args, " "))
 	}
 	return cfg

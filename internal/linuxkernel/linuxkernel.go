@@ -326,6 +326,8 @@ var Needed = []ConfigCheck{
 	{Option: "CONFIG_VIRTIO_CONSOLE", Why: "stdio benchmark: the console ports"},
 	{Option: "CONFIG_VIRTIO_MMIO", Why: "stdio benchmark: virtio on virt (a module: the stdio initramfs carries it)"},
 	{Option: "CONFIG_MODULE_DECOMPRESS", Why: "stdio benchmark: loading the module as shipped (.ko.xz)"},
+	{Option: "CONFIG_NET_9P_VIRTIO", Why: "files benchmark: the virtio-9p transport (a module: the files initramfs carries it)"},
+	{Option: "CONFIG_9P_FS", Why: "files benchmark: the 9p file system (a module, as are netfs and 9pnet)"},
 }
 
 // CheckConfig reads a kernel config file and fills in each option's value.

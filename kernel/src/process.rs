@@ -127,7 +127,7 @@ pub fn exit(status: u32) -> ! {
         crate::smp::park();
     }
     crate::smp::stop_other_harts();
-    let _ = crate::fs::hostsync::sync_all(); // it reports a failure itself
+    let _ = crate::fs::share::sync_all(); // shared mappings' pages; it reports a failure itself
     crate::net::nic::drain(); // what the program sent reaches its peers
     crate::stats::report_if_requested();
     crate::console::drain();

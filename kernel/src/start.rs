@@ -167,10 +167,10 @@ fn start_program(m: &machine::Machine, args: &BootArgs) {
     }
     crate::uio::init(m, &args.uio);
     crate::net::nic::publish_files();
-    crate::fs::hostmount::mount_all(&args.mounts);
+    crate::fs::share::mount_all(&args.mounts);
     let init_path = alloc::string::String::from_utf8_lossy(&args.init).into_owned();
     let node = match tree::resolve(&args.init, true) {
-        Ok(f) if !f.node.is_dir() => f.node,
+        Ok(f) if !f.node.is_dir() && f.node.host().is_none() => f.node,
         _ => fail(STATUS_NOT_FOUND, format_args!("{init_path}: not found in the initramfs")),
     };
     // At boot the file is still the archive's bytes: load straight from them

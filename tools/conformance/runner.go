@@ -413,9 +413,11 @@ func RunPackage(ctx context.Context, cfg *Config, pkg string) *Result {
 	args := testArgs(cfg, skip)
 	hard := cfg.Timeout + 3*time.Minute
 	logBase := filepath.Join(cfg.WorkDir, safeName(pkg))
-	gm := append([]string{cfg.Gometal, "exec", "-cores", fmt.Sprint(cfg.Cores)}, cfg.ExecFlags...)
 	// Packages that read $GOROOT/src/testdata (../../testdata) find it:
-	// gometal exec packs the package's whole module, std ($GOROOT/src).
+	// gometal exec shows the package's module, std ($GOROOT/src), at its
+	// own path. Packed (-module pack), so that a test writing into its
+	// package directory succeeds as under qemu-user, not EROFS.
+	gm := append([]string{cfg.Gometal, "exec", "-cores", fmt.Sprint(cfg.Cores), "-module", "pack"}, cfg.ExecFlags...)
 	gm = append(append(gm, bin), args...)
 	r.Gometal = runSide(ctx, pkg, dir, logBase+".gometal.log", hard, gm)
 	if cfg.QEMUUser != "" {

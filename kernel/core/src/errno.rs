@@ -58,6 +58,7 @@ errnos! {
     ESPIPE = 29,
     EROFS = 30,
     EPIPE = 32,
+    EDOM = 33,
     ERANGE = 34,
     EDEADLK = 35,
     ENAMETOOLONG = 36,
@@ -96,6 +97,14 @@ impl Errno {
     /// The positive Linux value.
     pub const fn value(self) -> usize {
         self.0 as usize
+    }
+
+    /// A Linux errno another machine reported (a 9P server's Rlerror):
+    /// itself if gometal knows the value, EIO otherwise, so no number
+    /// outside the list can reach a program.
+    pub fn from_host(v: u32) -> Errno {
+        let e = Errno(v.min(u16::MAX as u32) as u16);
+        if e.name() == "E?" { EIO } else { e }
     }
 
     /// What the program sees in a0: -errno as a register value.
@@ -137,6 +146,14 @@ mod tests {
             assert!(e.value() > 0 && e.value() <= MAX_ERRNO);
             assert_eq!(e.to_register() as i64, -(e.value() as i64));
         }
+    }
+
+    #[test]
+    fn host_errnos_are_known_or_eio() {
+        assert_eq!(Errno::from_host(2), ENOENT);
+        assert_eq!(Errno::from_host(39), ENOTEMPTY);
+        assert_eq!(Errno::from_host(0), EIO);
+        assert_eq!(Errno::from_host(70_000), EIO);
     }
 
     #[test]

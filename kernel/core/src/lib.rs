@@ -16,6 +16,7 @@ pub mod errno;
 pub mod filelock;
 pub mod futex;
 pub mod haltpoll;
+pub mod icmp;
 pub mod initstack;
 pub mod irqaffinity;
 pub mod p9;

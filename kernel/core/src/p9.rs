@@ -1,5 +1,5 @@
 //! 9P2000.L messages: encoding the requests gometal's host-directory client
-//! sends (kernel/src/fs/hostmount.rs) and decoding the replies. There is no
+//! sends (kernel/src/fs/p9client.rs) and decoding the replies. There is no
 //! maintained no_std 9P client crate to reuse (the Rust 9P crates found are
 //! servers or need std and async), so this is a small one: only the
 //! messages the client uses, every field little-endian as the protocol
@@ -26,7 +26,9 @@ pub const TGETATTR: u8 = 24;
 pub const TSETATTR: u8 = 26;
 pub const TREADDIR: u8 = 40;
 pub const TFSYNC: u8 = 50;
+pub const TLINK: u8 = 70;
 pub const TMKDIR: u8 = 72;
+pub const TRENAMEAT: u8 = 74;
 pub const TUNLINKAT: u8 = 76;
 pub const TVERSION: u8 = 100;
 pub const TATTACH: u8 = 104;
@@ -46,6 +48,8 @@ pub const IO_OVERHEAD: usize = 24;
 pub const GETATTR_BASIC: u64 = 0x7ff;
 /// Tsetattr's valid bits.
 pub const SETATTR_MODE: u32 = 0x1;
+pub const SETATTR_UID: u32 = 0x2;
+pub const SETATTR_GID: u32 = 0x4;
 pub const SETATTR_SIZE: u32 = 0x8;
 pub const SETATTR_ATIME: u32 = 0x10;
 pub const SETATTR_MTIME: u32 = 0x20;
@@ -188,23 +192,36 @@ pub struct Qid {
 /// The parts of Rgetattr the client uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Attr {
+    /// The qid's path: the host's inode number.
+    pub ino: u64,
     pub mode: u32,
+    pub uid: u32,
+    pub gid: u32,
+    pub nlink: u64,
     pub size: u64,
+    pub blocks: u64,
+    pub atime_ns: u64,
     pub mtime_ns: u64,
+    pub ctime_ns: u64,
 }
 
 /// Rgetattr: valid[8] qid[13] mode[4] uid[4] gid[4] nlink[8] rdev[8]
-/// size[8] blksize[8] blocks[8] atime[16] mtime[16] ...
+/// size[8] blksize[8] blocks[8] atime[16] mtime[16] ctime[16] ...
 pub fn parse_getattr(msg: &[u8]) -> Result<Attr, ReplyError> {
     let mut r = Reply::parse(msg, TGETATTR + 1)?;
     r.u64()?;
-    r.qid()?;
-    let mode = r.u32()?;
-    r.bytes(4 + 4 + 8 + 8)?;
+    let ino = r.qid()?.path;
+    let (mode, uid, gid, nlink) = (r.u32()?, r.u32()?, r.u32()?, r.u64()?);
+    r.bytes(8)?; // rdev
     let size = r.u64()?;
-    r.bytes(8 + 8 + 16)?;
-    let (sec, nsec) = (r.u64()?, r.u64()?);
-    Ok(Attr { mode, size, mtime_ns: sec.saturating_mul(1_000_000_000).saturating_add(nsec) })
+    r.bytes(8)?; // blksize
+    let blocks = r.u64()?;
+    let mut time = || -> Result<u64, ReplyError> {
+        let (sec, nsec) = (r.u64()?, r.u64()?);
+        Ok(sec.saturating_mul(1_000_000_000).saturating_add(nsec))
+    };
+    let (atime_ns, mtime_ns, ctime_ns) = (time()?, time()?, time()?);
+    Ok(Attr { ino, mode, uid, gid, nlink, size, blocks, atime_ns, mtime_ns, ctime_ns })
 }
 
 /// One entry of Rreaddir's data: qid[13] offset[8] type[1] name[s].

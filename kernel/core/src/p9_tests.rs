@@ -49,14 +49,31 @@ fn rgetattr_fields() {
     body.extend_from_slice(&0x7ffu64.to_le_bytes());
     body.extend_from_slice(&[0; 13]);
     body.extend_from_slice(&0o100644u32.to_le_bytes());
-    body.extend_from_slice(&[0; 4 + 4 + 8 + 8]);
+    body.extend_from_slice(&1000u32.to_le_bytes());
+    body.extend_from_slice(&100u32.to_le_bytes());
+    body.extend_from_slice(&2u64.to_le_bytes());
+    body.extend_from_slice(&[0; 8]);
     body.extend_from_slice(&12345u64.to_le_bytes());
-    body.extend_from_slice(&[0; 8 + 8 + 16]);
-    body.extend_from_slice(&7u64.to_le_bytes());
-    body.extend_from_slice(&9u64.to_le_bytes());
-    body.extend_from_slice(&[0; 16 + 16 + 16]);
+    body.extend_from_slice(&[0; 8]);
+    body.extend_from_slice(&32u64.to_le_bytes());
+    for t in [5u64, 6, 7, 9, 11, 13] {
+        body.extend_from_slice(&t.to_le_bytes());
+    }
+    body.extend_from_slice(&[0; 16 + 16]);
     let a = parse_getattr(&reply(TGETATTR + 1, &body)).unwrap();
-    assert_eq!(a, Attr { mode: 0o100644, size: 12345, mtime_ns: 7_000_000_009 });
+    let want = Attr {
+        ino: 0,
+        mode: 0o100644,
+        uid: 1000,
+        gid: 100,
+        nlink: 2,
+        size: 12345,
+        blocks: 32,
+        atime_ns: 5_000_000_006,
+        mtime_ns: 7_000_000_009,
+        ctime_ns: 11_000_000_013,
+    };
+    assert_eq!(a, want);
 }
 
 #[test]

@@ -148,6 +148,24 @@ pub fn backlog(requested: i32) -> usize {
     }
 }
 
+/// How long a blocking call may wait under SO_RCVTIMEO/SO_SNDTIMEO set to
+/// (sec, usec), as Linux's sock_set_timeout reads the timeval: EDOM for
+/// microseconds outside 0..1_000_000; zero means no limit (None); a
+/// negative time means no waiting at all (Some(0): the call fails with
+/// EAGAIN at once, like a non-blocking one).
+pub fn timeout_ns(sec: i64, usec: i64) -> Result<Option<u64>, crate::errno::Errno> {
+    if !(0..1_000_000).contains(&usec) {
+        return Err(crate::errno::EDOM);
+    }
+    if sec < 0 {
+        return Ok(Some(0));
+    }
+    if sec == 0 && usec == 0 {
+        return Ok(None);
+    }
+    Ok(Some((sec as u64).saturating_mul(1_000_000_000).saturating_add(usec as u64 * 1000)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,5 +204,16 @@ mod tests {
         assert_eq!(backlog(-1), 4096);
         assert_eq!(backlog(1 << 20), 4096);
         assert_eq!(backlog(0), 0);
+    }
+
+    #[test]
+    fn timeouts() {
+        assert_eq!(timeout_ns(0, 0), Ok(None));
+        assert_eq!(timeout_ns(1, 500_000), Ok(Some(1_500_000_000)));
+        assert_eq!(timeout_ns(0, 1), Ok(Some(1000)));
+        assert_eq!(timeout_ns(-1, 0), Ok(Some(0)));
+        assert_eq!(timeout_ns(1, 1_000_000), Err(crate::errno::EDOM));
+        assert_eq!(timeout_ns(1, -1), Err(crate::errno::EDOM));
+        assert_eq!(timeout_ns(i64::MAX, 0), Ok(Some(u64::MAX)));
     }
 }

@@ -100,6 +100,11 @@ pub struct Inode {
     /// and for a removed directory). Lets a directory descriptor or the
     /// working directory follow the directory through renames.
     pub place: Mutex<Option<(Weak<Inode>, Vec<u8>)>>,
+    /// Set for the inodes of a `-mount` share: where the node is on the
+    /// host (fs/share.rs). Such a file's bytes are the host's (its
+    /// FileData stays empty), and such a directory's entries are a cache
+    /// of the host's.
+    pub host: spin::Once<super::share::HostLink>,
 }
 
 static NEXT_INO: AtomicU64 = AtomicU64::new(1);
@@ -120,6 +125,7 @@ impl Inode {
             kind,
             meta: Mutex::new(meta),
             place: Mutex::new(None),
+            host: spin::Once::new(),
         })
     }
 
@@ -158,7 +164,17 @@ impl Inode {
         self.meta.lock().mode & S_IFMT
     }
 
+    /// The host side of a node in a share, if it is in one.
+    pub fn host(&self) -> Option<&super::share::HostLink> {
+        self.host.get()
+    }
+
     pub fn size(&self) -> u64 {
+        if let Some(h) = self.host() {
+            if matches!(self.kind, Kind::File(_)) {
+                return h.data.lock().size;
+            }
+        }
         match &self.kind {
             Kind::File(f) => f.lock().size,
             Kind::Symlink(t) => t.len() as u64,

@@ -1,18 +1,30 @@
 //! A 9P2000.L client over one virtio-9p device: fids, walks, attributes,
 //! reading and writing, directory changes. Messages are encoded and decoded
-//! by gometal_core::p9; this file only numbers fids and moves bytes. Any
-//! error the server reports, or a reply that makes no sense, is EIO to the
-//! caller (the host directory is the host's business; the program sees
-//! the in-memory copy, fs/hostmount.rs).
+//! by gometal_core::p9; this file only numbers fids and moves bytes. An
+//! error the server reports reaches the caller as the host's errno (EEXIST,
+//! ENOTEMPTY, ... as the host file system said), a reply that makes no
+//! sense as EIO. The share's files (fs/share.rs, hostfile.rs, hostops.rs)
+//! call it at every system call that touches them.
 
 use crate::drivers::virtio::p9::Device;
 use alloc::vec;
 use alloc::vec::Vec;
-use gometal_core::errno::{Errno, EIO, ENOENT};
+use gometal_core::errno::{Errno, EIO};
 use gometal_core::p9::{self, Attr, Reply, ReplyError, Request};
 
 /// Largest message: 64 KiB of data per read or write, plus the header.
 const MSIZE: u32 = 64 * 1024 + p9::IO_OVERHEAD as u32;
+
+/// What a Tsetattr sets (the fields its `valid` bits name).
+#[derive(Default)]
+pub struct SetAttr {
+    pub mode: u32,
+    pub uid: u32,
+    pub gid: u32,
+    pub size: u64,
+    pub atime_ns: u64,
+    pub mtime_ns: u64,
+}
 
 pub struct Client {
     dev: Device,
@@ -27,9 +39,7 @@ fn eio(_: ReplyError) -> Errno {
 
 /// Linux open flags for Tlopen and Tlcreate.
 pub const O_RDONLY: u32 = 0;
-pub const O_WRONLY: u32 = 1;
-pub const O_CREAT: u32 = 0o100;
-pub const O_TRUNC: u32 = 0o1000;
+pub const O_RDWR: u32 = 2;
 pub const O_DIRECTORY: u32 = 0o200000;
 
 impl Client {
@@ -53,7 +63,7 @@ impl Client {
         let reply = &self.reply[..n.min(self.reply.len())];
         match Reply::parse(reply, want) {
             Ok(_) => Ok(reply.to_vec()),
-            Err(ReplyError::Errno(2)) => Err(ENOENT),
+            Err(ReplyError::Errno(n)) => Err(Errno::from_host(n)),
             Err(_) => Err(EIO),
         }
     }
@@ -88,7 +98,7 @@ impl Client {
                 if from == newfid {
                     self.clunk(newfid);
                 }
-                return Err(ENOENT);
+                return Err(gometal_core::errno::ENOENT);
             }
             from = newfid;
         }
@@ -120,11 +130,21 @@ impl Client {
         self.msize - p9::IO_OVERHEAD
     }
 
-    /// Reads up to `io_size` bytes at `offset` (empty at the end).
-    pub fn read(&mut self, fid: u32, offset: u64) -> Result<Vec<u8>, Errno> {
-        let req = Request::new(p9::TREAD).u32(fid).u64(offset).u32(self.io_size() as u32).finish();
-        let r = self.rpc(&req, p9::TREAD + 1)?;
-        p9::parse_read(&r).map(|d| d.to_vec()).map_err(eio)
+    /// Reads up to `buf.len()` (at most `io_size`) bytes at `offset` into
+    /// `buf`; returns how many (0 at the end).
+    pub fn read_into(&mut self, fid: u32, offset: u64, buf: &mut [u8]) -> Result<usize, Errno> {
+        let want = buf.len().min(self.io_size());
+        let req = Request::new(p9::TREAD).u32(fid).u64(offset).u32(want as u32).finish();
+        let n = self.dev.request(&req, &mut self.reply).map_err(|_| EIO)? as usize;
+        let reply = &self.reply[..n.min(self.reply.len())];
+        let data = match p9::parse_read(reply) {
+            Ok(d) => d,
+            Err(ReplyError::Errno(n)) => return Err(Errno::from_host(n)),
+            Err(_) => return Err(EIO),
+        };
+        let n = data.len().min(want);
+        buf[..n].copy_from_slice(&data[..n]);
+        Ok(n)
     }
 
     /// Writes all of `data` at `offset`.
@@ -183,23 +203,36 @@ impl Client {
         self.rpc(&req, p9::TUNLINKAT + 1).map(|_| ())
     }
 
-    /// Sets the permission bits and the modification time of `fid`.
-    pub fn set_mode_mtime(&mut self, fid: u32, mode: u32, mtime_ns: u64) -> Result<(), Errno> {
-        let valid = p9::SETATTR_MODE | p9::SETATTR_MTIME | p9::SETATTR_MTIME_SET;
-        let (sec, nsec) = (mtime_ns / 1_000_000_000, mtime_ns % 1_000_000_000);
+    /// Tsetattr: changes what `valid` names (p9::SETATTR_*) of `fid`.
+    pub fn setattr(&mut self, fid: u32, valid: u32, set: &SetAttr) -> Result<(), Errno> {
+        let split = |ns: u64| (ns / 1_000_000_000, ns % 1_000_000_000);
+        let ((asec, ansec), (msec, mnsec)) = (split(set.atime_ns), split(set.mtime_ns));
         let req = Request::new(p9::TSETATTR)
             .u32(fid)
             .u32(valid)
-            .u32(mode & 0o7777)
-            .u32(0)
-            .u32(0)
-            .u64(0)
-            .u64(0)
-            .u64(0)
-            .u64(sec)
-            .u64(nsec)
+            .u32(set.mode & 0o7777)
+            .u32(set.uid)
+            .u32(set.gid)
+            .u64(set.size)
+            .u64(asec)
+            .u64(ansec)
+            .u64(msec)
+            .u64(mnsec)
             .finish();
         self.rpc(&req, p9::TSETATTR + 1).map(|_| ())
+    }
+
+    /// Trenameat: `old` in directory `olddir` becomes `new` in `newdir`
+    /// (replacing what was there, as rename(2) does on the host).
+    pub fn renameat(&mut self, olddir: u32, old: &[u8], newdir: u32, new: &[u8]) -> Result<(), Errno> {
+        let req = Request::new(p9::TRENAMEAT).u32(olddir).str(old).u32(newdir).str(new).finish();
+        self.rpc(&req, p9::TRENAMEAT + 1).map(|_| ())
+    }
+
+    /// Tlink: a new name `name` in directory `dfid` for the file `fid`.
+    pub fn link(&mut self, dfid: u32, fid: u32, name: &[u8]) -> Result<(), Errno> {
+        let req = Request::new(p9::TLINK).u32(dfid).u32(fid).str(name).finish();
+        self.rpc(&req, p9::TLINK + 1).map(|_| ())
     }
 
     /// The numbers of the host file system `fid` is on.

@@ -104,6 +104,12 @@ impl Pipe {
 
     /// Reads up to `buf.len()` bytes; 0 means end of file.
     pub fn read(&self, buf: &mut [u8], nonblock: bool) -> Result<usize, Errno> {
+        self.read_until(buf, nonblock, None)
+    }
+
+    /// `read`, waiting no later than `deadline` (monotonic ns; a socket's
+    /// SO_RCVTIMEO): EAGAIN after it.
+    pub fn read_until(&self, buf: &mut [u8], nonblock: bool, deadline: Option<u64>) -> Result<usize, Errno> {
         let mut take = || {
             let mut b = self.buffer.lock();
             if b.is_empty() {
@@ -121,7 +127,7 @@ impl Pipe {
         let n = if nonblock {
             take().ok_or(EAGAIN)?
         } else {
-            self.waiters.wait_until(None, take).map_err(|_| EINTR)?
+            self.waiters.wait_until(deadline, take).map_err(wait_errno)?
         };
         if n > 0 {
             self.changed();
@@ -131,6 +137,11 @@ impl Pipe {
 
     /// Writes some of `data` (all of it if it fits); EPIPE with no readers.
     pub fn write(&self, data: &[u8], nonblock: bool) -> Result<usize, Errno> {
+        self.write_until(data, nonblock, None)
+    }
+
+    /// `write`, waiting no later than `deadline` (SO_SNDTIMEO): EAGAIN after it.
+    pub fn write_until(&self, data: &[u8], nonblock: bool, deadline: Option<u64>) -> Result<usize, Errno> {
         let put = || {
             if self.readers.load(Ordering::Acquire) == 0 {
                 return Some(Err(EPIPE));
@@ -149,7 +160,7 @@ impl Pipe {
         let n = if nonblock {
             put().unwrap_or(Err(EAGAIN))?
         } else {
-            self.waiters.wait_until(None, put).map_err(|_| EINTR)??
+            self.waiters.wait_until(deadline, put).map_err(wait_errno)??
         };
         self.changed();
         Ok(n)
@@ -253,5 +264,15 @@ impl Pipe {
 impl Drop for Pipe {
     fn drop(&mut self) {
         release(&mut self.buffer.lock());
+    }
+}
+
+/// The errno of a wait that ended without its condition: EAGAIN when its
+/// deadline passed (only sockets' SO_RCVTIMEO/SO_SNDTIMEO set one), EINTR
+/// for a signal.
+pub fn wait_errno(e: crate::sched::wait::WaitError) -> Errno {
+    match e {
+        crate::sched::wait::WaitError::TimedOut => EAGAIN,
+        crate::sched::wait::WaitError::Interrupted => EINTR,
     }
 }

@@ -1,6 +1,9 @@
 //! The file tree: Linux's rootfs. At boot the initramfs is unpacked into an
 //! in-memory tree, /tmp, /dev and /proc/self/exe are added, and from then on
-//! everything is writable, as on Linux.
+//! everything is writable, as on Linux. Under a `-mount` share the entries
+//! are a cache of the host directory's (fs/share.rs): a name missing from
+//! it is looked up on the host, and every change is made on the host first
+//! (fs/hostops.rs), then in the cache.
 //!
 //! Paths are walked component by component the way Linux does it: `..`
 //! goes to the parent of the directory actually reached (after symlinks), a
@@ -73,13 +76,17 @@ pub fn init(archive: &'static [u8], init: &[u8]) -> Result<usize, CpioError> {
 }
 
 /// Go sizes its listen backlog from net.core.somaxconn, and resolves
-/// "localhost" through /etc/hosts (kept if the program brought its own).
+/// "localhost" through /etc/hosts (kept if the program brought its own);
+/// net.ipv4.ping_group_range says who may open ping sockets.
 fn add_net_files(root: &Arc<Inode>) {
     let mut dir = root.clone();
     for name in [&b"proc"[..], b"sys", b"net", b"core"] {
         dir = ensure_dir(&dir, name);
     }
     replace(&dir, b"somaxconn", Inode::new_file(0o644, b"4096\n", 0));
+    // Ping sockets are open to every group (net/ping.rs says why).
+    let ipv4 = ensure_dir(&ensure_dir(&ensure_dir(&ensure_dir(root, b"proc"), b"sys"), b"net"), b"ipv4");
+    replace(&ipv4, b"ping_group_range", Inode::new_file(0o644, b"0\t2147483647\n", 0));
     let etc = ensure_dir(root, b"etc");
     if child(&etc, b"hosts").is_none() {
         replace(&etc, b"hosts", Inode::new_file(0o644, b"127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n", 0));
@@ -117,7 +124,18 @@ fn replace(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) {
     let _ = attach(dir, name, node);
 }
 
-pub fn child(dir: &Inode, name: &[u8]) -> Option<Arc<Inode>> {
+/// The entry `name` of `dir`. For a directory of a share, the host's:
+/// a cached entry checked against the host, or looked up there.
+pub fn child(dir: &Arc<Inode>, name: &[u8]) -> Option<Arc<Inode>> {
+    match cached_child(dir, name) {
+        Some(node) if dir.host().is_some() => super::share::revalidate(dir, name, node),
+        Some(node) => Some(node),
+        None => super::share::lookup(dir, name),
+    }
+}
+
+/// The entry `name` of `dir` if its entries have it (no host lookup).
+pub fn cached_child(dir: &Inode, name: &[u8]) -> Option<Arc<Inode>> {
     match &dir.kind {
         Kind::Dir(entries) => entries.lock().get(name).cloned(),
         _ => None,
@@ -130,6 +148,9 @@ pub fn child(dir: &Inode, name: &[u8]) -> Option<Arc<Inode>> {
 pub struct Found {
     pub path: Vec<u8>,
     pub node: Arc<Inode>,
+    /// The node's attributes were read from the host by this very walk (a
+    /// share's entry, checked or looked up): stat need not ask again.
+    pub fresh: bool,
 }
 
 /// The directories from the root down to `dir` (names and nodes); ENOENT if
@@ -186,6 +207,7 @@ pub fn walk(start: &Arc<Inode>, path: &[u8], follow: bool) -> Result<Found, Errn
     let mut stack = if path.starts_with(b"/") { chain_of(&root())? } else { chain_of(start)? };
     let mut queue: VecDeque<Vec<u8>> = components(path).map(|c| c.to_vec()).collect();
     let mut links = 0;
+    let mut fresh = false;
     while let Some(part) = queue.pop_front() {
         let here = stack.last().expect("chain has the root").1.clone();
         if !here.is_dir() {
@@ -197,6 +219,7 @@ pub fn walk(start: &Arc<Inode>, path: &[u8], follow: bool) -> Result<Found, Errn
                 if stack.len() > 1 {
                     stack.pop();
                 }
+                fresh = false;
                 continue;
             }
             _ => {}
@@ -224,13 +247,14 @@ pub fn walk(start: &Arc<Inode>, path: &[u8], follow: bool) -> Result<Found, Errn
                 continue;
             }
         }
+        fresh = here.host().is_some();
         stack.push((part, next));
     }
     let node = stack.last().expect("chain has the root").1.clone();
     if must_be_dir && !node.is_dir() {
         return Err(ENOTDIR);
     }
-    Ok(Found { path: path_of_chain(&stack), node })
+    Ok(Found { path: path_of_chain(&stack), node, fresh })
 }
 
 /// Resolves an absolute path from the root.
@@ -272,11 +296,26 @@ pub fn link(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), Errno
         return Err(ENOSPC);
     }
     super::readonly::check(dir)?;
+    if dir.host().is_some() {
+        if cached_child(dir, name).is_some() {
+            return Err(EEXIST);
+        }
+        super::hostops::create(dir, name, &node)?;
+        // The host made it: a lookup on another hart may have cached the
+        // new name meanwhile, as another node; this one replaces it.
+        if let Err(EEXIST) = attach(dir, name, node.clone()) {
+            super::sharedir::forget_entry(dir, name);
+            return attach(dir, name, node);
+        }
+        return Ok(());
+    } else if node.host().is_some() {
+        return Err(EXDEV); // a hard link out of a share
+    }
     attach(dir, name, node)
 }
 
 /// `link` without the space check (rename moves an existing name).
-fn attach(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), Errno> {
+pub(super) fn attach(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), Errno> {
     // "." and ".." always exist; an entry by that name would be invisible
     // (listings show the real ones) and make its directory unremovable.
     // Every caller checks; this is the last line (the fuzzer found linkat
@@ -304,6 +343,9 @@ fn attach(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), Errno> 
 pub fn unlink(dir: &Arc<Inode>, name: &[u8], want_dir: bool) -> Result<(), Errno> {
     let Kind::Dir(entries) = &dir.kind else { return Err(ENOTDIR) };
     super::readonly::check(dir)?;
+    if let Some(node) = child(dir, name).filter(|n| n.host().is_some()) {
+        return super::sharedir::unlink(dir, name, &node, want_dir);
+    }
     let mut e = entries.lock();
     let node = e.get(name).ok_or(ENOENT)?.clone();
     match (&node.kind, want_dir) {
@@ -348,6 +390,9 @@ pub fn rename(from: (&Arc<Inode>, &[u8]), to: (&Arc<Inode>, &[u8]), noreplace: b
     super::readonly::check_move(from_dir, to_dir)?;
     if node.is_dir() && is_ancestor(&node, to_dir)? {
         return Err(EINVAL); // into itself
+    }
+    if from_dir.host().is_some() {
+        return super::sharedir::rename((from_dir, from_name), (to_dir, to_name), &node, noreplace);
     }
     if let Some(existing) = child(to_dir, to_name) {
         if Arc::ptr_eq(&existing, &node) {

@@ -4,7 +4,9 @@
 use super::args::{AtFlags, Timespec};
 use super::SysResult;
 use crate::fs::fd::{self, Fd, FileKind};
+use crate::fs::hostops;
 use crate::fs::inode::{Inode, Kind};
+use crate::fs::p9client::SetAttr;
 use crate::fs::path;
 use crate::fs::tree;
 use crate::mm::uaccess::{UserPtr, UserSpace};
@@ -77,6 +79,9 @@ pub fn getdents64(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, size: usize) -
     let mut offset = file.offset.lock();
     out.index = *offset as usize;
     if out.index == 0 {
+        // A share's directory: read the host's listing again (Linux's
+        // v9fs lists the host directory at each opendir/rewind).
+        crate::fs::share::refresh(node)?;
         out.push(b".", node);
     }
     if out.index == 1 && !out.full {
@@ -210,7 +215,9 @@ pub fn linkat(user: &mut UserSpace, olddir: Fd, oldpath: UserPtr<u8>, newdir: Fd
     }
     crate::fs::readonly::check_move(&target.node, &dir.node)?;
     tree::link(&dir.node, &name, target.node.clone())?;
-    target.node.meta.lock().nlink += 1;
+    if target.node.host().is_none() {
+        target.node.meta.lock().nlink += 1; // a share's count is the host's (read back)
+    }
     Ok(0)
 }
 
@@ -267,6 +274,10 @@ fn node_of_fd(fd: Fd) -> Result<alloc::sync::Arc<Inode>, Errno> {
 
 fn set_mode(node: &Inode, mode: u32) -> SysResult {
     crate::fs::readonly::check(node)?;
+    let set = SetAttr { mode, ..Default::default() };
+    if hostops::setattr(node, hostops::MODE, &set)? {
+        return Ok(0);
+    }
     let mut m = node.meta.lock();
     m.mode = (m.mode & S_IFMT) | (mode & 0o7777);
     m.ctime_ns = clock::realtime_ns();
@@ -297,6 +308,11 @@ pub fn fchmodat2(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, mode: u
 /// A uid or gid of -1 leaves that owner as it is.
 fn set_owner(node: &Inode, uid: u32, gid: u32) -> SysResult {
     crate::fs::readonly::check(node)?;
+    let valid = if uid != u32::MAX { hostops::UID } else { 0 } | if gid != u32::MAX { hostops::GID } else { 0 };
+    if node.host().is_some() {
+        hostops::setattr(node, valid, &SetAttr { uid, gid, ..Default::default() })?;
+        return Ok(0);
+    }
     let mut m = node.meta.lock();
     if uid != u32::MAX {
         m.uid = uid;
@@ -336,6 +352,14 @@ pub fn utimensat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, times: 
     };
     let (atime, mtime) = (pick(times[0])?, pick(times[1])?);
     crate::fs::readonly::check(&node)?;
+    if node.host().is_some() {
+        // The host sets the change time itself.
+        let set = SetAttr { atime_ns: atime.unwrap_or(0), mtime_ns: mtime.unwrap_or(0), ..Default::default() };
+        let a = atime.map_or(0, |_| hostops::ATIME | hostops::ATIME_SET);
+        let m = mtime.map_or(0, |_| hostops::MTIME | hostops::MTIME_SET);
+        hostops::setattr(&node, a | m, &set)?;
+        return Ok(0);
+    }
     let mut m = node.meta.lock();
     if let Some(t) = atime {
         m.atime_ns = t;

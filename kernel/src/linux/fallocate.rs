@@ -30,6 +30,13 @@ pub fn fallocate(_: &mut UserSpace, fd: Fd, mode: u32, offset: i64, len: i64) ->
     };
     let Kind::File(data) = &node.kind else { return Err(ENODEV) };
     let end = (offset as u64).checked_add(len as u64).filter(|&e| e <= MAX_FILE_SIZE).ok_or(EFBIG)?;
+    if node.host().is_some() {
+        // A share's file: grown on the host (no blocks reserved).
+        if mode & FALLOC_FL_KEEP_SIZE == 0 && end > node.size() {
+            crate::fs::hostfile::truncate(node, end)?;
+        }
+        return Ok(0);
+    }
     if mode & FALLOC_FL_KEEP_SIZE == 0 {
         let mut d = data.lock();
         if end > d.size {

@@ -50,6 +50,17 @@ pub fn openat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, flags: Ope
             pipe.open_end(r, w, flags.contains(OpenFlags::NONBLOCK))?;
             FileKind::Pipe(pipe.clone())
         }
+        Kind::File(_) if node.host().is_some() => {
+            if access != O_RDONLY || flags.contains(OpenFlags::TRUNC) {
+                crate::fs::readonly::check(&node)?;
+            }
+            if flags.contains(OpenFlags::TRUNC) && access != O_RDONLY {
+                crate::fs::hostfile::truncate(&node, 0)?;
+            }
+            // The walk checked the name against the host: `node` is the
+            // file the host has under it now, with its current size.
+            FileKind::File(node.clone())
+        }
         Kind::File(data) => {
             if access != O_RDONLY || flags.contains(OpenFlags::TRUNC) {
                 crate::fs::readonly::check(&node)?;
@@ -86,7 +97,7 @@ fn create_file(start: &Arc<Inode>, raw: &[u8], mode: u32, follow: bool) -> Resul
     }
     let node = Inode::new_file(mode & !UMASK, &[], crate::sched::clock::realtime_ns());
     tree::link(&dir.node, &name, node.clone())?;
-    Ok(tree::Found { path: [dir.path.as_slice(), b"/", &name].concat(), node })
+    Ok(tree::Found { path: [dir.path.as_slice(), b"/", &name].concat(), node, fresh: true })
 }
 
 pub fn close(_: &mut UserSpace, fd: Fd) -> SysResult {
@@ -99,7 +110,12 @@ pub fn close(_: &mut UserSpace, fd: Fd) -> SysResult {
 pub fn lseek(_: &mut UserSpace, fd: Fd, offset: i64, whence: u32) -> SysResult {
     let file = fd::file(fd)?;
     let size = match &file.kind {
-        FileKind::File(node) => node.size() as i64,
+        FileKind::File(node) => {
+            if whence == 2 {
+                crate::fs::hostops::refresh_attrs(node)?; // a share's file: the host's size
+            }
+            node.size() as i64
+        }
         FileKind::Directory(_) => 0,
         FileKind::Device(d) if !matches!(d, Device::Console | Device::Stdio(_)) => return Ok(0),
         _ => return Err(ESPIPE),
@@ -238,6 +254,10 @@ fn truncate_node(node: &Inode, len: i64) -> SysResult {
         return Err(EINVAL);
     }
     match &node.kind {
+        Kind::File(_) if node.host().is_some() => {
+            crate::fs::hostfile::truncate(node, len as u64)?;
+            Ok(0)
+        }
         Kind::File(data) => {
             data.lock().truncate(len as u64)?;
             node.touch();

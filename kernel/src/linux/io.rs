@@ -12,6 +12,16 @@ use gometal_core::errno::*;
 
 /// Largest chunk copied through the kernel at once.
 const CHUNK: usize = 16 * 1024;
+/// For a file of a `-mount` share: one 9P message's worth (each chunk is
+/// a round trip to the host, the costly part).
+const HOST_CHUNK: usize = 64 * 1024;
+
+fn chunk_for(file: &OpenFile) -> usize {
+    match &file.kind {
+        FileKind::File(node) if node.host().is_some() => HOST_CHUNK,
+        _ => CHUNK,
+    }
+}
 
 /// Reads from `file` at its offset (or at `at`, for pread) into user `buf`.
 /// The buffer is checked first: only as many bytes as the program can take
@@ -26,7 +36,7 @@ fn read_file(user: &mut UserSpace, file: &Arc<OpenFile>, buf: UserSlice, at: Opt
     if eventfd && len < 8 {
         return Err(EINVAL);
     }
-    let want = len.min(CHUNK);
+    let want = len.min(chunk_for(file));
     let room = user.accessible_prefix(buf.prefix(want), true)?;
     if (room == 0 && want > 0) || (eventfd && room < 8) {
         return Err(EFAULT);
@@ -51,7 +61,10 @@ fn read_file(user: &mut UserSpace, file: &Arc<OpenFile>, buf: UserSlice, at: Opt
             let Kind::File(data) = &node.kind else { return Err(EINVAL) };
             let mut offset = file.offset.lock();
             let pos = at.unwrap_or(*offset);
-            let n = data.lock().read(pos, &mut bytes);
+            let n = match node.host() {
+                Some(_) => crate::fs::hostfile::read(node, pos, &mut bytes)?,
+                None => data.lock().read(pos, &mut bytes),
+            };
             if at.is_none() {
                 *offset += n as u64;
             }
@@ -95,9 +108,10 @@ fn write_file(user: &mut UserSpace, file: &Arc<OpenFile>, buf: UserSlice, at: Op
     if !file.writable() {
         return Err(EBADF);
     }
+    let step = chunk_for(file);
     let mut done = 0;
     while done < len {
-        let chunk = buf.skip(done).prefix(CHUNK);
+        let chunk = buf.skip(done).prefix(step);
         // Only the readable start of the buffer is written (Linux's short
         // write when a later page is bad); EFAULT only if nothing is.
         let n = match user.accessible_prefix(chunk, false) {
@@ -136,6 +150,15 @@ pub(super) fn write_chunk(file: &OpenFile, bytes: &[u8], at: Option<u64>) -> Sys
         FileKind::File(node) => {
             let Kind::File(data) = &node.kind else { return Err(EINVAL) };
             let mut offset = file.offset.lock();
+            if node.host().is_some() {
+                // The host's file: written there before this returns.
+                let want = at.or((!file.appending()).then_some(*offset));
+                let (pos, n) = crate::fs::hostfile::write(node, want, bytes)?;
+                if at.is_none() {
+                    *offset = pos + n as u64;
+                }
+                return Ok(n);
+            }
             let mut d = data.lock();
             let pos = match at {
                 Some(p) => p,

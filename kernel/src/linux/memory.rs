@@ -108,11 +108,18 @@ fn map_uio(user: &mut UserSpace, addr: u64, len: u64, prot: Prot, flags: MapFlag
 pub fn munmap(user: &mut UserSpace, addr: u64, len: u64) -> SysResult {
     // Linux answers EINVAL (not ENOMEM) for ranges outside the user half.
     let len = user_range(addr, len).map_err(|_| EINVAL)?;
-    with_mm(user, |mm| {
+    let mut files = alloc::vec::Vec::new();
+    let r = with_mm(user, |mm| {
         room_to_split(mm)?;
+        files = super::mmapfile::shared_host_files(mm, addr, addr.saturating_add(len));
         mm.unmap(addr, len);
         Ok(0)
-    })
+    });
+    // A share's file mapped shared: its pages go back to the host.
+    for node in files {
+        let _ = crate::fs::hostfile::writeback(&node);
+    }
+    r
 }
 
 /// PROT_READ, WRITE, EXEC, SEM, GROWSDOWN, GROWSUP: anything else in
@@ -128,11 +135,20 @@ pub fn mprotect(user: &mut UserSpace, addr: u64, len: u64, prot: u32) -> SysResu
     }
     let len = user_range(addr, len)?;
     let prot = Prot::from_linux(prot as usize);
-    with_mm(user, |mm| {
+    let mut files = alloc::vec::Vec::new();
+    let r = with_mm(user, |mm| {
         room_to_split(mm)?;
         mm.protect(addr, len, prot).map_err(|_| ENOMEM)?;
+        if prot.write {
+            files = super::mmapfile::shared_host_files(mm, addr, addr.saturating_add(len));
+        }
         Ok(0)
-    })
+    });
+    // A share's file mapped shared is now writable: its pages get written back.
+    for node in &files {
+        crate::fs::hostfile::note_mapped(node, true);
+    }
+    r
 }
 
 pub fn madvise(user: &mut UserSpace, addr: u64, len: u64, advice: u32) -> SysResult {

@@ -34,6 +34,7 @@ pub fn backing(fd: Fd, offset: u64, prot: u32, flags: MapFlags) -> Result<(Backi
     }
     if shared {
         crate::mm::filemap::note_shared(&node);
+        crate::fs::hostfile::note_mapped(&node, prot & PROT_WRITE != 0);
     }
     Ok((Backing::File { id: node.ino, offset, shared }, node))
 }
@@ -42,8 +43,10 @@ const MS_ASYNC: u32 = 1;
 const MS_INVALIDATE: u32 = 2;
 const MS_SYNC: u32 = 4;
 
-/// msync: a shared mapping's pages are the file's own, so there is nothing
-/// to write back; the range must be mapped (ENOMEM otherwise, as Linux).
+/// msync: a shared mapping's pages are the file's own, so for the
+/// in-memory tree there is nothing to write back; a share's file gets its
+/// cached pages written to the host (fs/hostfile.rs). The range must be
+/// mapped (ENOMEM otherwise, as Linux).
 pub fn msync(user: &mut UserSpace, addr: u64, len: u64, flags: u32) -> SysResult {
     if flags & !(MS_ASYNC | MS_INVALIDATE | MS_SYNC) != 0 || flags & MS_ASYNC != 0 && flags & MS_SYNC != 0 {
         return Err(EINVAL);
@@ -57,5 +60,26 @@ pub fn msync(user: &mut UserSpace, addr: u64, len: u64, flags: u32) -> SysResult
     while at < end {
         at = mm.vmas.find(at).ok_or(ENOMEM)?.end;
     }
+    let files = shared_host_files(&mm, addr, end);
+    drop(mm);
+    for node in files {
+        crate::fs::hostfile::writeback(&node)?;
+    }
     Ok(0)
+}
+
+/// The files of a share mapped MAP_SHARED in [start, end): their pages go
+/// back to the host at msync and munmap.
+pub fn shared_host_files(mm: &crate::mm::addrspace::AddressSpace, start: u64, end: u64) -> alloc::vec::Vec<Arc<Inode>> {
+    let mut out: alloc::vec::Vec<Arc<Inode>> = alloc::vec::Vec::new();
+    for v in mm.vmas.iter().filter(|v| v.start < end && v.end > start) {
+        if let Backing::File { id, shared: true, .. } = v.backing {
+            if let Some(node) = mm.mapped_files.get(&id).filter(|n| n.host().is_some()) {
+                if !out.iter().any(|n| Arc::ptr_eq(n, node)) {
+                    out.push(node.clone());
+                }
+            }
+        }
+    }
+    out
 }

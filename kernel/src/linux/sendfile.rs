@@ -34,7 +34,10 @@ pub fn sendfile(user: &mut UserSpace, out_fd: Fd, in_fd: Fd, offset: UserPtr<i64
     let mut chunk = alloc::vec![0u8; CHUNK.min(count)];
     while done < count {
         let want = (count - done).min(CHUNK);
-        let got = data.lock().read(start + done as u64, &mut chunk[..want]);
+        let got = match node.host() {
+            Some(_) => crate::fs::hostfile::read(node, start + done as u64, &mut chunk[..want])?,
+            None => data.lock().read(start + done as u64, &mut chunk[..want]),
+        };
         if got == 0 {
             break;
         }

@@ -63,7 +63,7 @@ fn connect_tcp(sock: &Arc<Socket>, to: InetAddr, nonblock: bool) -> SysResult {
     if crate::net::nic::routes(&to) {
         return crate::net::nic::connect(sock, to, nonblock); // over the network device
     }
-    let local = inet::autobind(sock, to)?;
+    let local = inet::autobind(sock, to, true)?;
     let dst = reached(to, to.v6);
     let outcome = match inet::find_listener(&dst) {
         None => Err(ECONNREFUSED),
@@ -109,8 +109,10 @@ fn connect_unix(sock: &Arc<Socket>, name: &UnixAddr, nonblock: bool) -> SysResul
     let r = if nonblock {
         attempt().unwrap_or(Err(EAGAIN))
     } else {
-        // Wait for the listener's queue to have room (accept frees it).
-        server.waiters.wait_until(None, attempt).map_err(|_| EINTR).and_then(|r| r)
+        // Wait for the listener's queue to have room (accept frees it),
+        // no longer than SO_SNDTIMEO (then EAGAIN, as on Linux).
+        let deadline = crate::net::timeo::send_deadline(sock);
+        server.waiters.wait_until(deadline, attempt).map_err(crate::fs::pipe::wait_errno).and_then(|r| r)
     };
     if r.is_err() {
         *sock.peer.lock() = None;
@@ -133,7 +135,9 @@ fn connect_dgram(sock: &Arc<Socket>, to: SockAddr) -> SysResult {
             *sock.peer.lock() = Some(peer.local_addr());
         }
         (SockAddr::Inet(a), Family::Inet4 | Family::Inet6) => {
-            inet::autobind(sock, a)?;
+            if sock.icmp != Some(crate::net::socket::Icmp::Raw) {
+                inet::autobind(sock, a, true)?; // a raw socket has no port
+            }
             *sock.peer.lock() = Some(SockAddr::Inet(reached(a, a.v6)));
             sock.take_error();
         }

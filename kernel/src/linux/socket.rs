@@ -7,7 +7,7 @@ use super::args::OpenFlags;
 use super::SysResult;
 use crate::fs::fd::{self, Fd, FileKind, OpenFile, O_NONBLOCK};
 use crate::mm::uaccess::{UserPtr, UserSpace};
-use crate::net::socket::State;
+use crate::net::socket::{Icmp, State};
 use crate::net::stream::{self, Listener};
 use crate::net::{inet, unixns, Family, SockType, Socket};
 use crate::process::process;
@@ -18,6 +18,9 @@ use gometal_core::sockopt;
 
 const SOCK_STREAM: i32 = 1;
 const SOCK_DGRAM: i32 = 2;
+const SOCK_RAW: i32 = 3;
+const IPPROTO_ICMP: i32 = 1;
+const IPPROTO_ICMPV6: i32 = 58;
 const SOCK_SEQPACKET: i32 = 5;
 const SOCK_NONBLOCK: i32 = OpenFlags::NONBLOCK.bits() as i32;
 const SOCK_CLOEXEC: i32 = OpenFlags::CLOEXEC.bits() as i32;
@@ -73,6 +76,20 @@ fn make(domain: i32, ty: i32, protocol: i32) -> Result<Arc<Socket>, Errno> {
     };
     if ty & !(0xf | SOCK_NONBLOCK | SOCK_CLOEXEC) != 0 {
         return Err(EINVAL);
+    }
+    // ICMP: ping sockets and raw ICMP sockets (net/ping.rs); programs run
+    // as root, which may open both.
+    let icmp = matches!((family, protocol), (Family::Inet4, IPPROTO_ICMP) | (Family::Inet6, IPPROTO_ICMPV6));
+    match (ty & 0xf, icmp) {
+        (SOCK_DGRAM, true) => return Ok(Socket::with_icmp(family, SockType::Dgram, Some(Icmp::Ping))),
+        (SOCK_RAW, true) => {
+            let s = Socket::with_icmp(family, SockType::Dgram, Some(Icmp::Raw));
+            crate::net::ping::add_raw(&s)?;
+            return Ok(s);
+        }
+        (SOCK_RAW, false) if family == Family::Unix => return Err(ESOCKTNOSUPPORT),
+        (SOCK_RAW, false) => return Err(EPROTONOSUPPORT),
+        _ => {}
     }
     let kind = match ty & 0xf {
         SOCK_STREAM => SockType::Stream,
@@ -138,6 +155,7 @@ pub fn bind(user: &mut UserSpace, fd: Fd, addr: UserPtr<u8>, len: u32) -> SysRes
         (SockAddr::Unspec, Family::Inet4) if len >= 16 => {
             inet::bind(&sock, InetAddr::v4([0; 4], u16::from_be_bytes([0, 0])))?;
         }
+        (SockAddr::Inet(a), Family::Inet4 | Family::Inet6) if sock.icmp == Some(Icmp::Raw) => crate::net::ping::bind_raw(&sock, a)?,
         (SockAddr::Inet(a), Family::Inet4 | Family::Inet6) => {
             inet::bind(&sock, a)?;
         }

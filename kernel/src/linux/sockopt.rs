@@ -5,11 +5,11 @@ use super::socket::socket_of;
 use super::SysResult;
 use crate::fs::fd::Fd;
 use crate::mm::uaccess::{UserPtr, UserSpace};
-use crate::net::socket::State;
+use crate::net::socket::{Icmp, State};
 use crate::net::{Family, SockType, Socket};
 use alloc::vec::Vec;
 use gometal_core::errno::*;
-use gometal_core::sockopt::{default_value, is_bool, Layout, SockOpt, IPPROTO_IP, IPPROTO_IPV6, IPPROTO_TCP};
+use gometal_core::sockopt::{default_value, is_bool, timeout_ns, Layout, SockOpt, IPPROTO_IP, IPPROTO_IPV6, IPPROTO_TCP};
 
 /// Does `level` apply to `sock` (TCP options to TCP sockets, IPv6 ones to
 /// IPv6 sockets...)? Linux answers ENOPROTOOPT otherwise.
@@ -59,8 +59,15 @@ pub fn setsockopt(user: &mut UserSpace, fd: Fd, level: i32, name: i32, val: User
         SockOpt::V6Only if bound => return Err(EINVAL),
         SockOpt::V6Only => o.v6only = int(0) != 0,
         SockOpt::Linger => o.linger = (int(0), int(4)),
-        SockOpt::RcvTimeo => o.rcvtimeo = (long(0), long(8)),
-        SockOpt::SndTimeo => o.sndtimeo = (long(0), long(8)),
+        SockOpt::RcvTimeo | SockOpt::SndTimeo => {
+            let tv = (long(0), long(8));
+            timeout_ns(tv.0, tv.1)?; // EDOM for a bad timeval, as Linux checks
+            if opt == SockOpt::RcvTimeo {
+                o.rcvtimeo = tv;
+            } else {
+                o.sndtimeo = tv;
+            }
+        }
         SockOpt::Flag(l, n) => {
             let v = if is_bool(l, n) { (int(0) != 0) as i32 } else { int(0) };
             o.flags.insert((l, n), v);
@@ -79,6 +86,7 @@ fn value(sock: &Socket, opt: SockOpt) -> Vec<u8> {
     let o = sock.opts.lock();
     match opt {
         SockOpt::Type => int(match sock.ty {
+            _ if sock.icmp == Some(Icmp::Raw) => 3,
             SockType::Stream => 1,
             SockType::Dgram => 2,
             SockType::SeqPacket => 5,
@@ -91,6 +99,8 @@ fn value(sock: &Socket, opt: SockOpt) -> Vec<u8> {
             Family::Inet6 => 10,
         }),
         SockOpt::Protocol => int(match (sock.is_inet(), sock.ty) {
+            _ if sock.icmp.is_some() && sock.family == Family::Inet6 => 58, // IPPROTO_ICMPV6
+            _ if sock.icmp.is_some() => 1, // IPPROTO_ICMP
             (false, _) => 0,
             (true, SockType::Stream | SockType::SeqPacket) => IPPROTO_TCP,
             (true, SockType::Dgram) => gometal_core::sockopt::IPPROTO_UDP,

@@ -27,9 +27,20 @@ struct Meta {
     ctime_ns: u64,
 }
 
-fn of_inode(n: &Inode) -> Meta {
+/// `n`'s metadata; for a share's node, the host's attributes as they are
+/// now, read again unless `fresh` (the path walk just read them); if the
+/// host does not answer, the last ones seen.
+fn of_inode(n: &Inode, fresh: bool) -> Meta {
+    if !fresh {
+        let _ = crate::fs::hostops::refresh_attrs(n);
+    }
+    let host_file = n.host().filter(|_| matches!(n.kind, Kind::File(_))).map(|h| h.data.lock().size);
     let m = n.meta.lock();
     let (size, blocks) = match &n.kind {
+        Kind::File(_) if host_file.is_some() => {
+            let size = host_file.unwrap_or(0);
+            (size, size.div_ceil(512))
+        }
         Kind::File(d) => {
             let d = d.lock();
             (d.size, d.blocks())
@@ -56,7 +67,7 @@ fn of_inode(n: &Inode) -> Meta {
 
 fn of_file(file: &OpenFile) -> Meta {
     match &file.kind {
-        FileKind::File(n) | FileKind::Directory(n) => of_inode(n),
+        FileKind::File(n) | FileKind::Directory(n) => of_inode(n, false),
         FileKind::Device(d) => {
             if let Device::Stdio(n) = d {
                 // A stream whose host side is no terminal reads like a pipe.
@@ -83,7 +94,7 @@ fn of_path(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, flags: AtFlag
         return Ok(of_file(&*fd::file(dirfd)?));
     }
     let found = path::lookup(user, dirfd, pathname, !flags.contains(AtFlags::SYMLINK_NOFOLLOW))?;
-    Ok(of_inode(&found.node))
+    Ok(of_inode(&found.node, found.fresh))
 }
 
 fn put(buf: &mut [u8], at: usize, bytes: &[u8]) {

@@ -54,7 +54,7 @@ impl Numbers {
 }
 
 fn numbers_of(node: &Arc<Inode>) -> Result<Numbers, Errno> {
-    if let Some(host) = crate::fs::hostfind::statfs_of(node) {
+    if let Some(host) = crate::fs::share::statfs_of(node) {
         let (s, read_only) = host?;
         return Ok(Numbers {
             kind: s.kind as u64,

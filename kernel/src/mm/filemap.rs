@@ -7,6 +7,11 @@
 //! made at first touch (not copy-on-write: later writes to the file are not
 //! seen by a page already touched).
 //!
+//! A file of a `-mount` share has its own page cache, filled from the host
+//! (fs/hostfile.rs): a MAP_SHARED page is the cache's frame, written back
+//! to the host on msync, munmap, fsync and exit; a MAP_PRIVATE page is a
+//! copy of the file's bytes.
+//!
 //! A page wholly past the end of the file is SIGBUS, as on Linux (the
 //! part of the last page past the end reads as zero).
 
@@ -21,6 +26,9 @@ use alloc::vec;
 /// whether the area owns it (frees it when unmapped).
 pub fn page(node: &Arc<Inode>, offset: u64, shared: bool) -> Result<(u64, bool), Fault> {
     let Kind::File(data) = &node.kind else { return Err(Fault::Unmapped) };
+    if node.host().is_some() {
+        return host_page(node, offset, shared);
+    }
     let mut d = data.lock();
     if offset >= d.size {
         return Err(Fault::BeyondEnd);
@@ -32,6 +40,21 @@ pub fn page(node: &Arc<Inode>, offset: u64, shared: bool) -> Result<(u64, bool),
     let mut bytes = vec![0u8; PAGE_SIZE];
     d.read(offset, &mut bytes);
     drop(d);
+    let pa = frames::alloc_zeroed().ok_or(Fault::OutOfMemory)?;
+    frames::write_frame(pa, 0, &bytes);
+    Ok((pa, true))
+}
+
+fn host_page(node: &Arc<Inode>, offset: u64, shared: bool) -> Result<(u64, bool), Fault> {
+    if offset >= node.size() {
+        return Err(Fault::BeyondEnd);
+    }
+    if shared {
+        let pa = crate::fs::hostfile::shared_page(node, offset / PAGE_SIZE as u64).ok_or(Fault::OutOfMemory)?;
+        return Ok((pa, false));
+    }
+    let mut bytes = vec![0u8; PAGE_SIZE];
+    crate::fs::hostfile::read(node, offset, &mut bytes).map_err(|_| Fault::OutOfMemory)?;
     let pa = frames::alloc_zeroed().ok_or(Fault::OutOfMemory)?;
     frames::write_frame(pa, 0, &bytes);
     Ok((pa, true))

@@ -36,12 +36,20 @@ impl Channel {
         Ok(if messages { Channel::Messages(Arc::new(MsgPipe::new())) } else { Channel::Bytes(Arc::new(Pipe::new().ok_or(ENOBUFS)?)) })
     }
 
-    pub fn read(&self, buf: &mut [u8], nonblock: bool) -> Result<usize, Errno> {
-        both!(self, c => c.read(buf, nonblock))
+    /// Reads, waiting (unless `nonblock`) no later than `deadline`.
+    pub fn read(&self, buf: &mut [u8], nonblock: bool, deadline: Option<u64>) -> Result<usize, Errno> {
+        match self {
+            Channel::Bytes(p) => p.read_until(buf, nonblock, deadline),
+            Channel::Messages(m) => m.read(buf, nonblock, deadline),
+        }
     }
 
-    pub fn write(&self, data: &[u8], nonblock: bool) -> Result<usize, Errno> {
-        both!(self, c => c.write(data, nonblock))
+    /// Writes, waiting (unless `nonblock`) no later than `deadline`.
+    pub fn write(&self, data: &[u8], nonblock: bool, deadline: Option<u64>) -> Result<usize, Errno> {
+        match self {
+            Channel::Bytes(p) => p.write_until(data, nonblock, deadline),
+            Channel::Messages(m) => m.write(data, nonblock, deadline),
+        }
     }
 
     pub fn peek(&self, buf: &mut [u8]) -> usize {

@@ -32,7 +32,7 @@ pub fn recv(sock: &Socket, buf: &mut [u8], nonblock: bool, peek: bool) -> Result
     let Some(e) = endpoint(sock) else {
         return Err(sock.take_error().unwrap_or(ENOTCONN));
     };
-    let n = if peek { e.peek(buf)? } else { e.read(buf, nonblock)? };
+    let n = if peek { e.peek(buf)? } else { e.read_until(buf, nonblock, super::timeo::recv_deadline(sock))? };
     if e.take_room_wanted() {
         super::nic::kick(); // room in the pipe the network had filled
     }
@@ -47,7 +47,7 @@ pub fn send(sock: &Arc<Socket>, data: &[u8], dest: Option<SockAddr>, nonblock: b
     }
     match endpoint(sock) {
         Some(e) => {
-            let r = e.write(data, nonblock);
+            let r = e.write_until(data, nonblock, super::timeo::send_deadline(sock));
             super::nic::kick(); // a connection from the network sends it now
             r
         }

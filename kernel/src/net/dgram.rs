@@ -1,5 +1,7 @@
-//! Datagram sockets (UDP on loopback, AF_UNIX datagram): a sent datagram
-//! goes straight onto the receiving socket's queue with the sender's address.
+//! Datagram sockets (UDP, AF_UNIX datagram): a sent datagram goes straight
+//! onto the receiving socket's queue with the sender's address, or out
+//! through the network device (nic/udp.rs, which queues arriving ones
+//! here the same way).
 //!
 //! A full UDP queue drops the datagram, as a real receiver's full buffer
 //! does; an AF_UNIX sender waits for room instead (EAGAIN if non-blocking),
@@ -10,8 +12,9 @@ use super::msgbuf::MsgBuf;
 use super::socket::{Family, Socket};
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
+use crate::fs::pipe::wait_errno;
 use gometal_core::errno::*;
-use gometal_core::sockaddr::{SockAddr, UnixAddr};
+use gometal_core::sockaddr::{InetAddr, SockAddr, UnixAddr};
 use spin::Mutex;
 
 /// What a receive queue may hold (net.core.rmem_default), counting each
@@ -21,7 +24,7 @@ const OVERHEAD: usize = 256;
 
 /// The largest UDP payload over IPv4 (65535 - 20 - 8) and the largest
 /// AF_UNIX datagram (the default send buffer).
-const MAX_UDP: usize = 65_507;
+pub const MAX_UDP: usize = 65_507;
 const MAX_UNIX: usize = 212_992;
 
 pub struct Datagram {
@@ -86,7 +89,7 @@ pub fn recv(sock: &Socket, buf: &mut [u8], nonblock: bool, peek: bool) -> Result
     let got = if nonblock {
         take().ok_or(EAGAIN)??
     } else {
-        sock.waiters.wait_until(None, take).map_err(|_| EINTR)??
+        sock.waiters.wait_until(super::timeo::recv_deadline(sock), take).map_err(wait_errno)??
     };
     if !peek {
         sock.changed();
@@ -102,6 +105,9 @@ pub fn send(sock: &Arc<Socket>, data: &[u8], dest: Option<SockAddr>, nonblock: b
     if sock.family == Family::Unix {
         return send_unix(sock, data, dest, nonblock);
     }
+    if sock.icmp.is_some() {
+        return super::ping::send(sock, data, dest);
+    }
     if data.len() > MAX_UDP {
         return Err(EMSGSIZE);
     }
@@ -109,21 +115,41 @@ pub fn send(sock: &Arc<Socket>, data: &[u8], dest: Option<SockAddr>, nonblock: b
     let Some(SockAddr::Inet(to)) = dest.or(connected.clone()) else {
         return Err(if connected.is_none() { EDESTADDRREQ } else { EAFNOSUPPORT });
     };
-    let from = super::inet::autobind(sock, to)?;
+    let from = super::inet::autobind(sock, to, false)?;
+    if super::nic::routes(&to) {
+        super::nic::udp::send(from, to, data)?; // over the network device
+        return Ok(data.len());
+    }
     let Some(target) = super::inet::find_udp(to) else {
         if connected.is_some() {
             sock.set_error(ECONNREFUSED);
         }
         return Ok(data.len());
     };
-    let from = SockAddr::Inet(from.as_family(target.family == Family::Inet6));
-    let Some(queue) = target.queue.as_ref() else { return Ok(data.len()) };
-    // Past the heap budget the datagram is dropped, as a full queue drops it.
-    let Ok(copy) = MsgBuf::copy_of(data) else { return Ok(data.len()) };
+    deliver(&target, from, data);
+    Ok(data.len())
+}
+
+/// Queues a UDP datagram from `from` on `target` (from this kernel or the
+/// network device). It is dropped when the queue or the heap is full, as
+/// a full receive buffer drops it, and when `target` is connected to
+/// another address (Linux delivers only the peer's datagrams to it).
+pub fn deliver(target: &Socket, from: InetAddr, data: &[u8]) {
+    if let Some(SockAddr::Inet(peer)) = &*target.peer.lock() {
+        if peer.ip != from.ip || peer.port != from.port {
+            return;
+        }
+    }
+    queue_datagram(target, SockAddr::Inet(from.as_family(target.family == Family::Inet6)), data);
+}
+
+/// Queues a datagram on `target` as it is (dropped when full, see deliver).
+pub fn queue_datagram(target: &Socket, from: SockAddr, data: &[u8]) {
+    let Some(queue) = target.queue.as_ref() else { return };
+    let Ok(copy) = MsgBuf::copy_of(data) else { return };
     if queue.push(Datagram { from, data: copy }).is_ok() {
         target.changed();
     }
-    Ok(data.len())
 }
 
 fn send_unix(sock: &Arc<Socket>, data: &[u8], dest: Option<SockAddr>, nonblock: bool) -> Result<usize, Errno> {
@@ -151,7 +177,7 @@ fn send_unix(sock: &Arc<Socket>, data: &[u8], dest: Option<SockAddr>, nonblock: 
     if nonblock {
         put().ok_or(EAGAIN)?;
     } else {
-        target.waiters.wait_until(None, put).map_err(|_| EINTR)?;
+        target.waiters.wait_until(super::timeo::send_deadline(sock), put).map_err(wait_errno)?;
     }
     target.changed();
     Ok(data.len())

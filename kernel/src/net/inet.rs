@@ -3,7 +3,8 @@
 //! address of its family, and [::] also IPv4 unless IPV6_V6ONLY;
 //! SO_REUSEADDR lets a TCP socket share a port nobody listens on), the
 //! ephemeral range, and finding the socket a connection or a datagram is
-//! for. The only local addresses are loopback (127.0.0.0/8, ::1).
+//! for. The local addresses are loopback (127.0.0.0/8, ::1) and, with a
+//! network device, its addresses (10.0.2.15, fec0::15).
 
 use super::socket::{Family, SockType, Socket, State};
 use alloc::collections::BTreeMap;
@@ -28,18 +29,21 @@ type Table = Mutex<BTreeMap<u16, Vec<Entry>>>;
 
 static TCP: Table = Mutex::new(BTreeMap::new());
 static UDP: Table = Mutex::new(BTreeMap::new());
+/// ICMP sockets: a ping socket's "port" is its echo identifier.
+static ICMP: Table = Mutex::new(BTreeMap::new());
 static NEXT_PORT: AtomicU16 = AtomicU16::new(40000);
 
-fn table(ty: SockType) -> &'static Table {
-    match ty {
-        SockType::Stream | SockType::SeqPacket => &TCP,
-        SockType::Dgram => &UDP,
+fn table(sock: &Socket) -> &'static Table {
+    match (sock.ty, sock.icmp) {
+        (_, Some(_)) => &ICMP,
+        (SockType::Stream | SockType::SeqPacket, _) => &TCP,
+        (SockType::Dgram, _) => &UDP,
     }
 }
 
 /// A held port; dropping it (the socket closed) frees it.
 pub struct Binding {
-    ty: SockType,
+    table: &'static Table,
     port: u16,
     sock: *const Socket,
 }
@@ -51,7 +55,7 @@ unsafe impl Sync for Binding {}
 
 impl Drop for Binding {
     fn drop(&mut self) {
-        let mut t = table(self.ty).lock();
+        let mut t = self.table.lock();
         if let Some(v) = t.get_mut(&self.port) {
             v.retain(|e| e.sock.as_ptr() != self.sock);
             if v.is_empty() {
@@ -103,8 +107,10 @@ fn conflicts(ty: SockType, existing: &[Entry], new: &Entry, keep: &mut Vec<Arc<S
     })
 }
 
+/// An address of this machine: the wildcard, loopback, or the NIC's own
+/// (10.0.2.15), which packets never leave the machine for.
 fn is_local(a: &InetAddr) -> bool {
-    a.is_unspecified() || a.is_loopback()
+    a.is_unspecified() || a.is_loopback() || super::nic::is_own(a)
 }
 
 /// bind(2) for an Internet socket. Port 0 picks a free ephemeral port.
@@ -128,7 +134,7 @@ pub fn bind(sock: &Arc<Socket>, addr: InetAddr) -> Result<InetAddr, Errno> {
     }
     let mut entry = Entry { addr, v6only, reuse, sock: Arc::downgrade(sock) };
     let mut keep = Vec::new(); // dropped after the table lock
-    let mut t = table(sock.ty).lock();
+    let mut t = table(sock).lock();
     let port = if addr.port != 0 {
         if conflicts(sock.ty, t.get(&addr.port).map_or(&[][..], |v| v), &entry, &mut keep) {
             return Err(EADDRINUSE);
@@ -140,7 +146,7 @@ pub fn bind(sock: &Arc<Socket>, addr: InetAddr) -> Result<InetAddr, Errno> {
     entry.addr.port = port;
     t.entry(port).or_default().push(entry);
     drop(t);
-    *bound = Some(super::socket::Bound::Inet(Binding { ty: sock.ty, port, sock: Arc::as_ptr(sock) }));
+    *bound = Some(super::socket::Bound::Inet(Binding { table: table(sock), port, sock: Arc::as_ptr(sock) }));
     let local = addr.with_port(port);
     *sock.local.lock() = Some(SockAddr::Inet(local));
     Ok(local)
@@ -155,25 +161,30 @@ fn free_port(t: &BTreeMap<u16, Vec<Entry>>) -> Option<u16> {
     })
 }
 
-/// The loopback address a packet to `to` leaves from, as `sock`'s family
-/// writes it. An unspecified destination means this host, as on Linux.
+/// The address a packet to `to` leaves from, as `sock`'s family writes
+/// it: a local destination's own address (an unspecified one means this
+/// host, as on Linux), else the NIC's.
 fn source_for(sock: &Socket, to: &InetAddr) -> InetAddr {
     let src = if to.is_v4() {
-        let ip = if to.is_unspecified() { [127, 0, 0, 1] } else { to.ip[12..].try_into().unwrap_or([127, 0, 0, 1]) };
-        InetAddr::v4(ip, 0)
-    } else {
+        InetAddr::v4(super::nic::source_v4(to), 0)
+    } else if to.is_loopback() || to.is_unspecified() {
         InetAddr::v6(InetAddr::V6_LOOPBACK, 0)
+    } else {
+        super::nic::own_for(to, 0) // fec0::15: our own, or routed
     };
     src.as_family(sock.family == Family::Inet6)
 }
 
 /// The local address `sock` talks to `to` from, binding it to an ephemeral
-/// port first if it has none. ENETUNREACH for a non-local destination.
-pub fn autobind(sock: &Arc<Socket>, to: InetAddr) -> Result<InetAddr, Errno> {
+/// port first if it has none. `pin` (a connect): the socket's name becomes
+/// that specific address; otherwise (a sendto) an unbound socket is bound
+/// to the wildcard, as Linux autobinds it. ENETUNREACH for a destination
+/// neither local nor carried by the NIC.
+pub fn autobind(sock: &Arc<Socket>, to: InetAddr, pin: bool) -> Result<InetAddr, Errno> {
     if (sock.family == Family::Inet6) != to.v6 {
         return Err(EAFNOSUPPORT);
     }
-    if !is_local(&to) {
+    if !is_local(&to) && !super::nic::routes(&to) {
         return Err(ENETUNREACH);
     }
     let src = source_for(sock, &to);
@@ -183,26 +194,32 @@ pub fn autobind(sock: &Arc<Socket>, to: InetAddr) -> Result<InetAddr, Errno> {
     };
     match current {
         Some(a) if a.is_unspecified() => {
-            // Bound to the wildcard: the source is now a specific address.
             let local = src.with_port(a.port);
-            *sock.local.lock() = Some(SockAddr::Inet(local));
+            if pin {
+                *sock.local.lock() = Some(SockAddr::Inet(local));
+            }
             Ok(local)
         }
         Some(a) => Ok(a),
-        None => match bind(sock, InetAddr { port: 0, ..src }) {
-            Err(EADDRINUSE) => Err(EADDRNOTAVAIL),
-            r => r,
-        },
+        None => {
+            let any = if sock.family == Family::Inet6 { InetAddr::v6([0; 16], 0) } else { InetAddr::v4([0; 4], 0) };
+            let name = if pin { InetAddr { port: 0, ..src } } else { any };
+            match bind(sock, name) {
+                Err(EADDRINUSE) => Err(EADDRNOTAVAIL),
+                Err(e) => Err(e),
+                Ok(a) => Ok(src.with_port(a.port)),
+            }
+        }
     }
 }
 
 /// The socket bound to (a wildcard covering) `to`, preferring an exact
 /// address, that `want` accepts.
-fn find(ty: SockType, to: &InetAddr, want: impl Fn(&Socket) -> bool) -> Option<Arc<Socket>> {
+fn find(table: &Table, to: &InetAddr, want: impl Fn(&Socket) -> bool) -> Option<Arc<Socket>> {
     let to = if to.is_unspecified() { InetAddr { ip: source_for_ip(to), ..*to } } else { *to };
     // Upgraded under the lock, looked at (and dropped) after it.
     let candidates: Vec<(bool, Arc<Socket>)> = {
-        let t = table(ty).lock();
+        let t = table.lock();
         let entries = t.get(&to.port)?;
         entries.iter().filter(|e| covers(e, &to)).filter_map(|e| e.sock.upgrade().map(|s| (e.addr.is_unspecified(), s))).collect()
     };
@@ -221,10 +238,15 @@ fn source_for_ip(to: &InetAddr) -> [u8; 16] {
 
 /// The socket listening for TCP connections to `to`.
 pub fn find_listener(to: &InetAddr) -> Option<Arc<Socket>> {
-    find(SockType::Stream, to, |s| matches!(*s.state.lock(), State::Listening(_)))
+    find(&TCP, to, |s| matches!(*s.state.lock(), State::Listening(_)))
 }
 
 /// The UDP socket datagrams to `to` go to.
 pub fn find_udp(to: InetAddr) -> Option<Arc<Socket>> {
-    find(SockType::Dgram, &to, |_| true)
+    find(&UDP, &to, |_| true)
+}
+
+/// The ping socket whose echo identifier is `ident`, for replies to `to`.
+pub fn find_ping(to: InetAddr, ident: u16) -> Option<Arc<Socket>> {
+    find(&ICMP, &to.with_port(ident), |s| s.icmp == Some(super::socket::Icmp::Ping))
 }

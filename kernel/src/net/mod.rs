@@ -1,6 +1,7 @@
-//! Sockets: AF_INET and AF_INET6 on loopback (TCP and UDP), AF_UNIX stream
-//! and datagram. A socket is a file (`FileKind::Socket`); the system calls
-//! in linux/socket.rs and linux/sockmsg.rs decode arguments and call in here.
+//! Sockets: AF_INET and AF_INET6 (TCP, UDP, ICMP echo) on loopback
+//! and the network device (nic/), AF_UNIX stream and datagram. A socket is a
+//! file (`FileKind::Socket`); the system calls in linux/socket.rs and
+//! linux/sockmsg.rs decode arguments and call in here.
 //!
 //! Loopback is short-circuited in the kernel rather than run through a TCP/IP
 //! stack: a connected stream is two pipes (stream.rs), a datagram is queued
@@ -8,7 +9,7 @@
 //! kernel, so there is nothing to lose, reorder or retransmit, and TCP's
 //! machinery (windows, Nagle, delayed ACK) would only add latency; what a
 //! program can observe (addresses, ports, errnos, half-close, resets,
-//! readiness) follows Linux. A network device will need a real stack.
+//! readiness) follows Linux. The network device has a real stack (nic/).
 //!
 //! Locking: each socket has its own state lock; the binding tables (one per
 //! protocol, inet.rs; one for AF_UNIX names, unixns.rs) have one lock each,
@@ -22,8 +23,10 @@ pub mod msgbuf;
 pub mod msgpipe;
 pub mod nic;
 pub mod options;
+pub mod ping;
 pub mod socket;
 pub mod stream;
+pub mod timeo;
 pub mod unixns;
 
 pub use socket::{Family, Socket, SockType};

@@ -7,7 +7,8 @@ use super::msgbuf::MsgBuf;
 use crate::sched::wait::WaitQueue;
 use alloc::collections::VecDeque;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use gometal_core::errno::{Errno, EAGAIN, EINTR, EMSGSIZE, EPIPE};
+use crate::fs::pipe::wait_errno;
+use gometal_core::errno::{Errno, EAGAIN, EMSGSIZE, EPIPE};
 use spin::Mutex;
 
 /// What the queue holds at most (the default socket buffer, 212,992).
@@ -41,7 +42,7 @@ impl MsgPipe {
 
     /// Takes the next message into `buf`: its length copied, 0 at end of
     /// file (every writer gone, nothing queued).
-    pub fn read(&self, buf: &mut [u8], nonblock: bool) -> Result<usize, Errno> {
+    pub fn read(&self, buf: &mut [u8], nonblock: bool, deadline: Option<u64>) -> Result<usize, Errno> {
         let mut take = || {
             let mut q = self.queue.lock();
             match q.0.pop_front() {
@@ -54,7 +55,7 @@ impl MsgPipe {
                 None => (!self.writer_open.load(Ordering::Acquire)).then_some(0),
             }
         };
-        let n = if nonblock { take().ok_or(EAGAIN)? } else { self.waiters.wait_until(None, take).map_err(|_| EINTR)? };
+        let n = if nonblock { take().ok_or(EAGAIN)? } else { self.waiters.wait_until(deadline, take).map_err(wait_errno)? };
         self.changed();
         Ok(n)
     }
@@ -70,7 +71,7 @@ impl MsgPipe {
 
     /// Queues `data` as one message; EPIPE with no reader, EMSGSIZE if it
     /// could never fit.
-    pub fn write(&self, data: &[u8], nonblock: bool) -> Result<usize, Errno> {
+    pub fn write(&self, data: &[u8], nonblock: bool, deadline: Option<u64>) -> Result<usize, Errno> {
         if data.len() > CAPACITY {
             return Err(EMSGSIZE);
         }
@@ -89,7 +90,7 @@ impl MsgPipe {
             q.1 += data.len();
             Some(Ok(data.len()))
         };
-        let n = if nonblock { put().unwrap_or(Err(EAGAIN))? } else { self.waiters.wait_until(None, put).map_err(|_| EINTR)?? };
+        let n = if nonblock { put().unwrap_or(Err(EAGAIN))? } else { self.waiters.wait_until(deadline, put).map_err(wait_errno)?? };
         self.changed();
         Ok(n)
     }

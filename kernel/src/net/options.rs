@@ -15,8 +15,8 @@ pub struct Options {
     pub sndbuf: i32,
     /// SO_LINGER (on, seconds).
     pub linger: (i32, i32),
-    /// SO_RCVTIMEO, SO_SNDTIMEO as (seconds, microseconds); kept, not
-    /// enforced (Go never sets them).
+    /// SO_RCVTIMEO, SO_SNDTIMEO as (seconds, microseconds); blocking calls
+    /// give up after them (timeo.rs). Go never sets them.
     pub rcvtimeo: (i64, i64),
     pub sndtimeo: (i64, i64),
     /// Every other known option, by (level, name).
@@ -57,6 +57,8 @@ impl Options {
         to.rcvbuf = self.rcvbuf;
         to.sndbuf = self.sndbuf;
         to.linger = self.linger;
+        to.rcvtimeo = self.rcvtimeo;
+        to.sndtimeo = self.sndtimeo;
         to.flags = self.flags.clone();
     }
 }

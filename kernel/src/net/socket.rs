@@ -35,6 +35,15 @@ impl SockType {
     }
 }
 
+/// An ICMP datagram socket (net/ping.rs): which kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Icmp {
+    /// SOCK_DGRAM, IPPROTO_ICMP: Linux's unprivileged ping socket.
+    Ping,
+    /// SOCK_RAW, IPPROTO_ICMP: every ICMP packet, IPv4 header included.
+    Raw,
+}
+
 pub enum State {
     /// A stream socket neither listening nor connected (or a datagram socket).
     Idle,
@@ -55,6 +64,8 @@ pub enum Bound {
 pub struct Socket {
     pub family: Family,
     pub ty: SockType,
+    /// Set for ICMP sockets (their type is Dgram).
+    pub icmp: Option<Icmp>,
     pub state: Mutex<State>,
     pub local: Mutex<Option<SockAddr>>,
     pub peer: Mutex<Option<SockAddr>>,
@@ -78,10 +89,16 @@ pub struct Socket {
 
 impl Socket {
     pub fn new(family: Family, ty: SockType) -> Arc<Socket> {
+        Self::with_icmp(family, ty, None)
+    }
+
+    /// A socket that is an ICMP socket of kind `icmp` when it is Some.
+    pub fn with_icmp(family: Family, ty: SockType, icmp: Option<Icmp>) -> Arc<Socket> {
         super::count_open();
         Arc::new(Socket {
             family,
             ty,
+            icmp,
             state: Mutex::new(State::Idle),
             local: Mutex::new(None),
             peer: Mutex::new(None),

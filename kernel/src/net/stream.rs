@@ -12,7 +12,8 @@ use super::channel::Channel;
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicBool, Ordering};
-use gometal_core::errno::{Errno, EAGAIN, ECONNRESET, EINTR, EPIPE};
+use crate::fs::pipe::wait_errno;
+use gometal_core::errno::{Errno, EAGAIN, ECONNRESET, EPIPE};
 use spin::Mutex;
 
 /// What the two ends of a connection share besides the pipes.
@@ -65,16 +66,21 @@ impl Endpoint {
     /// Reads what has arrived (0: the peer shut down its writing, or this
     /// end its reading). ECONNRESET once the data before a reset is read.
     pub fn read(&self, buf: &mut [u8], nonblock: bool) -> Result<usize, Errno> {
+        self.read_until(buf, nonblock, None)
+    }
+
+    /// `read`, waiting no later than `deadline` (SO_RCVTIMEO): EAGAIN after.
+    pub fn read_until(&self, buf: &mut [u8], nonblock: bool, deadline: Option<u64>) -> Result<usize, Errno> {
         if self.rd_shut.load(Ordering::Acquire) {
             return Ok(0);
         }
         if self.was_reset() {
-            return match self.rx.read(buf, true) {
+            return match self.rx.read(buf, true, None) {
                 Ok(n) if n > 0 => Ok(n),
                 _ => Err(ECONNRESET),
             };
         }
-        self.rx.read(buf, nonblock)
+        self.rx.read(buf, nonblock, deadline)
     }
 
     /// The writer found this pipe's reader's side full and waits for room
@@ -101,6 +107,11 @@ impl Endpoint {
     /// Writes some of `data`; EPIPE once this end shut down writing or the
     /// peer is gone (ECONNRESET first when it reset the connection).
     pub fn write(&self, data: &[u8], nonblock: bool) -> Result<usize, Errno> {
+        self.write_until(data, nonblock, None)
+    }
+
+    /// `write`, waiting no later than `deadline` (SO_SNDTIMEO): EAGAIN after.
+    pub fn write_until(&self, data: &[u8], nonblock: bool, deadline: Option<u64>) -> Result<usize, Errno> {
         if self.wr_shut.load(Ordering::Acquire) {
             return Err(EPIPE);
         }
@@ -113,7 +124,7 @@ impl Endpoint {
         if self.tcp && self.tx.broken_for_writer() && !self.wrote_to_closed.swap(true, Ordering::AcqRel) {
             return Ok(data.len());
         }
-        self.tx.write(data, nonblock)
+        self.tx.write(data, nonblock, deadline)
     }
 
     /// shutdown(2): SHUT_RD makes reads return 0; SHUT_WR gives the peer
@@ -200,6 +211,7 @@ impl Listener {
 /// accept(2) on `listening`: the next queued connection, waiting for one
 /// unless `nonblock`.
 pub fn accept(listening: &Arc<Socket>, nonblock: bool) -> Result<Arc<Socket>, Errno> {
+    let deadline = super::timeo::recv_deadline(listening);
     let listener = match &*listening.state.lock() {
         State::Listening(l) => l.clone(),
         _ => return Err(gometal_core::errno::EINVAL),
@@ -207,7 +219,7 @@ pub fn accept(listening: &Arc<Socket>, nonblock: bool) -> Result<Arc<Socket>, Er
     let conn = if nonblock {
         listener.take().ok_or(EAGAIN)?
     } else {
-        listening.waiters.wait_until(None, || listener.take()).map_err(|_| EINTR)?
+        listening.waiters.wait_until(deadline, || listener.take()).map_err(wait_errno)?
     };
     listening.changed();
     Ok(conn)

@@ -8,8 +8,13 @@
 //	escape  try to leave the share through symlinks and ..; nothing may
 //	        reach the host outside it
 //	fsync   write files in two shares, fsync one of them and one
-//	        directory, then hang until killed: only those may be on the host
+//	        directory, then hang until killed: all are on the host
 //	sync    write a file, sync(2), write another, then hang until killed
+//	killed  write, rename, leave a file open, then hang until killed
+//	watch   wait for the host to change the share during the run (live.go)
+//	exdev   rename and link across mounts: EXDEV (live.go)
+//	msync   store through a shared mapping, msync, hang (live.go)
+//	big     copy /data/big.in (bigger than memory) to /data/big.out (live.go)
 //	ro      read a read-only share (with a tree 100 levels deep); every
 //	        way of changing it fails with EROFS or EXDEV (readonly.go)
 //	statfs  print statfs of the share, of a file in it and of /tmp
@@ -68,9 +73,9 @@ func main() {
 		readOnly()
 	case "fsync":
 		// Unsynced files first, in this share and another, then fsync one
-		// file in a new directory, then hang: the host must have that
-		// file (and its directory) though the run is stopped from outside
-		// (timeout) and never exits, and nothing else.
+		// file in a new directory, then hang: the host must have every
+		// file though the run is stopped from outside (timeout) and never
+		// exits (writes go to the host at the call).
 		check("write unsynced", os.WriteFile("/data/unsynced.txt", []byte("never synced\n"), 0o644))
 		check("write other", os.WriteFile("/other/unsynced.txt", []byte("never synced\n"), 0o644))
 		check("mkdir", os.MkdirAll("/data/sub/dir", 0o755))
@@ -92,6 +97,16 @@ func main() {
 		hang("synced")
 	case "statfs":
 		printStatfs()
+	case "killed":
+		killed()
+	case "watch":
+		watch()
+	case "exdev":
+		exdev()
+	case "msync":
+		mmapMsync()
+	case "big":
+		streamBig()
 	default:
 		fail("unknown mode %q", os.Args[1])
 	}

@@ -1,8 +1,8 @@
 // Command net exercises gometal's sockets the way Go programs use them:
 // TCP echo over 127.0.0.1, ::1 and a dual-stack listener, many concurrent
 // connections, bulk transfer with a checksum, half-close, refusal, the
-// accept backlog, resets, UDP, AF_UNIX (stream, datagram, socketpair),
-// an HTTP server and client, sequential connections without leaks, and
+// accept backlog, resets, UDP, socket timeouts, ICMP echo, AF_UNIX
+// (stream, datagram, socketpair), an HTTP server and client, sequential connections without leaks, and
 // the raw calls' errnos. Arguments name phases (default: all but "many");
 // "seq=N", "many=N" and "bulk=MiB" set sizes.
 package main
@@ -44,6 +44,8 @@ var phases = []struct {
 	{"backlog", backlog},
 	{"reset", reset},
 	{"udp", udp},
+	{"timeo", timeouts},
+	{"icmp", icmpPhase},
 	{"unix", unixSockets},
 	{"http", httpPhase},
 	{"seq", sequential},

@@ -57,7 +57,8 @@ func udp() {
 		fail("udp to closed port: %v, want ECONNREFUSED", err)
 	}
 	c.Close()
-	fmt.Println("udp: IPv4 and IPv6 round trips, ECONNREFUSED ok")
+	udpAddresses()
+	fmt.Println("udp: IPv4 and IPv6 round trips, ECONNREFUSED, autobind and peer filter ok")
 }
 
 func unixSockets() {
@@ -149,4 +150,44 @@ func unixSockets() {
 		f1.Close()
 	}
 	fmt.Println("unix: stream (path, abstract), seqpacket, datagram, socketpair ok")
+}
+
+// udpAddresses: sendto on an unbound socket binds it to the wildcard (as
+// Linux's autobind: getsockname 0.0.0.0:port), and a connected socket
+// takes only its peer's datagrams.
+func udpAddresses() {
+	dst, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	check("listen", err)
+	defer dst.Close()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_DGRAM, 0)
+	check("socket", err)
+	defer syscall.Close(fd)
+	to := &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}, Port: dst.LocalAddr().(*net.UDPAddr).Port}
+	check("sendto", syscall.Sendto(fd, []byte("x"), 0, to))
+	sa, err := syscall.Getsockname(fd)
+	check("getsockname", err)
+	if a := sa.(*syscall.SockaddrInet4); a.Addr != [4]byte{} || a.Port == 0 {
+		fail("after sendto an unbound socket is %v:%d, want 0.0.0.0:port", a.Addr, a.Port)
+	}
+	// c is connected to peer; a datagram from stranger is not for it.
+	peer, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	check("listen", err)
+	defer peer.Close()
+	stranger, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	check("listen", err)
+	defer stranger.Close()
+	c, err := net.Dial("udp4", peer.LocalAddr().String())
+	check("dial", err)
+	defer c.Close()
+	_, err = stranger.WriteTo([]byte("not for you"), c.LocalAddr())
+	check("stranger write", err)
+	_, err = peer.WriteTo([]byte("for you"), c.LocalAddr())
+	check("peer write", err)
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 100)
+	n, err := c.Read(buf)
+	check("connected read", err)
+	if string(buf[:n]) != "for you" {
+		fail("a connected socket received %q, want only its peer's datagram", buf[:n])
+	}
 }

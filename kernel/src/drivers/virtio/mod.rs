@@ -33,7 +33,7 @@ pub fn probe(slots: &[VirtioSlot], entropy: &mut [u8]) -> usize {
             DeviceType::EntropySource if got == 0 => got = rng::take_entropy(transport, entropy),
             DeviceType::Console => console::init(transport, slot.irq),
             DeviceType::_9P => p9::add(transport),
-            DeviceType::Network => crate::net::nic::add(transport, va as usize, slot.irq),
+            DeviceType::Network => crate::net::nic::add(transport, slot.irq),
             _ => {}
         }
     }

@@ -40,10 +40,6 @@ pub struct Buffers {
 }
 
 impl Buffers {
-    pub fn len(&self) -> usize {
-        self.blocks.len()
-    }
-
     /// A TCP socket with frame-backed buffers and our options, added to
     /// the set; None when at the cap or out of memory (never a panic: a
     /// flood of connections is the remote's doing).

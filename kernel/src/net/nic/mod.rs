@@ -14,18 +14,23 @@
 //! those when it calls in here. The kernel runs with interrupts off, so the
 //! interrupt never finds its own hart holding the lock.
 
+mod addr;
 mod buffers;
 mod device;
+pub mod icmp;
+mod ip;
 pub mod keepalive;
 mod outbound;
 pub mod stats;
 mod tcp;
+pub mod udp;
 
+pub use addr::{is_own, own_for, source_v4};
 pub use outbound::routes;
 
 use crate::net::socket::{Socket, State};
 use alloc::sync::Arc;
-use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, Ordering};
 use gometal_core::errno::{Errno, EINPROGRESS, EINTR, ENETUNREACH};
 use gometal_core::sockaddr::InetAddr;
 use device::NetDevice;
@@ -49,6 +54,9 @@ struct Nic {
     tcp: tcp::Tcp,
     /// When smoltcp was last asked for its next deadline (arm_timer).
     deadline_asked: u64,
+    /// UDP and ICMP: raw IP sockets the kernel handles itself.
+    udp: udp::Udp,
+    icmp: icmp::Icmp,
 }
 
 static NIC: Mutex<Option<Nic>> = Mutex::new(None);
@@ -56,10 +64,6 @@ static PRESENT: AtomicBool = AtomicBool::new(false);
 static IRQ: Once<u32> = Once::new();
 /// A poll was asked for while the lock was held (poll_soon).
 static PENDING: AtomicBool = AtomicBool::new(false);
-/// The device's virtio-mmio registers (virtual address; 0: none yet).
-static REGS: AtomicUsize = AtomicUsize::new(0);
-const MMIO_INTERRUPT_STATUS: usize = 0x60;
-const MMIO_INTERRUPT_ACK: usize = 0x64;
 
 /// The NIC lock, timed for the statistics.
 struct Timed<'a> {
@@ -99,7 +103,7 @@ fn now() -> Instant {
 }
 
 /// Brings up the first virtio-net device (later ones are ignored).
-pub fn add(transport: crate::drivers::virtio::Mmio, regs: usize, irq: u32) {
+pub fn add(transport: crate::drivers::virtio::Mmio, irq: u32) {
     let mut guard = NIC.lock();
     if guard.is_some() {
         return;
@@ -120,14 +124,16 @@ pub fn add(transport: crate::drivers::virtio::Mmio, regs: usize, irq: u32) {
     });
     let gw = Ipv4Address::new(GATEWAY[0], GATEWAY[1], GATEWAY[2], GATEWAY[3]);
     let _ = iface.routes_mut().add_default_ipv4_route(gw);
+    addr::add_ipv6(&mut iface);
     dev.net.enable_interrupts();
-    *guard = Some(Nic { dev, iface, sockets: SocketSet::new(alloc::vec::Vec::new()), tcp: tcp::Tcp::default(), deadline_asked: 0 });
+    let mut sockets = SocketSet::new(alloc::vec::Vec::new());
+    let (udp, icmp) = (udp::Udp::new(&mut sockets), icmp::Icmp::new(&mut sockets));
+    *guard = Some(Nic { dev, iface, sockets, tcp: tcp::Tcp::default(), deadline_asked: 0, udp, icmp });
     IRQ.call_once(|| irq);
-    REGS.store(regs, Ordering::Release);
     PRESENT.store(true, Ordering::Release);
     let m = mac;
     crate::println!(
-        "gometal: net: virtio-net {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}, address 10.0.2.15/24, gateway 10.0.2.2, DNS 10.0.2.3",
+        "gometal: net: virtio-net {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}, address 10.0.2.15/24 and fec0::15/64, gateway 10.0.2.2, DNS 10.0.2.3",
         m[0], m[1], m[2], m[3], m[4], m[5]
     );
 }
@@ -140,9 +146,9 @@ pub fn irq() -> Option<u32> {
     IRQ.get().copied()
 }
 
-/// The device's interrupt: frames arrived or were sent. The interrupt is
-/// acknowledged at the device's registers without the NIC lock, so the
-/// line drops even while another hart polls.
+/// The device's interrupt: frames arrived or were sent. Each poll
+/// acknowledges it first; while another hart polls, the interrupt stays
+/// raised until that hart's next round (it polls again for this one).
 pub fn on_interrupt() {
     stats::POLL_IRQ.add(1);
     poll_soon();
@@ -207,7 +213,7 @@ const DEADLINE_EVERY_NS: u64 = 2_000_000;
 /// before it lets go: no hart ever spins for the lock here. (Spinning was
 /// the 4-hart stall: with more harts than host cores, the harts waiting
 /// for the lock took the host time the holder needed.)
-fn poll_soon() {
+pub(super) fn poll_soon() {
     loop {
         PENDING.store(true, Ordering::SeqCst);
         let Some(mut guard) = try_lock() else { return }; // the holder sees PENDING
@@ -277,12 +283,21 @@ pub fn connect(sock: &Arc<Socket>, to: InetAddr, nonblock: bool) -> Result<usize
         sock.connecting.store(true, Ordering::Release);
         return Err(EINPROGRESS);
     }
-    let outcome = sock.waiters.wait_until(None, || match (&*sock.state.lock(), sock.take_error()) {
+    let deadline = crate::net::timeo::send_deadline(sock);
+    let outcome = sock.waiters.wait_until(deadline, || match (&*sock.state.lock(), sock.take_error()) {
         (_, Some(e)) => Some(Err(e)),
         (State::Connected(_), None) => Some(Ok(0)),
         _ => None,
     });
-    outcome.map_err(|_| EINTR)?
+    match outcome {
+        Ok(r) => r,
+        // SO_SNDTIMEO passed: the connection goes on, as on Linux.
+        Err(crate::sched::wait::WaitError::TimedOut) => {
+            sock.connecting.store(true, Ordering::Release);
+            Err(EINPROGRESS)
+        }
+        Err(_) => Err(EINTR),
+    }
 }
 
 /// Polls smoltcp and pumps connections until no frame waits (bounded, so
@@ -308,6 +323,8 @@ fn poll(nic: &mut Nic) {
         }
         let t1 = clock();
         nic.tcp.step(&mut nic.sockets);
+        nic.udp.step(&mut nic.sockets);
+        nic.icmp.step(&mut nic.sockets);
         let t2 = clock();
         nic.iface.poll_egress(now(), &mut nic.dev, &mut nic.sockets);
         let t3 = clock();

@@ -14,7 +14,6 @@ use gometal_core::errno::*;
 use gometal_core::sockaddr::{InetAddr, SockAddr};
 use smoltcp::iface::{Interface, SocketHandle, SocketSet};
 use smoltcp::socket::tcp::{self, State as TcpState};
-use smoltcp::wire::{IpAddress, IpEndpoint};
 
 /// A connection smoltcp is still opening for a program's socket.
 pub struct Pending {
@@ -25,10 +24,10 @@ pub struct Pending {
     peer: SockAddr,
 }
 
-/// Whether the NIC carries connections to `to` (an IPv4 address, neither
-/// loopback nor unspecified, with a NIC present).
+/// Whether the NIC carries connections to `to` (addr.rs: neither loopback,
+/// unspecified, link-local nor our own, with a NIC present).
 pub fn routes(to: &InetAddr) -> bool {
-    super::present() && to.is_v4() && !to.is_loopback() && !to.is_unspecified()
+    super::addr::routes(to)
 }
 
 /// Starts the connection in smoltcp; the caller waits for the outcome.
@@ -44,9 +43,8 @@ pub fn start(iface: &mut Interface, sockets: &mut SocketSet<'static>, tcp: &mut 
         crate::net::inet::bind(sock, any).map_err(|_| EADDRNOTAVAIL)?.port
     };
     let v6 = sock.family == Family::Inet6;
-    *sock.local.lock() = Some(SockAddr::Inet(InetAddr::v4(super::ADDR, port).as_family(v6)));
-    let ip: [u8; 4] = to.ip[12..].try_into().map_err(|_| EINVAL)?;
-    let remote = IpEndpoint::new(IpAddress::v4(ip[0], ip[1], ip[2], ip[3]), to.port);
+    *sock.local.lock() = Some(SockAddr::Inet(super::addr::own_for(&to, port).as_family(v6)));
+    let remote = super::addr::endpoint_of(&to);
     let (program, far) = Endpoint::pair(true, false)?;
     let mut refused = false;
     let cx = iface.context();

@@ -15,10 +15,9 @@ use crate::net::stream::Endpoint;
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
 use gometal_core::errno::EAGAIN;
-use gometal_core::sockaddr::{InetAddr, SockAddr};
+use gometal_core::sockaddr::SockAddr;
 use smoltcp::iface::{SocketHandle, SocketSet};
 use smoltcp::socket::tcp::{self, State as TcpState};
-use smoltcp::wire::IpAddress;
 
 /// Listening smoltcp sockets kept per port: each takes one SYN, and the
 /// pool is refilled after every frame that changed a socket (mod.rs), so
@@ -175,15 +174,14 @@ impl Conn {
 /// end of its pipes and the program's socket, or None when nobody listens
 /// (or the queue is full).
 fn accept(s: &tcp::Socket, port: u16) -> Option<(Endpoint, Weak<Socket>)> {
-    let remote = s.remote_endpoint()?;
-    let IpAddress::Ipv4(rip) = remote.addr; // IPv4 is the only protocol built in
-    let local = InetAddr::v4(super::ADDR, port);
+    let remote = super::addr::inet_of(s.remote_endpoint()?);
+    let local = super::addr::own_for(&remote, port);
     let listening = crate::net::inet::find_listener(&local)?;
     let v6 = listening.family == Family::Inet6;
     let (program_end, far_end) = Endpoint::pair(true, false).ok()?;
     let accepted = Socket::new(listening.family, SockType::Stream);
     *accepted.local.lock() = Some(SockAddr::Inet(local.as_family(v6)));
-    *accepted.peer.lock() = Some(SockAddr::Inet(InetAddr::v4(rip.octets(), remote.port).as_family(v6)));
+    *accepted.peer.lock() = Some(SockAddr::Inet(remote.as_family(v6)));
     listening.opts.lock().inherit_into(&mut accepted.opts.lock());
     *accepted.state.lock() = State::Connected(Arc::new(program_end));
     let listener = match &*listening.state.lock() {

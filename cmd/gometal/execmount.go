@@ -1,0 +1,80 @@
+package main
+
+// How `gometal exec` shows the test its module: by default a read-only
+// -mount of the module's directory (where go.mod is; the working directory
+// when there is none) at its own absolute path, so that testdata/,
+// ../testdata and absolute paths resolve as on Linux. Read-only because a
+// test that writes into its source tree should get EROFS rather than
+// change your files through a young kernel (Go tests should write to
+// t.TempDir()); -module rw is there for tests that update golden files in
+// place, and then they do change the tree, as on Linux. -module pack
+// copies the tree into the initramfs instead, the way gometal exec worked
+// before shares existed: writes succeed and are lost, git-ignored files
+// and nested modules are left out, at most -max-dir bytes.
+//
+// The default (auto) is ro. It used to pack a module bigger than -max-dir
+// or with more than 5000 files, when the kernel read a share whole into
+// memory at boot (the strings tests took 72 s with $GOROOT/src mounted);
+// shares are live now (README, "Host directories"), a file costs only when
+// the test touches it: with $GOROOT/src mounted, `go test -run XXX
+// strings` took 3.1 s against 5.2 s packed (host load 8-9).
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"gometal.dev/gometal/internal/goexec"
+)
+
+// Module modes for -module.
+const (
+	moduleAuto = "auto"
+	moduleRO   = "ro"
+	moduleRW   = "rw"
+	modulePack = "pack"
+)
+
+var moduleModes = []string{moduleAuto, moduleRO, moduleRW, modulePack}
+
+const moduleUsage = "how the test sees its module (the go.mod directory, else the working directory) at its own path: " +
+	"ro (a read-only share), rw (a read-write share: writes reach your files, as on Linux), " +
+	"pack (a copy in the initramfs: writes succeed and are lost at exit), " +
+	"auto (ro; pack when the module's path cannot be a mount)"
+
+// moduleShare returns the share that shows the test its module: the
+// directory to mount at its own path, or ok false when the module is to
+// be packed instead, with the reason (for -v) if that was not asked for.
+// dir is the working directory (absolute); existing are the -mount flags.
+func moduleShare(dir string, f *execFlags) (m guestMount, ok bool, why string) {
+	if f.module == modulePack || dir == "" {
+		return guestMount{}, false, ""
+	}
+	top := dir
+	if !f.noModule {
+		if root := goexec.ModuleDir(dir); root != "" && root != "/" {
+			top = root
+		}
+	}
+	if top == "/" {
+		return guestMount{}, false, "the working directory is /"
+	}
+	// The kernel command line separates options with spaces and a mount
+	// option's fields with ':'.
+	if strings.ContainsAny(top, ": \t\n\"\\") {
+		return guestMount{}, false, fmt.Sprintf("%s has a space, quote or ':' in its path, which a mount option cannot carry", top)
+	}
+	for _, other := range f.mounts {
+		if within(other.guest, top) || within(top, other.guest) {
+			return guestMount{}, false, fmt.Sprintf("-mount %s overlaps %s", other.guest, top)
+		}
+	}
+	m = guestMount{host: top, guest: top, readOnly: f.module != moduleRW, tag: fmt.Sprintf("gm%d", len(f.mounts))}
+	return m, true, ""
+}
+
+// within reports whether path is dir or lies below it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}

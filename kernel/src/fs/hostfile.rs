@@ -1,0 +1,272 @@
+//! The bytes of a regular file in a share: read() and write() go to the
+//! host at the call (Tread/Twrite, at most a message's worth each), so when
+//! write returns the host has the bytes, as with Linux's default cache=none
+//! 9p mount, and a run stopped from outside loses nothing it wrote. Nothing
+//! is kept in memory but the size, so a file may be bigger than memory.
+//!
+//! mmap is the exception: a MAP_SHARED mapping needs one frame per page
+//! that every mapping of the file shares, so the file keeps a page cache,
+//! filled from the host on the first fault of a page. write() updates the
+//! cached pages as well as the host, and read() takes cached pages from the
+//! cache (a store through a mapping may not be on the host yet). Once the
+//! file was mapped shared and writable, its cached pages are written back
+//! on msync, munmap, fsync, sync and exit (every cached page: there is no
+//! dirty bit per page). Cached pages stay until the file is dropped, since
+//! page tables may point at them; a MAP_PRIVATE page is a copy.
+
+use super::inode::Inode;
+use super::p9client::{Client, O_RDONLY, O_RDWR};
+use super::share::HostLink;
+use crate::memlayout::PAGE_SIZE;
+use crate::mm::frames;
+use alloc::collections::BTreeMap;
+use alloc::sync::{Arc, Weak};
+use alloc::vec::Vec;
+use gometal_core::errno::{Errno, EACCES, EFBIG, EROFS};
+use spin::Mutex;
+
+const PAGE: u64 = PAGE_SIZE as u64;
+
+/// A file's I/O state; locked for each read or write, so one file's host
+/// requests go one at a time (the order of writes is the program's).
+#[derive(Default)]
+pub struct HostData {
+    /// A fid opened on the host for I/O (read-write if the host allows),
+    /// made at the first read or write and kept while the file lives.
+    pub io_fid: Option<u32>,
+    /// The size as last seen on the host or grown by a write.
+    pub size: u64,
+    /// The host's inode number of the file `io_fid` is open on.
+    pub host_ino: u64,
+    /// Page index to frame: pages of shared mappings.
+    pages: BTreeMap<u64, u64>,
+    /// Set once the file is mapped shared and writable: cached pages may
+    /// hold stores the host has not seen.
+    pub mapped_writable: bool,
+}
+
+impl HostData {
+    pub fn with_size(size: u64, host_ino: u64) -> HostData {
+        HostData { size, host_ino, ..HostData::default() }
+    }
+
+    /// A file just created, through `io_fid` (already open).
+    pub fn opened(io_fid: Option<u32>, host_ino: u64) -> HostData {
+        HostData { io_fid, host_ino, ..HostData::default() }
+    }
+
+    /// Takes the host's size (an open or stat): unless pages are cached, in
+    /// which case the cache's view of the file wins until written back.
+    pub fn host_size(&mut self, size: u64) {
+        if !self.mapped_writable {
+            self.size = size;
+        }
+    }
+
+    pub fn free_pages(&mut self) {
+        for (_, pa) in core::mem::take(&mut self.pages) {
+            frames::free(pa);
+        }
+    }
+}
+
+/// The I/O fid of `h`'s file, opened on first use: read-write, or
+/// read-only where the host refuses writing (a file of mode 0444, a
+/// read-only share).
+fn io_fid(h: &HostLink, data: &mut HostData, c: &mut Client) -> Result<u32, Errno> {
+    if let Some(fid) = data.io_fid {
+        return Ok(fid);
+    }
+    let fid = c.walk(h.fid, &[])?;
+    let opened = if h.share.spec.read_only { Err(EROFS) } else { c.lopen(fid, O_RDWR) };
+    if let Err(e) = opened.or_else(|_| c.lopen(fid, O_RDONLY)) {
+        c.clunk(fid);
+        return Err(e);
+    }
+    data.io_fid = Some(fid);
+    Ok(fid)
+}
+
+/// Reads file bytes at `offset` into `buf`: from cached pages where there
+/// are some, from the host for the rest. Returns how many (0 at the end).
+pub fn read(node: &Inode, offset: u64, buf: &mut [u8]) -> Result<usize, Errno> {
+    let Some(h) = node.host() else { return Ok(0) };
+    let mut data = h.data.lock();
+    h.share.with(|c| {
+        let fid = io_fid(h, &mut data, c)?;
+        let mut done = 0;
+        while done < buf.len() {
+            let pos = offset + done as u64;
+            let (index, within) = (pos / PAGE, (pos % PAGE) as usize);
+            if let Some(&pa) = data.pages.get(&index) {
+                if pos >= data.size {
+                    break;
+                }
+                let n = (PAGE as usize - within).min(buf.len() - done).min((data.size - pos) as usize);
+                frames::read_frame(pa, within, &mut buf[done..done + n]);
+                done += n;
+                continue;
+            }
+            // Up to the next cached page (all of the rest if none is).
+            let mut end = buf.len();
+            if let Some((&next, _)) = data.pages.range(index + 1..).next() {
+                end = end.min(((next * PAGE) - offset) as usize);
+            }
+            let n = c.read_into(fid, pos, &mut buf[done..end])?;
+            if n == 0 {
+                break;
+            }
+            done += n;
+        }
+        Ok(done)
+    })
+}
+
+/// Writes `bytes` at `offset` (the end for O_APPEND: `offset` None) on the
+/// host, and into cached pages; returns where it wrote and how much.
+pub fn write(node: &Inode, offset: Option<u64>, bytes: &[u8]) -> Result<(u64, usize), Errno> {
+    let Some(h) = node.host() else { return Err(EACCES) };
+    let mut data = h.data.lock();
+    let pos = offset.unwrap_or(data.size);
+    let end = pos.checked_add(bytes.len() as u64).filter(|&e| e <= super::inode::MAX_FILE_SIZE).ok_or(EFBIG)?;
+    h.share.with(|c| {
+        let fid = io_fid(h, &mut data, c)?;
+        c.write_all(fid, pos, bytes)
+    })?;
+    let mut at = pos;
+    while at < end {
+        let (index, within) = (at / PAGE, (at % PAGE) as usize);
+        let n = (PAGE - within as u64).min(end - at) as usize;
+        if let Some(&pa) = data.pages.get(&index) {
+            let from = (at - pos) as usize;
+            frames::write_frame(pa, within, &bytes[from..from + n]);
+        }
+        at += n as u64;
+    }
+    data.size = data.size.max(end);
+    Ok((pos, bytes.len()))
+}
+
+/// Sets the size on the host; cached pages past it read as zero.
+pub fn truncate(node: &Inode, len: u64) -> Result<(), Errno> {
+    let Some(h) = node.host() else { return Ok(()) };
+    if len > super::inode::MAX_FILE_SIZE {
+        return Err(EFBIG);
+    }
+    let set = super::p9client::SetAttr { size: len, ..Default::default() };
+    let mut data = h.data.lock();
+    // Through the open fid if there is one: it still works once the name
+    // is gone (ftruncate of an unlinked file).
+    let fid = data.io_fid.unwrap_or(h.fid);
+    h.share.with(|c| c.setattr(fid, gometal_core::p9::SETATTR_SIZE, &set))?;
+    for (&index, &pa) in data.pages.range(len / PAGE..) {
+        let from = if index == len / PAGE { (len % PAGE) as usize } else { 0 };
+        frames::zero_frame(pa, from);
+    }
+    data.size = len;
+    Ok(())
+}
+
+/// The frame holding page `index` for a MAP_SHARED mapping, read from the
+/// host on first use. None when memory ran out or the host failed.
+pub fn shared_page(node: &Inode, index: u64) -> Option<u64> {
+    let h = node.host()?;
+    let mut data = h.data.lock();
+    if let Some(&pa) = data.pages.get(&index) {
+        return Some(pa);
+    }
+    let pa = frames::alloc_zeroed()?;
+    let mut bytes = alloc::vec![0u8; PAGE_SIZE];
+    let filled = h.share.with(|c| -> Result<(), Errno> {
+        let fid = io_fid(h, &mut data, c)?;
+        let mut done = 0;
+        while done < bytes.len() {
+            let n = c.read_into(fid, index * PAGE + done as u64, &mut bytes[done..])?;
+            if n == 0 {
+                break;
+            }
+            done += n;
+        }
+        Ok(())
+    });
+    if filled.is_err() {
+        frames::free(pa);
+        return None;
+    }
+    frames::write_frame(pa, 0, &bytes);
+    data.pages.insert(index, pa);
+    Some(pa)
+}
+
+/// Files mapped shared and writable, for writing back at sync and exit.
+static MAPPED: Mutex<Vec<Weak<Inode>>> = Mutex::new(Vec::new());
+
+/// Notes a shared mapping of `node` (writable: its pages get written back).
+pub fn note_mapped(node: &Arc<Inode>, writable: bool) {
+    let Some(h) = node.host() else { return };
+    if !writable {
+        return;
+    }
+    let mut data = h.data.lock();
+    if !data.mapped_writable {
+        data.mapped_writable = true;
+        drop(data);
+        let mut mapped = MAPPED.lock();
+        mapped.retain(|w| w.strong_count() > 0);
+        mapped.push(Arc::downgrade(node));
+    }
+}
+
+/// Writes `node`'s cached pages to the host (up to its size), if it was
+/// mapped shared and writable; then asks the host to flush the file.
+pub fn writeback(node: &Inode) -> Result<(), Errno> {
+    let Some(h) = node.host() else { return Ok(()) };
+    let mut data = h.data.lock();
+    if !data.mapped_writable || data.pages.is_empty() {
+        return Ok(());
+    }
+    let mut page = alloc::vec![0u8; PAGE_SIZE];
+    let pages: Vec<(u64, u64)> = data.pages.iter().map(|(&i, &pa)| (i, pa)).collect();
+    let size = data.size;
+    h.share.with(|c| {
+        let fid = io_fid(h, &mut data, c)?;
+        for (index, pa) in pages {
+            let start = index * PAGE;
+            if start >= size {
+                continue;
+            }
+            let n = (size - start).min(PAGE) as usize;
+            frames::read_frame(pa, 0, &mut page[..n]);
+            c.write_all(fid, start, &page[..n])?;
+        }
+        Ok(())
+    })
+}
+
+/// fsync: cached pages written back, then Tfsync.
+pub fn fsync(node: &Inode) -> Result<(), Errno> {
+    let Some(h) = node.host() else { return Ok(()) };
+    writeback(node)?;
+    if !matches!(node.kind, super::inode::Kind::File(_)) {
+        return Ok(());
+    }
+    let mut data = h.data.lock();
+    h.share.with(|c| {
+        let fid = io_fid(h, &mut data, c)?;
+        c.fsync(fid)
+    })
+}
+
+/// Every file mapped shared and writable written back (sync, exit).
+pub fn writeback_all() -> Result<(), Errno> {
+    let nodes: Vec<Arc<Inode>> = MAPPED.lock().iter().filter_map(|w| w.upgrade()).collect();
+    let mut result = Ok(());
+    for node in &nodes {
+        if let Err(e) = writeback(node) {
+            crate::println!("gometal: writing a mapped file back to the host failed: {e:?}");
+            result = Err(gometal_core::errno::EIO);
+        }
+    }
+    drop(nodes); // outside MAPPED's lock and every client's
+    result
+}

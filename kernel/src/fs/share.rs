@@ -1,0 +1,250 @@
+//! Host directories mounted in (`gometal run -mount HOST:GUEST[:ro]`), live
+//! as Linux's v9fs with cache=none: nothing is copied at boot. A name not
+//! yet known under a shared directory is looked up on the host (Twalk,
+//! Tgetattr) and kept in the directory's entries, which are a cache of the
+//! host's; a name found there is checked again at each use (Tgetattr on
+//! its fid: gone, or now another host file, and it is looked up afresh,
+//! while descriptors already open keep the file they opened); a listing
+//! (getdents at offset 0) reads the host directory again and brings the
+//! cache up to date. So what the host adds, removes or replaces while the
+//! program runs is seen at the next use. Every inode of a share carries a
+//! `HostLink`: its share and a fid walked to it. File data goes to the host
+//! at each read and write (fs/hostfile.rs); creating, removing, renaming
+//! and changing attributes go to the host at the call (fs/hostops.rs).
+//!
+//! Nothing escapes the share: the client never follows a host symlink (it
+//! reads the link and makes a guest symlink, which resolves inside the
+//! guest's tree), walks one name at a time from a fid of the share, and
+//! QEMU's local backend refuses paths outside the shared directory.
+
+use super::inode::Inode;
+use super::p9client::{self as c, Client};
+use super::tree;
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use gometal_core::cpio::{S_IFDIR, S_IFLNK, S_IFMT, S_IFREG};
+use gometal_core::errno::{Errno, ENODEV, ENOTDIR};
+use gometal_core::p9::{parse_mount, Attr, MountSpec};
+use spin::Mutex;
+
+pub struct Share {
+    pub spec: MountSpec,
+    client: Mutex<Client>,
+    root_fid: u32,
+    /// Fids of inodes that were dropped, clunked at the next request (an
+    /// inode may be dropped while the client is busy).
+    dead_fids: Mutex<Vec<u32>>,
+}
+
+impl Share {
+    /// Runs `f` with the client, after clunking the fids of dropped inodes.
+    /// `f` must not drop an inode of a share (see `dead_fids`).
+    pub fn with<R>(&self, f: impl FnOnce(&mut Client) -> R) -> R {
+        let mut client = self.client.lock();
+        let dead = core::mem::take(&mut *self.dead_fids.lock());
+        for fid in dead {
+            client.clunk(fid);
+        }
+        f(&mut client)
+    }
+}
+
+/// Where a node of a share is on the host.
+pub struct HostLink {
+    pub share: Arc<Share>,
+    /// Walked to the node and never opened: for walks, attributes, links.
+    pub fid: u32,
+    /// The share's mount point (it cannot be removed or renamed).
+    pub is_root: bool,
+    /// A regular file's I/O state (fs/hostfile.rs); unused for the rest.
+    pub data: Mutex<super::hostfile::HostData>,
+}
+
+impl Drop for HostLink {
+    fn drop(&mut self) {
+        let mut dead = self.share.dead_fids.lock();
+        dead.push(self.fid);
+        let data = self.data.get_mut();
+        if let Some(fid) = data.io_fid.take() {
+            dead.push(fid);
+        }
+        data.free_pages();
+    }
+}
+
+/// Mounts every `mount=` option; a failure is reported and the mount
+/// skipped (the program then finds an empty directory, or none).
+pub fn mount_all(options: &[Vec<u8>]) {
+    for opt in options {
+        let Some(spec) = parse_mount(opt) else {
+            crate::println!("gometal: bad mount option {:?}", alloc::string::String::from_utf8_lossy(opt));
+            continue;
+        };
+        let guest = alloc::string::String::from_utf8_lossy(&spec.guest).into_owned();
+        if let Err(e) = mount(spec) {
+            crate::println!("gometal: cannot mount the host directory at {guest}: {e:?}");
+        }
+    }
+}
+
+fn mount(spec: MountSpec) -> Result<(), Errno> {
+    let dev = crate::drivers::virtio::p9::take(&spec.tag).ok_or(ENODEV)?;
+    let (mut client, root_fid) = Client::start(dev)?;
+    let fid = client.walk(root_fid, &[])?;
+    let attr = client.getattr(fid)?;
+    let dir = make_dirs(&spec.guest)?;
+    let share = Arc::new(Share { spec, client: Mutex::new(client), root_fid, dead_fids: Mutex::new(Vec::new()) });
+    set_meta(&dir, &attr);
+    dir.host.call_once(|| HostLink { share: share.clone(), fid, is_root: true, data: Default::default() });
+    Ok(())
+}
+
+/// mkdir -p in the in-memory tree, for the mount point.
+fn make_dirs(path: &[u8]) -> Result<Arc<Inode>, Errno> {
+    let mut dir = tree::root();
+    for name in path.split(|&b| b == b'/').filter(|n| !n.is_empty()) {
+        dir = match tree::child(&dir, name) {
+            Some(d) if d.is_dir() && d.host().is_none() => d,
+            Some(_) => return Err(ENOTDIR),
+            None => {
+                let d = Inode::new_dir(0o755, crate::sched::clock::realtime_ns());
+                tree::link(&dir, name, d.clone())?;
+                d
+            }
+        };
+    }
+    Ok(dir)
+}
+
+/// Copies the host's attributes into `node`'s metadata.
+pub fn set_meta(node: &Inode, a: &Attr) {
+    let mut m = node.meta.lock();
+    m.mode = (m.mode & S_IFMT) | (a.mode & 0o7777);
+    m.nlink = a.nlink.min(u32::MAX as u64) as u32;
+    (m.uid, m.gid) = (a.uid, a.gid);
+    (m.atime_ns, m.mtime_ns, m.ctime_ns) = (a.atime_ns, a.mtime_ns, a.ctime_ns);
+}
+
+/// A node for the host entry `fid` (owned: it becomes the node's) with
+/// attributes `attr`; None for what gometal does not show (devices,
+/// sockets, FIFOs), whose fid is then clunked.
+pub fn make_node(share: &Arc<Share>, c: &mut Client, fid: u32, attr: &Attr) -> Option<Arc<Inode>> {
+    let perm = attr.mode & 0o7777;
+    let node = match attr.mode & S_IFMT {
+        S_IFDIR => Inode::new_dir(perm, attr.mtime_ns),
+        S_IFLNK => match c.readlink(fid) {
+            Ok(target) => Inode::new_symlink(target, attr.mtime_ns),
+            Err(_) => return clunk(c, fid),
+        },
+        S_IFREG => Inode::new_file(perm, &[], attr.mtime_ns),
+        _ => return clunk(c, fid),
+    };
+    set_meta(&node, attr);
+    let data = super::hostfile::HostData::with_size(attr.size, attr.ino);
+    node.host.call_once(|| HostLink { share: share.clone(), fid, is_root: false, data: Mutex::new(data) });
+    Some(node)
+}
+
+fn clunk(c: &mut Client, fid: u32) -> Option<Arc<Inode>> {
+    c.clunk(fid);
+    None
+}
+
+/// Looks `name` up on the host under the shared directory `dir` (a name
+/// its cache lacks): the new node, already in `dir`'s entries.
+pub fn lookup(dir: &Arc<Inode>, name: &[u8]) -> Option<Arc<Inode>> {
+    let h = dir.host()?;
+    if name == b"." || name == b".." || name.contains(&b'/') || name.len() > 255 {
+        return None;
+    }
+    let share = h.share.clone();
+    let node = share.with(|c| {
+        let fid = c.walk(h.fid, &[name]).ok()?;
+        match c.getattr(fid) {
+            Ok(attr) => make_node(&share, c, fid, &attr),
+            Err(_) => clunk(c, fid),
+        }
+    })?;
+    // Another hart may have cached it meanwhile: keep the first.
+    match super::sharedir::cache_entry(dir, name, node.clone()) {
+        Ok(()) => Some(node),
+        Err(_) => tree::cached_child(dir, name),
+    }
+}
+
+/// The cached entry `node` of shared directory `dir`, checked against the
+/// host: the same node with fresh attributes, or if the host no longer has
+/// that file under `name` (removed, or replaced by a rename), a node for
+/// what it has now (None if nothing). A host that fails otherwise leaves
+/// the entry as it was.
+pub fn revalidate(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Option<Arc<Inode>> {
+    let Some(h) = node.host() else { return Some(node) };
+    match h.share.with(|c| c.getattr(h.fid)) {
+        Ok(attr) if attr.ino == h.data.lock().host_ino => {
+            set_meta(&node, &attr);
+            if matches!(node.kind, super::inode::Kind::File(_)) {
+                h.data.lock().host_size(attr.size);
+            }
+            Some(node)
+        }
+        Ok(_) | Err(gometal_core::errno::ENOENT) => {
+            super::sharedir::forget_entry(dir, name);
+            drop(node);
+            lookup(dir, name)
+        }
+        Err(_) => Some(node),
+    }
+}
+
+/// Brings the entries of shared directory `dir` up to date with the host
+/// (before a listing): names the host lacks are dropped from the cache,
+/// names it has and the cache lacks are looked up.
+pub fn refresh(dir: &Arc<Inode>) -> Result<(), Errno> {
+    let Some(h) = dir.host() else { return Ok(()) };
+    let names: Vec<Vec<u8>> = h.share.with(|c| {
+        let fid = c.walk(h.fid, &[])?;
+        let r = c.lopen(fid, c::O_RDONLY | c::O_DIRECTORY).and_then(|_| c.readdir(fid));
+        c.clunk(fid);
+        r.map(|entries| entries.into_iter().map(|(n, _)| n).collect())
+    })?;
+    let host: BTreeSet<&[u8]> = names.iter().map(|n| n.as_slice()).collect();
+    let mut cached: BTreeMap<Vec<u8>, ()> = BTreeMap::new();
+    // Only the host's names: an entry the initramfs had at the mount
+    // point stays.
+    tree::visit_from(dir, 0, |name, node| {
+        if node.host().is_some() {
+            cached.insert(name.to_vec(), ());
+        }
+        true
+    });
+    for name in cached.keys().filter(|n| !host.contains(n.as_slice())) {
+        super::sharedir::forget_entry(dir, name);
+    }
+    for name in names.iter().filter(|n| !cached.contains_key(*n)) {
+        lookup(dir, name);
+    }
+    Ok(())
+}
+
+/// Whether `a` and `b` are nodes of the same share (or both of none).
+pub fn same_share(a: &Inode, b: &Inode) -> bool {
+    match (a.host(), b.host()) {
+        (None, None) => true,
+        (Some(x), Some(y)) => Arc::ptr_eq(&x.share, &y.share),
+        _ => false,
+    }
+}
+
+/// The host file system's numbers for a node of a share (None: not in
+/// one), and whether the share is read-only.
+pub fn statfs_of(node: &Inode) -> Option<Result<(gometal_core::p9::FsStat, bool), Errno>> {
+    let h = node.host()?;
+    let root = h.share.root_fid;
+    Some(h.share.with(|c| c.statfs(root)).map(|s| (s, h.share.spec.read_only)))
+}
+
+/// Writes back what shared mappings changed, in every share (sync, exit).
+pub fn sync_all() -> Result<(), Errno> {
+    super::hostfile::writeback_all()
+}

@@ -1,0 +1,101 @@
+//! ICMP through the NIC, over IPv4 and IPv6: every ICMP message that
+//! arrives is passed to net/ping.rs (ping and raw ICMP sockets), and those
+//! sockets' messages leave through one raw smoltcp socket per IP version
+//! (ip.rs). smoltcp itself answers echo requests sent to 10.0.2.15 and
+//! fec0::15, and does neighbour discovery. A "port unreachable" about a
+//! datagram a connected UDP socket sent over IPv4 becomes that socket's
+//! ECONNREFUSED, as on Linux (slirp sends one when the host refuses the
+//! datagram).
+
+use super::ip;
+use gometal_core::errno::{Errno, ENETUNREACH, ENOBUFS};
+use gometal_core::icmp;
+use gometal_core::sockaddr::{InetAddr, SockAddr};
+use smoltcp::iface::{SocketHandle, SocketSet};
+use smoltcp::socket::raw;
+use smoltcp::wire::{IpProtocol, IpVersion};
+
+pub struct Icmp {
+    /// None when the heap had no room for the socket's buffers at boot.
+    v4: Option<SocketHandle>,
+    v6: Option<SocketHandle>,
+}
+
+impl Icmp {
+    pub fn new(sockets: &mut SocketSet<'static>) -> Icmp {
+        Icmp { v4: ip::raw(sockets, IpVersion::Ipv4, IpProtocol::Icmp), v6: ip::raw(sockets, IpVersion::Ipv6, IpProtocol::Icmpv6) }
+    }
+
+    /// Hands the ICMP messages that arrived on; true if any did.
+    pub fn step(&mut self, sockets: &mut SocketSet<'static>) -> bool {
+        let mut any = false;
+        for h in [self.v4, self.v6].into_iter().flatten() {
+            let s = sockets.get_mut::<raw::Socket>(h);
+            while let Ok(packet) = s.recv() {
+                any = true;
+                let parsed = match IpVersion::of_packet(packet) {
+                    Ok(IpVersion::Ipv4) => ip::parse_v4(packet).map(|(r, m)| (InetAddr::v4(r.src_addr.octets(), 0), InetAddr::v4(r.dst_addr.octets(), 0), m)),
+                    Ok(IpVersion::Ipv6) => ip::parse_v6(packet).map(|(r, m)| (InetAddr::v6(r.src_addr.octets(), 0), InetAddr::v6(r.dst_addr.octets(), 0), m)),
+                    Err(_) => None,
+                };
+                let Some((from, to, msg)) = parsed else { continue };
+                let v6 = (!to.is_v4()).then_some((from.ip, to.ip));
+                if msg.len() < icmp::HEADER || !icmp::checksum_ok(msg, v6) {
+                    continue;
+                }
+                if v6.is_none() && msg[0] == icmp::DEST_UNREACHABLE && msg[1] == 3 {
+                    port_unreachable(&msg[icmp::HEADER..]);
+                }
+                crate::net::ping::arrived(from, to, msg);
+            }
+        }
+        any
+    }
+}
+
+/// `inner` (the start of a datagram we sent) was refused: its connected
+/// UDP sender learns ECONNREFUSED.
+fn port_unreachable(inner: &[u8]) {
+    let Some(&first) = inner.first() else { return };
+    let ihl = ((first & 0xf) as usize) * 4;
+    if inner.len() < ihl + 4 || ihl < 20 || inner[9] != 17 {
+        return;
+    }
+    let ip4 = |at: usize| -> [u8; 4] { [inner[at], inner[at + 1], inner[at + 2], inner[at + 3]] };
+    let port = |at: usize| u16::from_be_bytes([inner[at], inner[at + 1]]);
+    let ours = InetAddr::v4(ip4(12), port(ihl));
+    let theirs = InetAddr::v4(ip4(16), port(ihl + 2));
+    let Some(sock) = crate::net::inet::find_udp(ours) else { return };
+    let connected_there = matches!(&*sock.peer.lock(), Some(SockAddr::Inet(p)) if p.ip == theirs.ip && p.port == theirs.port);
+    if connected_there {
+        sock.set_error(gometal_core::errno::ECONNREFUSED);
+    }
+}
+
+/// Sends the ICMP message `msg` from `src` to `dst` (one family).
+pub fn send(src: InetAddr, dst: InetAddr, msg: &[u8]) -> Result<(), Errno> {
+    let mut guard = super::NIC.lock();
+    let nic = guard.as_mut().ok_or(ENETUNREACH)?;
+    let v4 = dst.is_v4();
+    let h = if v4 { nic.icmp.v4 } else { nic.icmp.v6 }.ok_or(ENETUNREACH)?;
+    let fill = |buf: &mut [u8]| buf.copy_from_slice(msg);
+    let mut r = Err(ENOBUFS);
+    for attempt in 0..2 {
+        if attempt == 1 {
+            super::poll(nic); // the queue drains into the device; try once more
+        }
+        let s = nic.sockets.get_mut::<raw::Socket>(h);
+        r = if v4 {
+            let ip4 = |a: &InetAddr| -> [u8; 4] { a.ip[12..].try_into().unwrap_or([0; 4]) };
+            ip::send_v4(s, ip4(&src), ip4(&dst), IpProtocol::Icmp, msg.len(), fill)
+        } else {
+            ip::send_v6(s, src.ip, dst.ip, IpProtocol::Icmpv6, msg.len(), fill)
+        };
+        if r != Err(ENOBUFS) {
+            break;
+        }
+    }
+    drop(guard);
+    super::poll_soon(); // sends it, and what others asked for meanwhile
+    r
+}

@@ -1,0 +1,111 @@
+//! Raw IP sockets in smoltcp, one per protocol the kernel handles itself
+//! (UDP, ICMP): smoltcp hands every received packet of that protocol to
+//! the socket, header and all, and sends the packets the kernel builds,
+//! resolving the next hop's Ethernet address first. So datagram sockets
+//! need no smoltcp socket of their own (and smoltcp no per-packet scan of
+//! one per port): udp.rs and icmp.rs find the program's socket in the
+//! kernel's own tables (net/inet.rs).
+
+use alloc::vec::Vec;
+use gometal_core::errno::{Errno, EMSGSIZE, ENOBUFS};
+use smoltcp::iface::{SocketHandle, SocketSet};
+use smoltcp::phy::ChecksumCapabilities;
+use smoltcp::socket::raw;
+use smoltcp::wire::{IpProtocol, IpVersion, Ipv4Address, Ipv4Packet, Ipv4Repr, Ipv6Address, Ipv6Packet, Ipv6Repr};
+
+/// Packets (and bytes) queued each way: the pump drains the receive side
+/// after at most `device::QUEUE` frames, so it never overflows.
+const PACKETS: usize = 128;
+const BYTES: usize = 192 * 1024;
+/// The largest IPv4 packet sent: the Ethernet MTU (smoltcp is built
+/// without fragmentation).
+pub const MTU: usize = 1500;
+const HOP_LIMIT: u8 = 64;
+
+fn zeroed(n: usize) -> Option<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).ok()?;
+    v.resize(n, 0);
+    Some(v)
+}
+
+fn packet_buffer() -> Option<raw::PacketBuffer<'static>> {
+    let mut meta = Vec::new();
+    meta.try_reserve_exact(PACKETS).ok()?;
+    meta.resize(PACKETS, raw::PacketMetadata::EMPTY);
+    Some(raw::PacketBuffer::new(meta, zeroed(BYTES)?))
+}
+
+/// A raw socket for `proto` over IP `version` in `sockets`; None when the
+/// heap is out.
+pub fn raw(sockets: &mut SocketSet<'static>, version: IpVersion, proto: IpProtocol) -> Option<SocketHandle> {
+    let s = raw::Socket::new(version, proto, packet_buffer()?, packet_buffer()?);
+    Some(sockets.add(s))
+}
+
+/// Queues an IPv4 packet from `src` to `dst` whose `len`-byte payload
+/// `fill` writes. EMSGSIZE past the MTU, ENOBUFS when the queue is full.
+pub fn send_v4(s: &mut raw::Socket, src: [u8; 4], dst: [u8; 4], proto: IpProtocol, len: usize, fill: impl FnOnce(&mut [u8])) -> Result<(), Errno> {
+    let repr = Ipv4Repr {
+        src_addr: Ipv4Address::from(src),
+        dst_addr: Ipv4Address::from(dst),
+        next_header: proto,
+        payload_len: len,
+        hop_limit: HOP_LIMIT,
+    };
+    let total = repr.buffer_len() + len;
+    if total > MTU {
+        return Err(EMSGSIZE);
+    }
+    let buf = s.send(total).map_err(|_| ENOBUFS)?;
+    let mut packet = Ipv4Packet::new_unchecked(&mut buf[..]);
+    repr.emit(&mut packet, &ChecksumCapabilities::default());
+    fill(&mut buf[repr.buffer_len()..]);
+    Ok(())
+}
+
+/// A received IPv4 packet's addresses and payload, if it is well formed,
+/// whole (not a fragment) and addressed to us (or broadcast).
+pub fn parse_v4(packet: &[u8]) -> Option<(Ipv4Repr, &[u8])> {
+    let p = Ipv4Packet::new_checked(packet).ok()?;
+    if p.more_frags() || p.frag_offset() != 0 {
+        return None; // no reassembly (smoltcp is built without it)
+    }
+    let repr = Ipv4Repr::parse(&p, &ChecksumCapabilities::default()).ok()?;
+    let dst = repr.dst_addr.octets();
+    if dst != super::ADDR && !repr.dst_addr.is_broadcast() {
+        return None;
+    }
+    let header = p.header_len() as usize;
+    Some((repr, packet.get(header..header + repr.payload_len)?))
+}
+
+/// `send_v4` for IPv6.
+pub fn send_v6(s: &mut raw::Socket, src: [u8; 16], dst: [u8; 16], proto: IpProtocol, len: usize, fill: impl FnOnce(&mut [u8])) -> Result<(), Errno> {
+    let repr = Ipv6Repr {
+        src_addr: Ipv6Address::from(src),
+        dst_addr: Ipv6Address::from(dst),
+        next_header: proto,
+        payload_len: len,
+        hop_limit: HOP_LIMIT,
+    };
+    let total = repr.buffer_len() + len;
+    if total > MTU {
+        return Err(EMSGSIZE);
+    }
+    let buf = s.send(total).map_err(|_| ENOBUFS)?;
+    repr.emit(&mut Ipv6Packet::new_unchecked(&mut buf[..]));
+    fill(&mut buf[repr.buffer_len()..]);
+    Ok(())
+}
+
+/// `parse_v4` for IPv6 (a packet to fec0::15).
+pub fn parse_v6(packet: &[u8]) -> Option<(Ipv6Repr, &[u8])> {
+    let p = Ipv6Packet::new_checked(packet).ok()?;
+    let repr = Ipv6Repr::parse(&p).ok()?;
+    if repr.dst_addr.octets() != super::addr::ADDR6 {
+        return None;
+    }
+    let header = repr.buffer_len();
+    Some((repr, packet.get(header..header + repr.payload_len)?))
+}

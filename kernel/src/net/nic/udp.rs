@@ -1,0 +1,99 @@
+//! UDP through the NIC. Datagrams of every port arrive on one raw socket
+//! per IP version (ip.rs); each goes, checksum checked, onto the queue of
+//! the program's UDP socket that holds its port (net/inet.rs), exactly as
+//! a datagram from loopback does (net/dgram.rs), so receive, epoll and
+//! timeouts are the same code. A datagram to a port nobody holds is
+//! dropped (no ICMP port unreachable is sent back). Sending builds the IP
+//! and UDP headers here and queues the packet on the raw socket; smoltcp
+//! resolves the next hop's Ethernet address (ARP, NDP) and sends it.
+
+use super::ip;
+use gometal_core::errno::{Errno, ENETUNREACH, ENOBUFS};
+use gometal_core::sockaddr::InetAddr;
+use smoltcp::iface::{SocketHandle, SocketSet};
+use smoltcp::phy::ChecksumCapabilities;
+use smoltcp::socket::raw;
+use smoltcp::wire::{IpAddress, IpProtocol, IpVersion, UdpPacket, UdpRepr};
+
+const HEADER: usize = 8;
+
+pub struct Udp {
+    /// None when the heap had no room for the socket's buffers at boot.
+    v4: Option<SocketHandle>,
+    v6: Option<SocketHandle>,
+}
+
+impl Udp {
+    pub fn new(sockets: &mut SocketSet<'static>) -> Udp {
+        Udp { v4: ip::raw(sockets, IpVersion::Ipv4, IpProtocol::Udp), v6: ip::raw(sockets, IpVersion::Ipv6, IpProtocol::Udp) }
+    }
+
+    /// Hands the datagrams that arrived to their sockets; true if any did.
+    pub fn step(&mut self, sockets: &mut SocketSet<'static>) -> bool {
+        let mut any = false;
+        for h in [self.v4, self.v6].into_iter().flatten() {
+            let s = sockets.get_mut::<raw::Socket>(h);
+            while let Ok(packet) = s.recv() {
+                any = true;
+                let parsed = match IpVersion::of_packet(packet) {
+                    Ok(IpVersion::Ipv4) => ip::parse_v4(packet).map(|(r, p)| (IpAddress::Ipv4(r.src_addr), IpAddress::Ipv4(r.dst_addr), p)),
+                    Ok(IpVersion::Ipv6) => ip::parse_v6(packet).map(|(r, p)| (IpAddress::Ipv6(r.src_addr), IpAddress::Ipv6(r.dst_addr), p)),
+                    Err(_) => None,
+                };
+                if let Some((src, dst, payload)) = parsed {
+                    deliver(src, dst, payload);
+                }
+            }
+        }
+        any
+    }
+}
+
+/// Passes one received UDP packet (`payload` of an IP packet from `src`
+/// to `dst`) to the socket holding its port.
+fn deliver(src: IpAddress, dst: IpAddress, payload: &[u8]) {
+    let Ok(udp) = UdpPacket::new_checked(payload) else { return };
+    let Ok(ports) = UdpRepr::parse(&udp, &src, &dst, &ChecksumCapabilities::default()) else { return };
+    let from = super::addr::inet_of((src, ports.src_port).into());
+    let to = super::addr::inet_of((dst, ports.dst_port).into());
+    if let Some(target) = crate::net::inet::find_udp(to) {
+        crate::net::dgram::deliver(&target, from, udp.payload());
+    }
+}
+
+/// Sends `data` from `from` (our address and the socket's port) to `to`.
+/// EMSGSIZE for a datagram that does not fit one frame, ENOBUFS when the
+/// transmit queue is full.
+pub fn send(from: InetAddr, to: InetAddr, data: &[u8]) -> Result<(), Errno> {
+    let (src, dst) = (super::addr::endpoint_of(&from), super::addr::endpoint_of(&to));
+    if from.is_v4() != to.is_v4() {
+        return Err(ENETUNREACH);
+    }
+    let mut guard = super::NIC.lock();
+    let nic = guard.as_mut().ok_or(ENETUNREACH)?;
+    let h = if to.is_v4() { nic.udp.v4 } else { nic.udp.v6 }.ok_or(ENETUNREACH)?;
+    let ports = UdpRepr { src_port: from.port, dst_port: to.port };
+    let fill = |buf: &mut [u8]| {
+        let mut p = UdpPacket::new_unchecked(buf);
+        ports.emit(&mut p, &src.addr, &dst.addr, data.len(), |b| b.copy_from_slice(data), &ChecksumCapabilities::default());
+    };
+    let len = HEADER + data.len();
+    let mut r = Err(ENOBUFS);
+    for attempt in 0..2 {
+        if attempt == 1 {
+            super::poll(nic); // the queue drains into the device; try once more
+        }
+        let s = nic.sockets.get_mut::<raw::Socket>(h);
+        r = match (src.addr, dst.addr) {
+            (IpAddress::Ipv4(a), IpAddress::Ipv4(b)) => ip::send_v4(s, a.octets(), b.octets(), IpProtocol::Udp, len, fill),
+            (IpAddress::Ipv6(a), IpAddress::Ipv6(b)) => ip::send_v6(s, a.octets(), b.octets(), IpProtocol::Udp, len, fill),
+            _ => Err(ENETUNREACH),
+        };
+        if r != Err(ENOBUFS) {
+            break;
+        }
+    }
+    drop(guard);
+    super::poll_soon(); // sends it, and what others asked for meanwhile
+    r
+}

@@ -1,0 +1,96 @@
+package tests
+
+// go test -exec 'gometal exec' shows the test its module at its own path:
+// tests/testdata/execmod/pkg's tests read testdata/, ../sibling and
+// ../testdata by relative and absolute paths, under each -module mode;
+// what a nested module looks like and what a write into the package
+// directory does differ by mode, and the host checks its side.
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// copyTree copies the regular files under src to dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		os.MkdirAll(filepath.Join(dst, filepath.Dir(rel)), 0o755)
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestExecModule(t *testing.T) {
+	if qemuErr != nil {
+		t.Fatal(qemuErr)
+	}
+	if kernelErr != nil {
+		t.Fatal(kernelErr)
+	}
+	t.Parallel()
+	modes := []struct {
+		module, nested, write string
+		onHost                bool // the file the test wrote is in the host's tree
+	}{
+		{"", "visible", "EROFS", false}, // the default: a read-only share
+		{"rw", "visible", "ok", true},
+		{"pack", "absent", "ok", false},
+	}
+	for _, m := range modes {
+		mod := filepath.Join(t.TempDir(), "execmod")
+		copyTree(t, filepath.Join(modRoot, "tests", "testdata", "execmod"), mod)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-v", "-exec", gometal+" exec", ".")
+		cmd.Dir = filepath.Join(mod, "pkg")
+		cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=riscv64", "CGO_ENABLED=0", "GOTOOLCHAIN=local",
+			"GOFLAGS=", "GOMETAL_KERNEL="+kernel, "GOMETAL_EXEC_FLAGS=-cores 2 -module "+or(m.module, "auto"))
+		bootSem <- struct{}{}
+		out, err := cmd.CombinedOutput()
+		<-bootSem
+		cancel()
+		name := "-module " + or(m.module, "(default)")
+		if err != nil {
+			t.Errorf("%s: go test -exec 'gometal exec': %v\n%s", name, err, tail(string(out), tailLines))
+			continue
+		}
+		for _, want := range []string{"--- PASS: TestRelativePaths", "--- PASS: TestAbsolutePaths", "module at " + mod,
+			"nested module: " + m.nested, "write into the package directory: " + m.write, "ok  \texample.com/execmod/pkg"} {
+			if !strings.Contains(string(out), want) {
+				t.Errorf("%s: output lacks %q:\n%s", name, want, tail(string(out), tailLines))
+			}
+		}
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.Contains(l, "pkg_test.go:") {
+				t.Logf("%s: %s", name, strings.TrimSpace(l))
+			}
+		}
+		_, statErr := os.Stat(filepath.Join(mod, "pkg", "written-by-test.txt"))
+		if onHost := statErr == nil; onHost != m.onHost {
+			t.Errorf("%s: the test's file on the host: %v; want %v", name, onHost, m.onHost)
+		}
+	}
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

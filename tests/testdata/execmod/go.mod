@@ -1,0 +1,3 @@
+module example.com/execmod
+
+go 1.26

@@ -1,0 +1,3 @@
+module example.com/execmod/nested
+
+go 1.26
