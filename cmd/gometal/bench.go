@@ -46,9 +46,14 @@ Examples:
 	gometal bench -quick -linux                 # a few minutes
 	gometal bench -linux                        # the full run (make bench)
 	gometal bench mandelbrot -cores 1,2 -runs 3 -out /tmp/b.md
+	gometal bench -linux -runs 1 net            # the network group: HTTP, bulk TCP, connections
 
 The C benchmark (matmul) needs riscv64-linux-gnu-gcc (Debian package
 gcc-riscv64-linux-gnu); without it that row says why it is missing.
+The net group publishes three free host ports per boot (QEMU's user network)
+and loads the guest from this process: 10,000 connections through the device
+need a hard limit on open files (ulimit -Hn) above 10,000: bench raises its
+soft limit, and QEMU's, to it; with less, that row reports how many opened.
 `)
 }
 

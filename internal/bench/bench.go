@@ -63,7 +63,7 @@ func Benchmarks() []string {
 
 var all []*benchmark // filled by the suite files' init functions, ordered by order
 
-var order = []string{"mandelbrot", "arith", "matmul", "footprint", "gothreads", "micro", "placement", "stdio", "files", "devices", "blockdev"}
+var order = []string{"mandelbrot", "arith", "matmul", "footprint", "gothreads", "micro", "placement", "stdio", "files", "devices", "blockdev", "net"}
 
 func register(b *benchmark) {
 	all = append(all, b)
@@ -187,7 +187,7 @@ func LinuxConfigText(k *linuxkernel.Kernel) string {
 		return fmt.Sprintf("\nReading the Linux config failed: %v\n", err)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nWhat the benchmark boot needs from Linux, from the package's `%s` (the initramfs holds\nonly `/init` and the modules an I/O benchmark's program loads itself: virtio_mmio for\nstdio and files, netfs, 9pnet, 9pnet_virtio and 9p for files, uio for devices, virtio_blk\nfor blockdev):\n\n", filepath.Base(k.Config))
+	fmt.Fprintf(&b, "\nWhat the benchmark boot needs from Linux, from the package's `%s` (the initramfs holds\nonly `/init` and the modules an I/O benchmark's program loads itself: virtio_mmio for\nstdio, files and net, netfs, 9pnet, 9pnet_virtio and 9p for files, uio for devices, virtio_blk\nfor blockdev, failover, net_failover and virtio_net for net):\n\n", filepath.Base(k.Config))
 	var rows [][]string
 	for _, c := range checks {
 		v := c.Value

@@ -151,6 +151,12 @@ type Spec struct {
 	// devices for both kernels: gometal's KernelArgs must name them with
 	// mount=TAG:/GUEST; on Linux the program mounts them itself.
 	Mounts []qemu.Mount
+	// Net gives both kernels the same virtio-net device (virtio-mmio) on
+	// QEMU's user network, with published ports.
+	Net *qemu.Net
+	// Stop, when it delivers a signal, stops QEMU (a guest that no longer
+	// answers the host's load).
+	Stop <-chan os.Signal
 }
 
 // HartStat is one hart's line of gometal's statistics.
@@ -213,6 +219,7 @@ func (m *Machine) Config(s Spec) qemu.Config {
 		args = append(args, bootargs.Encode(a))
 	}
 	cfg.Extra = s.QEMU
+	cfg.Net = s.Net
 	switch s.Kind {
 	case Gometal:
 		// The devices gometal run adds: entropy and the stdio ports.
@@ -255,7 +262,7 @@ func (m *Machine) Run(s Spec) *Boot {
 		stdio.Ports, stdio.Started = streams.QEMU, streams.Start
 	}
 	start := time.Now()
-	res, err := qemu.Run(cfg, stdio, qemu.RunOptions{Timeout: s.Timeout})
+	res, err := qemu.Run(cfg, stdio, qemu.RunOptions{Timeout: s.Timeout, Signals: s.Stop})
 	if streams != nil {
 		streams.Wait()
 	}

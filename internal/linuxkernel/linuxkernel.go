@@ -328,6 +328,8 @@ var Needed = []ConfigCheck{
 	{Option: "CONFIG_MODULE_DECOMPRESS", Why: "stdio benchmark: loading the module as shipped (.ko.xz)"},
 	{Option: "CONFIG_NET_9P_VIRTIO", Why: "files benchmark: the virtio-9p transport (a module: the files initramfs carries it)"},
 	{Option: "CONFIG_9P_FS", Why: "files benchmark: the 9p file system (a module, as are netfs and 9pnet)"},
+	{Option: "CONFIG_VIRTIO_NET", Why: "net benchmark: virtio-net (a module, as are failover and net_failover: the net initramfs carries them)"},
+	{Option: "CONFIG_INET", Why: "net benchmark: TCP/IPv4 (lo and eth0 brought up by the program)"},
 }
 
 // CheckConfig reads a kernel config file and fills in each option's value.

@@ -63,3 +63,8 @@ func Modules(cacheDir string, k *Kernel, mods []string, log io.Writer) ([]string
 	}
 	return nil, fmt.Errorf("%s has no %s", k.Package, strings.Join(mods, ", "))
 }
+
+// VirtioNetModules are what Linux needs for virtio-net, in load order
+// (virtio_net depends on net_failover, which depends on failover); the
+// virtio-mmio transport (Kernel.VirtioMMIO) comes first.
+var VirtioNetModules = []string{"kernel/net/core/failover.ko", "kernel/drivers/net/net_failover.ko", "kernel/drivers/net/virtio_net.ko"}

@@ -105,6 +105,11 @@ fn make(domain: i32, ty: i32, protocol: i32) -> Result<Arc<Socket>, Errno> {
     if !ok {
         return Err(EPROTONOSUPPORT);
     }
+    // Sockets live on the kernel heap: the reserve is for the kernel itself
+    // (Linux too answers socket(2) with ENOBUFS when memory is short).
+    if !crate::mm::heap::has_room() {
+        return Err(ENOBUFS);
+    }
     Ok(Socket::new(family, kind))
 }
 

@@ -13,7 +13,7 @@ use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicBool, Ordering};
 use crate::fs::pipe::wait_errno;
-use gometal_core::errno::{Errno, EAGAIN, ECONNRESET, EPIPE};
+use gometal_core::errno::{Errno, EAGAIN, ECONNRESET, ENOBUFS, EPIPE};
 use spin::Mutex;
 
 /// What the two ends of a connection share besides the pipes.
@@ -43,6 +43,14 @@ impl Endpoint {
     /// The two ends of a new connection; ENOBUFS when the heap is out.
     /// `messages`: AF_UNIX seqpacket (each write one message).
     pub fn pair(tcp: bool, messages: bool) -> Result<(Endpoint, Endpoint), Errno> {
+        // A connection holds kernel heap for as long as it lives (its pipes,
+        // two sockets, their epoll watches), and the heap has a fixed size:
+        // refuse a new one while the heap is within its reserve, so that a
+        // program opening 10,000 connections gets ENOBUFS, not a kernel
+        // that runs out of memory (an allocation failure is a panic).
+        if !crate::mm::heap::has_room() {
+            return Err(ENOBUFS);
+        }
         let a_to_b = Channel::new(messages)?;
         let b_to_a = Channel::new(messages)?;
         let link = Arc::new(Link { reset: [AtomicBool::new(false), AtomicBool::new(false)], room_wanted: AtomicBool::new(false) });

@@ -1,0 +1,164 @@
+package bench
+
+// The host's half of the net benchmark: while the guest serves (bench/net
+// -serve), load it through QEMU's published ports with internal/bench/netload
+// and report in the same key/value form as the guest's BENCH lines.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"syscall"
+	"time"
+
+	"gometal.dev/gometal/internal/bench/netload"
+	"gometal.dev/gometal/internal/qemu"
+)
+
+// netGuestPorts are bench/net's ports: HTTP, request/response echo, bulk sink.
+var netGuestPorts = [3]int{80, 7, 9}
+
+// netHost is one boot's host side.
+type netHost struct {
+	ports   [3]int // host ports forwarded to netGuestPorts
+	dur     time.Duration
+	conns   []int // connection counts held open through the device
+	httpN   int   // keep-alive HTTP clients
+	results []map[string]any
+	note    string // why the host phase ended early, if it did
+}
+
+// newNetHost picks free host ports for a boot.
+func newNetHost(dur time.Duration, conns []int, httpN int) (*netHost, *qemu.Net, error) {
+	h := &netHost{dur: dur, conns: conns, httpN: httpN}
+	n := &qemu.Net{}
+	for i := range h.ports {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, nil, err
+		}
+		h.ports[i] = ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		n.Forwards = append(n.Forwards, qemu.Forward{Proto: "tcp", Host: h.ports[i], Guest: netGuestPorts[i]})
+	}
+	return h, n, nil
+}
+
+func (h *netHost) addr(i int) string { return fmt.Sprintf("127.0.0.1:%d", h.ports[i]) }
+
+func (h *netHost) add(kv ...any) {
+	m := map[string]any{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		switch v := kv[i+1].(type) {
+		case int:
+			m[kv[i].(string)] = float64(v)
+		default:
+			m[kv[i].(string)] = v
+		}
+	}
+	h.results = append(h.results, m)
+}
+
+// run waits for the guest's HTTP server, loads it, and asks it to power
+// off; on ctx's end (the boot is over) it gives up. It stops QEMU through
+// stop when the guest does not take /quit.
+func (h *netHost) run(ctx context.Context, stop chan<- os.Signal) {
+	client := &http.Client{Timeout: 5 * time.Second}
+	base := "http://" + h.addr(0)
+	for {
+		if resp, err := client.Get(base + "/"); err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				break
+			}
+		}
+		select {
+		case <-ctx.Done():
+			h.note = "the guest's server never answered"
+			return
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+	r := netload.HTTP(ctx, netload.TCPDialer(h.addr(0)), h.httpN, h.dur)
+	h.add(append([]any{"what", "http-host", "conns", h.httpN}, r.Fields("")...)...)
+	for _, streams := range []int{1, 8} {
+		b := netload.Send(ctx, netload.TCPDialer(h.addr(2)), streams, h.dur)
+		h.addBulk("in", streams, b)
+		h.addBulk("out", streams, h.pull(ctx, streams))
+	}
+	for _, n := range h.conns {
+		held := netload.Open(ctx, netload.TCPDialer(h.addr(1)), n, 16, 3*time.Minute)
+		kv := []any{"what", "conns-dev", "n", n, "opened", len(held.Conns), "open_s", held.Open.Seconds()}
+		if held.Err != nil {
+			kv = append(kv, "problem", held.Err.Error())
+		}
+		if len(held.Conns) > 0 {
+			kv = append(kv, netload.Cycle(held, 32, h.dur).Fields("")...)
+		}
+		held.Close()
+		h.add(kv...)
+		if ctx.Err() != nil {
+			return
+		}
+	}
+	quit := &http.Client{Timeout: 60 * time.Second}
+	if resp, err := quit.Get(base + "/quit"); err == nil {
+		resp.Body.Close()
+		return
+	} else {
+		h.note = "GET /quit failed (" + err.Error() + "); QEMU was stopped"
+	}
+	stop <- syscall.SIGTERM
+}
+
+// pull asks the guest to stream to a listener on the host (10.0.2.2 is
+// the host's loopback on QEMU's user network) and measures what arrives.
+func (h *netHost) pull(ctx context.Context, streams int) netload.Bulk {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return netload.Bulk{Err: err}
+	}
+	defer ln.Close()
+	got := make(chan netload.Bulk, 1)
+	go func() { got <- netload.Receive(ln, streams, h.dur+2*time.Minute) }()
+	url := fmt.Sprintf("http://%s/push?to=10.0.2.2:%d&streams=%d&secs=%g", h.addr(0), ln.Addr().(*net.TCPAddr).Port, streams, h.dur.Seconds())
+	client := &http.Client{Timeout: h.dur + 2*time.Minute}
+	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+	resp, err := client.Do(req)
+	if err != nil {
+		ln.Close()
+		<-got
+		return netload.Bulk{Err: err}
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	b := <-got
+	if resp.StatusCode != 200 && b.Err == nil {
+		b.Err = fmt.Errorf("guest: %s", body)
+	}
+	return b
+}
+
+func (h *netHost) addBulk(dir string, streams int, b netload.Bulk) {
+	kv := []any{"what", "bulk", "dir", dir, "streams", streams, "bytes", float64(b.Bytes), "secs", b.Elapsed.Seconds()}
+	if b.Err == nil {
+		kv = append(kv, "mb_per_s", b.MBPerSec())
+	} else {
+		kv = append(kv, "problem", b.Err.Error())
+	}
+	h.add(kv...)
+}
+
+// NetHostLoad runs the host's side of the net benchmark against a guest
+// (bench/net -serve) whose ports 80, 7 and 9 are published on the given
+// host ports, and powers it off; it returns the results and why the load
+// ended early, if it did. tests/ boots it so the benchmark cannot rot.
+func NetHostLoad(ctx context.Context, ports [3]int, dur time.Duration, conns []int, httpConns int) ([]map[string]any, string) {
+	h := &netHost{ports: ports, dur: dur, conns: conns, httpN: httpConns}
+	h.run(ctx, make(chan os.Signal, 1))
+	return h.results, h.note
+}
