@@ -5,15 +5,13 @@
 //! they go out while the program sleeps, and a peer that stopped answering
 //! resets the connection (the program reads ECONNRESET).
 //!
-//! setsockopt only notes the socket (`CHANGED`); the next poll applies the
-//! options of the connections noted (the options lock is taken under the
-//! NIC lock, as the pump does), so no per-poll cost comes with keep-alive
-//! and one connection's options cost one pass, not one per connection
-//! open (Go sets four on every accepted connection). That poll is not
-//! forced at once on purpose: Go sets SO_KEEPALIVE first and TCP_KEEPIDLE
-//! next, and smoltcp keeps the first deadline it was given (Linux's 7200 s
-//! default here) until a segment arrives; a poll after the program's next
-//! block or I/O sees all four options together.
+//! setsockopt only notes the socket (`CHANGED`); a poll at least SETTLE_NS
+//! after the socket's last change applies its options (the options lock is
+//! taken under the NIC lock, as the pump does; the NIC's timer makes sure
+//! such a poll comes). So no per-poll cost comes with keep-alive, one
+//! connection's options cost one pass, not one per connection open (Go
+//! sets four on every accepted connection), and Go's four options are
+//! applied together (see SETTLE_NS for why that matters).
 
 use crate::net::socket::Socket;
 use alloc::vec::Vec;
@@ -32,9 +30,15 @@ const DEFAULT_IDLE_S: i32 = 7200;
 const DEFAULT_INTVL_S: i32 = 75;
 const DEFAULT_CNT: i32 = 9;
 
-/// Sockets whose keep-alive options changed since the last poll, by
-/// address (compared with the connections' sockets, never dereferenced).
-static CHANGED: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+/// Sockets whose keep-alive options changed, by address (compared with the
+/// connections' sockets, never dereferenced), with when they last did.
+static CHANGED: Mutex<Vec<(usize, u64)>> = Mutex::new(Vec::new());
+/// How long a socket's options must stay unchanged before they are
+/// applied: Go sets SO_KEEPALIVE, then TCP_KEEPIDLE, INTVL and CNT back to
+/// back, and smoltcp keeps the first keep-alive deadline it is given until
+/// a segment comes, so applying SO_KEEPALIVE alone (Linux's 7200 s) would
+/// hold the first probe for two hours.
+pub const SETTLE_NS: u64 = 2_000_000;
 /// The most sockets noted between two polls; past it the oldest notes are
 /// dropped (their connections keep their previous keep-alive).
 const MAX_NOTED: usize = 4096;
@@ -47,18 +51,39 @@ pub fn is_keepalive_option(level: i32, name: i32) -> bool {
 /// A program changed a keep-alive option of `sock`.
 pub fn changed(sock: &Socket) {
     let at = sock as *const Socket as usize;
+    let now = crate::sched::clock::monotonic_ns();
     let mut noted = CHANGED.lock();
-    if noted.contains(&at) || noted.len() >= MAX_NOTED || noted.try_reserve(1).is_err() {
+    if let Some(n) = noted.iter_mut().find(|n| n.0 == at) {
+        n.1 = now;
         return;
     }
-    noted.push(at);
+    if noted.len() >= MAX_NOTED || noted.try_reserve(1).is_err() {
+        return;
+    }
+    noted.push((at, now));
 }
 
-/// The sockets noted since the last call, sorted.
-pub fn take_changed() -> Vec<usize> {
-    let mut noted = core::mem::take(&mut *CHANGED.lock());
-    noted.sort_unstable();
-    noted
+/// The sockets whose options have settled (sorted), and when the next
+/// of the others will have (u64::MAX: none left).
+pub fn take_settled() -> (Vec<usize>, u64) {
+    let now = crate::sched::clock::monotonic_ns();
+    let mut noted = CHANGED.lock();
+    if noted.is_empty() {
+        return (Vec::new(), u64::MAX);
+    }
+    let mut settled = Vec::new();
+    let mut next = u64::MAX;
+    noted.retain(|&(at, when)| {
+        if now >= when + SETTLE_NS && settled.try_reserve(1).is_ok() {
+            settled.push(at);
+            false
+        } else {
+            next = next.min(when + SETTLE_NS);
+            true
+        }
+    });
+    settled.sort_unstable();
+    (settled, next)
 }
 
 /// Gives `s` the keep-alive its program's socket asks for. smoltcp probes

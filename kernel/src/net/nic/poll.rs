@@ -5,7 +5,7 @@
 
 use super::{device, now, present, stats, Nic, NIC};
 use crate::sched::event::TimerEvent;
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use smoltcp::iface::PollIngressSingleResult;
 
 /// A poll was asked for while the lock was held (poll_soon).
@@ -53,11 +53,24 @@ static TIMER: TimerEvent = TimerEvent::new(on_timer);
 /// the device's interrupt will poll for that anyway.
 const TIMER_MIN_NS: u64 = 1_000_000;
 
+/// The timer fired and the poll it asked for has not run yet (it may run
+/// on the hart that held the lock): that poll's frames count as the timer's.
+static TIMER_DUE: AtomicBool = AtomicBool::new(false);
+
 fn on_timer() {
     stats::POLL_TIMER.add(1);
-    let before = stats::FRAMES_OUT.get();
+    TIMER_DUE.store(true, Ordering::SeqCst);
     poll_soon();
-    stats::TIMER_FRAMES.add(stats::FRAMES_OUT.get() - before);
+}
+
+/// A poll asked for by this time (monotonic ns) besides smoltcp's own
+/// deadline (keepalive.rs's settling options); u64::MAX: none.
+static POLL_BY: AtomicU64 = AtomicU64::new(u64::MAX);
+
+/// Makes a poll happen by monotonic time `ns` at the latest (called during
+/// a poll; its arm_timer takes it into account).
+pub(super) fn poll_by(ns: u64) {
+    POLL_BY.fetch_min(ns, Ordering::SeqCst);
 }
 
 /// Arms the timer for smoltcp's next deadline. Asking costs a pass over
@@ -66,8 +79,9 @@ fn on_timer() {
 /// its poll asks again, so no deadline is missed by more than that.
 fn arm_timer(nic: &mut Nic) {
     let now_ns = crate::sched::clock::monotonic_ns();
+    let forced = POLL_BY.swap(u64::MAX, Ordering::SeqCst);
     if now_ns < nic.deadline_asked + DEADLINE_EVERY_NS {
-        TIMER.arm_no_later(nic.deadline_asked + DEADLINE_EVERY_NS);
+        TIMER.arm_no_later((nic.deadline_asked + DEADLINE_EVERY_NS).min(forced));
         return;
     }
     nic.deadline_asked = now_ns;
@@ -75,7 +89,7 @@ fn arm_timer(nic: &mut Nic) {
         Some(t) => (t.total_micros().max(0) as u64).saturating_mul(1000).max(now_ns + TIMER_MIN_NS),
         None => u64::MAX,
     };
-    TIMER.arm(at);
+    TIMER.arm(at.min(forced.max(now_ns + TIMER_MIN_NS)));
 }
 
 const DEADLINE_EVERY_NS: u64 = 2_000_000;
@@ -137,6 +151,7 @@ const DRAIN_LIMIT_NS: u64 = 2_000_000_000;
 /// replaced before the next SYN: a burst of connections is not reset.
 pub(super) fn poll(nic: &mut Nic) {
     let clock = crate::sched::clock::monotonic_ns;
+    let (for_timer, sent_before) = (TIMER_DUE.swap(false, Ordering::SeqCst), stats::FRAMES_OUT.get());
     nic.dev.net.ack_interrupt();
     for _ in 0..64 {
         let t0 = clock();
@@ -167,4 +182,7 @@ pub(super) fn poll(nic: &mut Nic) {
     let t = clock();
     arm_timer(nic);
     stats::TIMER_NS.add(clock() - t);
+    if for_timer {
+        stats::TIMER_FRAMES.add(stats::FRAMES_OUT.get().saturating_sub(sent_before));
+    }
 }

@@ -88,7 +88,10 @@ impl Tcp {
             self.conns.push(Conn { handle, end, fin_given: false, fin_sent: false, sock });
             moved = true;
         }
-        let noted = super::keepalive::take_changed();
+        let (noted, next) = super::keepalive::take_settled();
+        if next != u64::MAX {
+            super::poll::poll_by(next); // the rest once they have settled
+        }
         if !noted.is_empty() {
             for c in &self.conns {
                 if noted.binary_search(&(c.sock.as_ptr() as usize)).is_ok() {
