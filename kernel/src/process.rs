@@ -128,6 +128,7 @@ pub fn exit(status: u32) -> ! {
     }
     crate::smp::stop_other_harts();
     let _ = crate::fs::share::sync_all(); // shared mappings' pages; it reports a failure itself
+    crate::net::nic::drain(); // what the program sent reaches its peers
     crate::stats::report_if_requested();
     crate::console::drain();
     crate::drivers::poweroff::power_off(status)

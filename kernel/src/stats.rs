@@ -38,7 +38,7 @@ impl Histogram {
         (self.counts.each_ref().map(|c| c.load(Ordering::Relaxed)), self.max_ns.load(Ordering::Relaxed) / 1000)
     }
 
-    fn report(&self, what: &str) {
+    pub fn report(&self, what: &str) {
         let counts: alloc::vec::Vec<u64> = self.counts.iter().map(|c| c.load(Ordering::Relaxed)).collect();
         if counts.iter().sum::<u64>() == 0 {
             return;
@@ -173,6 +173,7 @@ pub fn report_if_requested() {
         );
     }
     report_wake_delays();
+    crate::net::nic::stats::report();
     let top = crate::linux::most_frequent(8);
     if !top.is_empty() {
         let list: Vec<String> = top.iter().map(|(c, n)| format!("{n} {c}")).collect();

@@ -71,6 +71,9 @@ pub fn setsockopt(user: &mut UserSpace, fd: Fd, level: i32, name: i32, val: User
         SockOpt::Flag(l, n) => {
             let v = if is_bool(l, n) { (int(0) != 0) as i32 } else { int(0) };
             o.flags.insert((l, n), v);
+            if crate::net::nic::keepalive::is_keepalive_option(l, n) {
+                crate::net::nic::keepalive::changed(&sock); // the NIC applies it at its next poll
+            }
         }
         _ => return Err(ENOPROTOOPT),
     }

@@ -33,7 +33,9 @@ pub fn recv(sock: &Socket, buf: &mut [u8], nonblock: bool, peek: bool) -> Result
         return Err(sock.take_error().unwrap_or(ENOTCONN));
     };
     let n = if peek { e.peek(buf)? } else { e.read_until(buf, nonblock, super::timeo::recv_deadline(sock))? };
-    super::nic::kick(); // room in the pipe: the network may send more
+    if e.take_room_wanted() {
+        super::nic::kick(); // room in the pipe the network had filled
+    }
     Ok(Received { copied: n, full: n, from: None })
 }
 

@@ -20,6 +20,9 @@ use spin::Mutex;
 struct Link {
     /// reset[i]: end i was reset by its peer.
     reset: [AtomicBool; 2],
+    /// The NIC's pump found the program's receive pipe full (nic/tcp.rs):
+    /// the program's next read must make it look again.
+    room_wanted: AtomicBool,
 }
 
 /// One end of a connected stream.
@@ -52,7 +55,7 @@ impl Endpoint {
         }
         let a_to_b = Channel::new(messages)?;
         let b_to_a = Channel::new(messages)?;
-        let link = Arc::new(Link { reset: [AtomicBool::new(false), AtomicBool::new(false)] });
+        let link = Arc::new(Link { reset: [AtomicBool::new(false), AtomicBool::new(false)], room_wanted: AtomicBool::new(false) });
         let end = |rx: &Channel, tx: &Channel, side| Endpoint {
             rx: rx.clone(),
             tx: tx.clone(),
@@ -89,6 +92,17 @@ impl Endpoint {
             };
         }
         self.rx.read(buf, nonblock, deadline)
+    }
+
+    /// The writer found this pipe's reader's side full and waits for room
+    /// (set before it tries once more, so a read in between is not missed).
+    pub fn want_room(&self) {
+        self.link.room_wanted.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether a writer waits for the room a read just made (once).
+    pub fn take_room_wanted(&self) -> bool {
+        self.link.room_wanted.swap(false, Ordering::SeqCst)
     }
 
     /// Copies what has arrived without taking it (MSG_PEEK; never waits).

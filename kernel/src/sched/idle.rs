@@ -56,7 +56,7 @@ pub fn idle(hart: &Hart) {
     // work after that look sees `idle` (and `napping` before wfi).
     hart.idle.store(true, Ordering::SeqCst);
     timer::program(hart); // tickless while idle
-    crate::net::nic::kick(); // what the threads left behind (a close, say)
+    crate::net::nic::idle_kick(); // what the threads left behind (a close, say)
     let poll_until = start + hart.poll_ns.load(Ordering::Relaxed);
     let mut napped_ns = None;
     loop {

@@ -6,6 +6,8 @@
 //! - place.rs: the one place that decides where a new or woken thread runs
 //!   (policy, idle harts first, wakeup preemption).
 //! - idle.rs: halt polling, napping, timer advance.
+//! - event.rs: kernel timer events (a deadline that runs kernel code, not
+//!   a thread: the network stack's timers).
 //! - runqueue.rs, scheduler.rs, timer.rs, hart.rs, thread.rs: the parts.
 //!
 //! Lock order (outermost first; lockorder.rs checks it in debug builds and
@@ -33,6 +35,7 @@
 pub mod block;
 #[deny(unsafe_code)]
 pub mod clock;
+pub mod event;
 pub mod hart;
 #[deny(unsafe_code)]
 pub mod idle;

@@ -4,6 +4,7 @@
 //! has no tick (idle.rs decides when it naps and for how long). A thread has
 //! at most one entry (it waits for one thing at a time), and removes it when
 //! it is woken early, so the map never grows beyond the number of threads.
+//! The kernel's own deadlines (event.rs) count as sleepers here.
 
 use super::block::wake;
 use super::clock;
@@ -46,12 +47,14 @@ pub fn cancel(deadline_ns: u64, thread: &Thread, generation: u64) {
     }
 }
 
-/// The earliest sleeper's deadline (u64::MAX: none).
+/// The earliest deadline: a sleeper's or a kernel timer event's
+/// (event.rs); u64::MAX: none.
 pub fn earliest() -> u64 {
-    EARLIEST.load(Ordering::SeqCst)
+    EARLIEST.load(Ordering::SeqCst).min(super::event::earliest())
 }
 
-/// Wakes every thread whose deadline has passed.
+/// Wakes every thread whose deadline has passed and runs the kernel's
+/// timer events that are due.
 pub fn fire_expired() {
     let now = clock::monotonic_ns();
     if earliest() > now {
@@ -75,6 +78,7 @@ pub fn fire_expired() {
             None => break,
         }
     }
+    super::event::fire_expired(now);
 }
 
 /// Programs this hart's timer: a busy hart for its next tick or the

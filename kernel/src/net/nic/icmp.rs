@@ -82,7 +82,7 @@ pub fn send(src: InetAddr, dst: InetAddr, msg: &[u8]) -> Result<(), Errno> {
     let mut r = Err(ENOBUFS);
     for attempt in 0..2 {
         if attempt == 1 {
-            super::poll(nic); // the queue drains into the device; try once more
+            super::poll::poll(nic); // the queue drains into the device; try once more
         }
         let s = nic.sockets.get_mut::<raw::Socket>(h);
         r = if v4 {
@@ -95,6 +95,7 @@ pub fn send(src: InetAddr, dst: InetAddr, msg: &[u8]) -> Result<(), Errno> {
             break;
         }
     }
-    super::poll(nic);
+    drop(guard);
+    super::poll_soon(); // sends it, and what others asked for meanwhile
     r
 }

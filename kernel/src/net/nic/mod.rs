@@ -5,31 +5,39 @@
 //! (tcp.rs), so loopback sockets (the rest of net/) are untouched.
 //!
 //! Locking: one lock (`NIC`) covers the device, the smoltcp interface, its
-//! socket set and the connection table. It is taken from the device's
-//! interrupt, from an idle hart, and after a program moved bytes through
-//! a socket (`kick`); under it the pump takes pipe, socket and listener
-//! locks, so no caller may hold one of those when it calls in here. The
-//! kernel runs with interrupts off, so the interrupt never finds its own
-//! hart holding the lock.
+//! socket set and the connection table. Polls (the device's interrupt, an
+//! idle hart, a program that moved bytes through a socket, the stack's
+//! timer) only try it: a hart that finds it held leaves a note (PENDING)
+//! and the holder polls once more before it lets go, so no hart spins for
+//! it (`poll_soon`). listen and connect wait for it. Under it the pump
+//! takes pipe, socket and listener locks, so no caller may hold one of
+//! those when it calls in here. The kernel runs with interrupts off, so the
+//! interrupt never finds its own hart holding the lock.
 
 mod addr;
+mod buffers;
 mod device;
 pub mod icmp;
 mod ip;
+pub mod keepalive;
 mod outbound;
+mod poll;
+pub mod stats;
 mod tcp;
 pub mod udp;
 
 pub use addr::{is_own, own_for, source_v4};
 pub use outbound::routes;
+pub use poll::drain;
+pub(super) use poll::poll_soon;
 
 use crate::net::socket::{Socket, State};
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicBool, Ordering};
 use gometal_core::errno::{Errno, EINPROGRESS, EINTR, ENETUNREACH};
 use gometal_core::sockaddr::InetAddr;
-use device::{NetDevice, FRAME};
-use smoltcp::iface::{Config, Interface, PollIngressSingleResult, PollResult, SocketSet};
+use device::NetDevice;
+use smoltcp::iface::{Config, Interface, SocketSet};
 use smoltcp::time::Instant;
 use smoltcp::wire::{EthernetAddress, HardwareAddress, IpAddress, IpCidr, Ipv4Address};
 use spin::{Mutex, Once};
@@ -46,6 +54,8 @@ struct Nic {
     iface: Interface,
     sockets: SocketSet<'static>,
     tcp: tcp::Tcp,
+    /// When smoltcp was last asked for its next deadline (arm_timer).
+    deadline_asked: u64,
     /// UDP and ICMP: raw IP sockets the kernel handles itself.
     udp: udp::Udp,
     icmp: icmp::Icmp,
@@ -54,8 +64,7 @@ struct Nic {
 static NIC: Mutex<Option<Nic>> = Mutex::new(None);
 static PRESENT: AtomicBool = AtomicBool::new(false);
 static IRQ: Once<u32> = Once::new();
-
-fn now() -> Instant {
+pub(super) fn now() -> Instant {
     Instant::from_micros((crate::sched::clock::monotonic_ns() / 1000) as i64)
 }
 
@@ -65,15 +74,14 @@ pub fn add(transport: crate::drivers::virtio::Mmio, irq: u32) {
     if guard.is_some() {
         return;
     }
-    let net = match device::Net::new(transport, FRAME) {
-        Ok(n) => n,
+    let mut dev = match NetDevice::new(transport) {
+        Ok(d) => d,
         Err(e) => {
             crate::println!("gometal: virtio-net device did not start: {e:?}");
             return;
         }
     };
-    let mac = net.mac_address();
-    let mut dev = NetDevice(net);
+    let mac = dev.net.mac_address();
     let mut config = Config::new(HardwareAddress::Ethernet(EthernetAddress(mac)));
     config.random_seed = crate::arch::csr::time();
     let mut iface = Interface::new(config, &mut dev, now());
@@ -83,10 +91,10 @@ pub fn add(transport: crate::drivers::virtio::Mmio, irq: u32) {
     let gw = Ipv4Address::new(GATEWAY[0], GATEWAY[1], GATEWAY[2], GATEWAY[3]);
     let _ = iface.routes_mut().add_default_ipv4_route(gw);
     addr::add_ipv6(&mut iface);
-    dev.0.enable_interrupts();
+    dev.net.enable_interrupts();
     let mut sockets = SocketSet::new(alloc::vec::Vec::new());
     let (udp, icmp) = (udp::Udp::new(&mut sockets), icmp::Icmp::new(&mut sockets));
-    *guard = Some(Nic { dev, iface, sockets, tcp: tcp::Tcp::default(), udp, icmp });
+    *guard = Some(Nic { dev, iface, sockets, tcp: tcp::Tcp::default(), deadline_asked: 0, udp, icmp });
     IRQ.call_once(|| irq);
     PRESENT.store(true, Ordering::Release);
     let m = mac;
@@ -104,12 +112,12 @@ pub fn irq() -> Option<u32> {
     IRQ.get().copied()
 }
 
-/// The device's interrupt: frames arrived or were sent.
+/// The device's interrupt: frames arrived or were sent. Each poll
+/// acknowledges it first; while another hart polls, the interrupt stays
+/// raised until that hart's next round (it polls again for this one).
 pub fn on_interrupt() {
-    let mut guard = NIC.lock();
-    let Some(nic) = guard.as_mut() else { return };
-    nic.dev.0.ack_interrupt();
-    poll(nic);
+    stats::POLL_IRQ.add(1);
+    poll_soon();
 }
 
 /// Something may have changed for the stack (a program wrote, read or
@@ -118,9 +126,17 @@ pub fn kick() {
     if !present() {
         return;
     }
-    if let Some(nic) = NIC.lock().as_mut() {
-        poll(nic);
+    stats::POLL_KICK.add(1);
+    poll_soon();
+}
+
+/// A hart goes idle: what the threads left behind (a close, say) moves.
+pub fn idle_kick() {
+    if !present() {
+        return;
     }
+    stats::POLL_IDLE.add(1);
+    poll_soon();
 }
 
 /// A program listens on an Internet port: connections from outside to it
@@ -131,8 +147,8 @@ pub fn on_listen(port: u16) {
     }
     if let Some(nic) = NIC.lock().as_mut() {
         nic.tcp.listen(&mut nic.sockets, port);
-        poll(nic);
     }
+    poll_soon();
 }
 
 /// connect(2) through the NIC (`routes(to)` said so): starts the
@@ -142,8 +158,8 @@ pub fn connect(sock: &Arc<Socket>, to: InetAddr, nonblock: bool) -> Result<usize
         let mut guard = NIC.lock();
         let nic = guard.as_mut().ok_or(ENETUNREACH)?;
         outbound::start(&mut nic.iface, &mut nic.sockets, &mut nic.tcp, sock, to)?;
-        poll(nic);
     }
+    poll_soon();
     if nonblock {
         sock.connecting.store(true, Ordering::Release);
         return Err(EINPROGRESS);
@@ -162,30 +178,6 @@ pub fn connect(sock: &Arc<Socket>, to: InetAddr, nonblock: bool) -> Result<usize
             Err(EINPROGRESS)
         }
         Err(_) => Err(EINTR),
-    }
-}
-
-/// Polls smoltcp and pumps connections until neither has anything to do
-/// (bounded, so a flood cannot keep a hart here forever). Frames are taken
-/// one at a time so that a listening socket used up by a SYN is replaced
-/// before the next SYN: a burst of connections is not reset.
-fn poll(nic: &mut Nic) {
-    for _ in 0..64 {
-        let mut busy = false;
-        for _ in 0..device::QUEUE {
-            match nic.iface.poll_ingress_single(now(), &mut nic.dev, &mut nic.sockets) {
-                PollIngressSingleResult::None => break,
-                PollIngressSingleResult::PacketProcessed => {}
-                PollIngressSingleResult::SocketStateChanged => nic.tcp.refill(&mut nic.sockets),
-            }
-            busy = true;
-        }
-        busy |= nic.tcp.step(&mut nic.sockets);
-        busy |= nic.udp.step(&mut nic.sockets) | nic.icmp.step(&mut nic.sockets);
-        busy |= nic.iface.poll_egress(now(), &mut nic.dev, &mut nic.sockets) != PollResult::None;
-        if !busy {
-            break;
-        }
     }
 }
 

@@ -5,7 +5,8 @@
 //! and tcp.rs pumps it like an accepted one. A refusal (the remote's reset)
 //! is ECONNREFUSED: from connect itself when it blocks, else as SO_ERROR.
 
-use super::tcp::{new_socket, Tcp};
+use super::buffers::Buffers;
+use super::tcp::Tcp;
 use crate::net::socket::{Family, Socket, State};
 use crate::net::stream::Endpoint;
 use alloc::sync::{Arc, Weak};
@@ -44,17 +45,21 @@ pub fn start(iface: &mut Interface, sockets: &mut SocketSet<'static>, tcp: &mut 
     let v6 = sock.family == Family::Inet6;
     *sock.local.lock() = Some(SockAddr::Inet(super::addr::own_for(&to, port).as_family(v6)));
     let remote = super::addr::endpoint_of(&to);
-    let mut s = new_socket().ok_or(ENOBUFS)?;
-    s.connect(iface.context(), remote, port).map_err(|_| EADDRNOTAVAIL)?;
     let (program, far) = Endpoint::pair(true, false)?;
-    let handle = sockets.add(s);
+    let mut refused = false;
+    let cx = iface.context();
+    let handle = tcp.buffers.add(sockets, |s| {
+        refused = s.connect(cx, remote, port).is_err();
+        !refused
+    });
+    let handle = handle.ok_or(if refused { EADDRNOTAVAIL } else { ENOBUFS })?;
     tcp.outbound.push(Pending { handle, owner: Arc::downgrade(sock), program, far, peer: SockAddr::Inet(to) });
     Ok(())
 }
 
 /// Settles the connections smoltcp opened or that failed; returns the
-/// ones now open as (socket, far end of their pipes).
-pub fn settle(sockets: &mut SocketSet<'static>, pending: &mut alloc::vec::Vec<Pending>) -> alloc::vec::Vec<(SocketHandle, Endpoint)> {
+/// ones now open as (smoltcp socket, far end of their pipes, program's socket).
+pub fn settle(sockets: &mut SocketSet<'static>, buffers: &mut Buffers, pending: &mut alloc::vec::Vec<Pending>) -> alloc::vec::Vec<(SocketHandle, Endpoint, Weak<Socket>)> {
     let mut open = alloc::vec::Vec::new();
     let mut i = 0;
     while i < pending.len() {
@@ -66,18 +71,19 @@ pub fn settle(sockets: &mut SocketSet<'static>, pending: &mut alloc::vec::Vec<Pe
         let p = pending.swap_remove(i);
         let Some(owner) = p.owner.upgrade() else {
             sockets.get_mut::<tcp::Socket>(p.handle).abort();
-            open.push((p.handle, p.far)); // closed by the pump: nobody reads
+            open.push((p.handle, p.far, Weak::new())); // closed by the pump: nobody reads
             continue;
         };
         if state == TcpState::Closed {
-            sockets.remove(p.handle);
+            buffers.remove(sockets, p.handle);
             owner.set_error(ECONNREFUSED);
             continue;
         }
         *owner.peer.lock() = Some(p.peer);
         *owner.state.lock() = State::Connected(Arc::new(p.program));
         owner.changed();
-        open.push((p.handle, p.far));
+        super::keepalive::apply(sockets.get_mut::<tcp::Socket>(p.handle), &owner);
+        open.push((p.handle, p.far, p.owner));
     }
     open
 }

@@ -7,12 +7,12 @@
 //!
 //! smoltcp defaults changed, and why: Nagle is off and delayed ACK is off
 //! (the pipes already batch what the program writes, and a request/reply
-//! exchange over slirp should not wait 10 ms for an ACK); buffers are 64 KiB
-//! each way (Linux's default window ballpark; smoltcp asks the caller).
+//! exchange over slirp should not wait 10 ms for an ACK); buffer sizes and
+//! the cap on connections are buffers.rs's.
 
 use crate::net::socket::{Family, SockType, Socket, State};
 use crate::net::stream::Endpoint;
-use alloc::sync::Arc;
+use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
 use gometal_core::errno::EAGAIN;
 use gometal_core::sockaddr::SockAddr;
@@ -23,8 +23,6 @@ use smoltcp::socket::tcp::{self, State as TcpState};
 /// pool is refilled after every frame that changed a socket (mod.rs), so
 /// a few cover a burst; a SYN finding none is answered with a reset.
 const POOL: usize = 4;
-const RX_BYTES: usize = 64 * 1024;
-const TX_BYTES: usize = 64 * 1024;
 
 /// A connection handed to a program: its smoltcp socket and the far end
 /// of its pipes.
@@ -35,6 +33,8 @@ struct Conn {
     fin_given: bool,
     /// Our FIN went to the remote (the program closed or shut down writing).
     fin_sent: bool,
+    /// The program's socket, for its options (keepalive.rs).
+    sock: Weak<Socket>,
 }
 
 #[derive(Default)]
@@ -46,27 +46,8 @@ pub struct Tcp {
     conns: Vec<Conn>,
     /// Connections programs are opening (outbound.rs).
     pub outbound: Vec<super::outbound::Pending>,
-}
-
-/// Connections (opening, open and closing) the NIC keeps at most: each
-/// holds RX_BYTES + TX_BYTES of kernel heap. Past it, SYNs are reset.
-const MAX_CONNS: usize = 512;
-
-/// A zeroed buffer, or None when the heap cannot spare it (a flood of
-/// connections must not panic the kernel).
-fn buffer(n: usize) -> Option<Vec<u8>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).ok()?;
-    v.resize(n, 0);
-    Some(v)
-}
-
-/// A TCP socket with our buffers and options; None when out of memory.
-pub fn new_socket() -> Option<tcp::Socket<'static>> {
-    let mut s = tcp::Socket::new(tcp::SocketBuffer::new(buffer(RX_BYTES)?), tcp::SocketBuffer::new(buffer(TX_BYTES)?));
-    s.set_nagle_enabled(false);
-    s.set_ack_delay(None);
-    Some(s)
+    /// Every NIC socket's buffers (buffers.rs): the cap on connections.
+    pub buffers: super::buffers::Buffers,
 }
 
 impl Tcp {
@@ -81,7 +62,6 @@ impl Tcp {
 
     /// Moves sockets that took a SYN out of the pools and tops them up.
     pub fn refill(&mut self, sockets: &mut SocketSet<'static>) {
-        let conns = self.conns.len() + self.outbound.len();
         for (port, pool) in &mut self.listening {
             let embryos = &mut self.embryos;
             pool.retain(|&h| {
@@ -91,12 +71,9 @@ impl Tcp {
                 }
                 listening
             });
-            while pool.len() < POOL && embryos.len() + conns < MAX_CONNS {
-                let Some(mut s) = new_socket() else { break };
-                if s.listen(*port).is_err() {
-                    break;
-                }
-                pool.push(sockets.add(s));
+            while pool.len() < POOL {
+                let Some(h) = self.buffers.add(sockets, |s| s.listen(*port).is_ok()) else { break };
+                pool.push(h);
             }
         }
     }
@@ -107,9 +84,22 @@ impl Tcp {
     pub fn step(&mut self, sockets: &mut SocketSet<'static>) -> bool {
         self.refill(sockets);
         let mut moved = self.hand_over(sockets);
-        for (handle, end) in super::outbound::settle(sockets, &mut self.outbound) {
-            self.conns.push(Conn { handle, end, fin_given: false, fin_sent: false });
+        for (handle, end, sock) in super::outbound::settle(sockets, &mut self.buffers, &mut self.outbound) {
+            self.conns.push(Conn { handle, end, fin_given: false, fin_sent: false, sock });
             moved = true;
+        }
+        let (noted, next) = super::keepalive::take_settled();
+        if next != u64::MAX {
+            super::poll::poll_by(next); // the rest once they have settled
+        }
+        if !noted.is_empty() {
+            for c in &self.conns {
+                if noted.binary_search(&(c.sock.as_ptr() as usize)).is_ok() {
+                    if let Some(sock) = c.sock.upgrade() {
+                        super::keepalive::apply(sockets.get_mut::<tcp::Socket>(c.handle), &sock);
+                    }
+                }
+            }
         }
         let mut i = 0;
         while i < self.conns.len() {
@@ -118,12 +108,22 @@ impl Tcp {
             moved |= m;
             if done {
                 let c = self.conns.swap_remove(i);
-                sockets.remove(c.handle);
+                self.buffers.remove(sockets, c.handle);
             } else {
                 i += 1;
             }
         }
         moved
+    }
+
+    /// Whether every connection has sent what its program wrote: its pipe
+    /// is empty and smoltcp has had all of it (and a FIN) acknowledged, or
+    /// it is closed (reset).
+    pub fn all_sent(&self, sockets: &SocketSet<'static>) -> bool {
+        self.conns.iter().all(|c| {
+            let s = sockets.get::<tcp::Socket>(c.handle);
+            s.state() == TcpState::Closed || (c.end.pending() == 0 && s.send_queue() == 0 && !matches!(s.state(), TcpState::FinWait1 | TcpState::Closing | TcpState::LastAck))
+        })
     }
 
     fn hand_over(&mut self, sockets: &mut SocketSet<'static>) -> bool {
@@ -137,12 +137,13 @@ impl Tcp {
                     i += 1;
                     continue;
                 }
-                TcpState::Closed | TcpState::TimeWait => {
-                    sockets.remove(h);
-                }
+                TcpState::Closed | TcpState::TimeWait => self.buffers.remove(sockets, h),
                 _ => match accept(s, port) {
-                    Some(end) => {
-                        self.conns.push(Conn { handle: h, end, fin_given: false, fin_sent: false });
+                    Some((end, sock)) => {
+                        if let Some(program) = sock.upgrade() {
+                            super::keepalive::apply(s, &program); // inherited from the listener
+                        }
+                        self.conns.push(Conn { handle: h, end, fin_given: false, fin_sent: false, sock });
                         moved = true;
                     }
                     None => {
@@ -152,7 +153,7 @@ impl Tcp {
                         // (at once if the heap has no room for that).
                         match Conn::orphan(h) {
                             Some(c) => self.conns.push(c),
-                            None => drop(sockets.remove(h)),
+                            None => self.buffers.remove(sockets, h),
                         }
                     }
                 },
@@ -168,13 +169,14 @@ impl Conn {
     /// other end, so the pump only waits for smoltcp to close it.
     fn orphan(handle: SocketHandle) -> Option<Conn> {
         let (end, _) = Endpoint::pair(true, false).ok()?;
-        Some(Conn { handle, end, fin_given: true, fin_sent: true })
+        Some(Conn { handle, end, fin_given: true, fin_sent: true, sock: Weak::new() })
     }
 }
 
 /// Queues an established connection on the listener for its port; the far
-/// end of its pipes, or None when nobody listens (or the queue is full).
-fn accept(s: &tcp::Socket, port: u16) -> Option<Endpoint> {
+/// end of its pipes and the program's socket, or None when nobody listens
+/// (or the queue is full).
+fn accept(s: &tcp::Socket, port: u16) -> Option<(Endpoint, Weak<Socket>)> {
     let remote = super::addr::inet_of(s.remote_endpoint()?);
     let local = super::addr::own_for(&remote, port);
     let listening = crate::net::inet::find_listener(&local)?;
@@ -189,11 +191,12 @@ fn accept(s: &tcp::Socket, port: u16) -> Option<Endpoint> {
         State::Listening(l) => l.clone(),
         _ => return None,
     };
+    let weak = Arc::downgrade(&accepted);
     if !listener.offer(accepted) {
         return None;
     }
     listening.changed();
-    Some(far_end)
+    Some((far_end, weak))
 }
 
 /// Moves what it can both ways; (anything moved, the connection is over).
@@ -206,7 +209,22 @@ fn pump(c: &mut Conn, s: &mut tcp::Socket) -> (bool, bool) {
             Err(e) => (0, Err(e)),
         });
         match r {
-            Ok(Ok(0)) | Ok(Err(EAGAIN)) | Err(_) => break,
+            Ok(Err(EAGAIN)) => {
+                // Full: the program's next read kicks the NIC. Noted
+                // before one more try, so a read in between is not missed.
+                super::stats::PIPE_FULL.add(1);
+                c.end.want_room();
+                if s.recv(|buf| match c.end.write(buf, true) {
+                    Ok(n) => (n, n),
+                    Err(_) => (0, 0),
+                }) != Ok(0)
+                {
+                    moved = true;
+                    continue;
+                }
+                break;
+            }
+            Ok(Ok(0)) | Err(_) => break,
             Ok(Ok(_)) => moved = true,
             Ok(Err(_)) => {
                 // The program closed its socket: Linux resets.

@@ -81,7 +81,7 @@ pub fn send(from: InetAddr, to: InetAddr, data: &[u8]) -> Result<(), Errno> {
     let mut r = Err(ENOBUFS);
     for attempt in 0..2 {
         if attempt == 1 {
-            super::poll(nic); // the queue drains into the device; try once more
+            super::poll::poll(nic); // the queue drains into the device; try once more
         }
         let s = nic.sockets.get_mut::<raw::Socket>(h);
         r = match (src.addr, dst.addr) {
@@ -93,6 +93,7 @@ pub fn send(from: InetAddr, to: InetAddr, data: &[u8]) -> Result<(), Errno> {
             break;
         }
     }
-    super::poll(nic);
+    drop(guard);
+    super::poll_soon(); // sends it, and what others asked for meanwhile
     r
 }

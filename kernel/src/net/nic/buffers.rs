@@ -1,0 +1,86 @@
+//! Where a NIC connection's smoltcp buffers live, and how many connections
+//! there may be. The buffers are page frames (RAM outside the kernel heap,
+//! which is at most 32 MiB and shared with every other kernel object), one
+//! contiguous block per connection split into receive and send halves, and
+//! given back when smoltcp's socket is removed (`remove`, the one way a
+//! NIC socket leaves the set).
+//!
+//! Sizes: 16 KiB each way. The pump empties smoltcp's receive buffer into
+//! the program's pipe (64 KiB, grown on demand) at every poll and fills the
+//! send buffer from it, so smoltcp's buffers only cover what is in flight;
+//! over QEMU's user network an 8 MiB echo moved as fast with 16 KiB as
+//! with 64 KiB (docs/network.md has the numbers), and 16 KiB × 2 lets
+//! 10,000 connections fit in 320 MiB.
+//!
+//! The cap: connections may take a quarter of RAM's page frames, so
+//! `-mem 512M` allows about 4,000 and `-mem 2G` 16,000; past it a SYN is
+//! reset and connect(2) fails with ENOBUFS.
+
+use crate::memlayout::PAGE_SIZE;
+use crate::mm::frames;
+use alloc::collections::BTreeMap;
+use smoltcp::iface::{SocketHandle, SocketSet};
+use smoltcp::socket::tcp;
+
+pub const RX_BYTES: usize = 16 * 1024;
+pub const TX_BYTES: usize = 16 * 1024;
+const PAGES: usize = (RX_BYTES + TX_BYTES) / PAGE_SIZE;
+/// The share of page frames connection buffers may take (1/n).
+const FRAME_SHARE: usize = 4;
+
+/// The most connections (opening, open, closing and listening sockets).
+pub fn max_conns() -> usize {
+    frames::stats().total / FRAME_SHARE / PAGES
+}
+
+/// Each NIC socket's buffer block (physical address), by handle.
+#[derive(Default)]
+pub struct Buffers {
+    blocks: BTreeMap<SocketHandle, u64>,
+}
+
+impl Buffers {
+    /// A TCP socket with frame-backed buffers and our options, added to
+    /// the set; None when at the cap or out of memory (never a panic: a
+    /// flood of connections is the remote's doing).
+    pub fn add(&mut self, sockets: &mut SocketSet<'static>, setup: impl FnOnce(&mut tcp::Socket<'static>) -> bool) -> Option<SocketHandle> {
+        if self.blocks.len() >= max_conns() {
+            return None;
+        }
+        let pa = frames::alloc_contiguous(PAGES)?;
+        let va = crate::memlayout::phys_to_virt(pa) as *mut u8;
+        // SAFETY: the block is PAGES fresh frames, mapped by the linear map
+        // and owned by this socket alone until `remove` frees it, after
+        // smoltcp has dropped the socket (and with it these slices).
+        let (rx, tx) = unsafe {
+            core::ptr::write_bytes(va, 0, PAGES * PAGE_SIZE);
+            let all = core::slice::from_raw_parts_mut(va, PAGES * PAGE_SIZE);
+            all.split_at_mut(RX_BYTES)
+        };
+        let mut s = tcp::Socket::new(tcp::SocketBuffer::new(rx), tcp::SocketBuffer::new(tx));
+        s.set_nagle_enabled(false);
+        s.set_ack_delay(None);
+        if !setup(&mut s) {
+            drop(s);
+            frames::free_contiguous(pa, PAGES);
+            return None;
+        }
+        if !crate::mm::heap::has_room() {
+            // The set's and this map's entries are heap.
+            drop(s);
+            frames::free_contiguous(pa, PAGES);
+            return None;
+        }
+        let h = sockets.add(s);
+        self.blocks.insert(h, pa);
+        Some(h)
+    }
+
+    /// Removes a socket from the set and frees its buffers.
+    pub fn remove(&mut self, sockets: &mut SocketSet<'static>, h: SocketHandle) {
+        drop(sockets.remove(h));
+        if let Some(pa) = self.blocks.remove(&h) {
+            frames::free_contiguous(pa, PAGES);
+        }
+    }
+}

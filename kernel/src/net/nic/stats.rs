@@ -1,0 +1,72 @@
+//! What the NIC did, for the `stats` kernel argument: how often the stack
+//! was polled and why, how often a hart found the NIC lock held, how long it was held,
+//! and how often the pump found a program's pipe full (the remote then
+//! sees our receive window close) and later reopened it.
+
+use crate::stats::Histogram;
+use core::sync::atomic::{AtomicU64, Ordering};
+
+pub struct Counter(AtomicU64);
+
+impl Counter {
+    pub const fn new() -> Self {
+        Counter(AtomicU64::new(0))
+    }
+    pub fn add(&self, n: u64) {
+        self.0.fetch_add(n, Ordering::Relaxed);
+    }
+    pub fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+pub static POLL_IRQ: Counter = Counter::new();
+pub static POLL_KICK: Counter = Counter::new();
+pub static POLL_IDLE: Counter = Counter::new();
+pub static POLL_TIMER: Counter = Counter::new();
+pub static FRAMES_IN: Counter = Counter::new();
+pub static FRAMES_OUT: Counter = Counter::new();
+/// Frames sent while a poll the timer started ran (retransmissions,
+/// keep-alive probes: what only the timer sends when nothing else polls).
+pub static TIMER_FRAMES: Counter = Counter::new();
+/// The pump left bytes in smoltcp because the program's pipe was full.
+pub static PIPE_FULL: Counter = Counter::new();
+/// A poll found the lock held and left it to the holder.
+pub static LOCK_BUSY: Counter = Counter::new();
+/// Connections given keep-alive from their program's options.
+pub static KEEPALIVE_SET: Counter = Counter::new();
+/// Time spent in each part of a poll (ns): smoltcp's ingress, the pump,
+/// smoltcp's egress, and asking smoltcp for its next deadline.
+pub static INGRESS_NS: Counter = Counter::new();
+pub static PUMP_NS: Counter = Counter::new();
+pub static EGRESS_NS: Counter = Counter::new();
+pub static TIMER_NS: Counter = Counter::new();
+pub static LOCK_HOLD: Histogram = Histogram::new();
+
+pub fn report() {
+    if !super::present() {
+        return;
+    }
+    crate::println!(
+        "gometal: net: polls irq {} kick {} idle {} timer {}, left to the lock holder {}; frames in {} out {}, out from timer polls {}; pipe full {}; keepalive {}",
+        POLL_IRQ.get(),
+        POLL_KICK.get(),
+        POLL_IDLE.get(),
+        POLL_TIMER.get(),
+        LOCK_BUSY.get(),
+        FRAMES_IN.get(),
+        FRAMES_OUT.get(),
+        TIMER_FRAMES.get(),
+        PIPE_FULL.get(),
+        KEEPALIVE_SET.get()
+    );
+    let ms = |c: &Counter| c.get() / 1_000_000;
+    crate::println!(
+        "gometal: net: time in polls: ingress {} ms, pump {} ms, egress {} ms, next deadline {} ms",
+        ms(&INGRESS_NS),
+        ms(&PUMP_NS),
+        ms(&EGRESS_NS),
+        ms(&TIMER_NS)
+    );
+    LOCK_HOLD.report("net: NIC lock hold");
+}
