@@ -159,6 +159,12 @@ func cases() []bootCase {
 			want: []string{"ring: 64 goroutines", "cond: 8 producers", "sleepers: 200 goroutines", "blockwake: all phases"}},
 		{name: "wakerace", prog: "wakerace", smp: true,
 			want: []string{"masked: futex wait with SIGUSR1 blocked ended connection timed out", "signals: 4 waiters", "no EINTR", "exits: 8 groups"}},
+		// epoll's reporting (issue 11): level, edge, one-shot, exclusive,
+		// many watched and few ready, a close on the ready list, one file
+		// in two instances, cross-thread wakeups, a socket watched before
+		// it connects.
+		{name: "epollsem", prog: "epollsem",
+			want: []string{"epollsem: many: 1000 watched, 3 ready reported", "epollsem: closed ok", "epollsem: two ok", "epollsem: socket ok"}},
 		{name: "lockthread", prog: "lockthread", smp: true,
 			want: []string{"tid 1 = pid", "returned locked (threads exited)", "work after thread exits ok"}},
 		// Sockets (issue 11): loopback TCP/UDP over IPv4 and IPv6, AF_UNIX,

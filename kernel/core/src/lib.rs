@@ -12,6 +12,7 @@ extern crate alloc;
 pub mod bootargs;
 pub mod cpio;
 pub mod elf;
+pub mod epollmask;
 pub mod errno;
 pub mod filelock;
 pub mod futex;

@@ -1,7 +1,9 @@
 //! eventfd: a 64-bit counter behind a file descriptor. Go's netpoller uses
 //! one to wake a thread blocked in epoll_pwait.
 
+use super::pollhub::Hub;
 use crate::sched::wait::{WaitError, WaitQueue};
+use core::sync::atomic::{AtomicU64, Ordering};
 use gometal_core::errno::{Errno, EAGAIN, EINTR, EINVAL};
 use spin::Mutex;
 
@@ -11,11 +13,14 @@ pub struct EventFd {
     count: Mutex<u64>,
     semaphore: bool,
     waiters: WaitQueue,
+    /// The epoll watches on it, and its change counter (edge-triggered).
+    pub hub: Hub,
+    pub generation: AtomicU64,
 }
 
 impl EventFd {
     pub fn new(initial: u64, semaphore: bool) -> Self {
-        EventFd { count: Mutex::new(initial), semaphore, waiters: WaitQueue::new() }
+        EventFd { count: Mutex::new(initial), semaphore, waiters: WaitQueue::new(), hub: Hub::new(), generation: AtomicU64::new(0) }
     }
 
     pub fn readable(&self) -> bool {
@@ -70,7 +75,8 @@ impl EventFd {
     }
 
     fn changed(&self) {
+        self.generation.fetch_add(1, Ordering::AcqRel);
         self.waiters.wake_all();
-        super::epoll::notify();
+        self.hub.notify();
     }
 }

@@ -69,6 +69,14 @@ impl Drop for OpenFile {
             let owner = gometal_core::filelock::Owner::OpenFile(self as *const OpenFile as u64);
             super::locks::release(node.ino, owner);
         }
+        // Watches on the file see it gone at the next epoll_wait (a pipe
+        // end's close_end below notifies its hub itself).
+        match &self.kind {
+            FileKind::Socket(s) => s.hub.notify(),
+            FileKind::EventFd(e) => e.hub.notify(),
+            FileKind::Device(_) | FileKind::Uio(_) | FileKind::Epoll(_) => super::pollhub::GLOBAL.notify(),
+            FileKind::File(_) | FileKind::Directory(_) | FileKind::Pipe(_) => {}
+        }
         // The last descriptor (and dup) of a pipe end is gone.
         if let FileKind::Pipe(p) = &self.kind {
             if self.readable() {

@@ -4,6 +4,7 @@
 //! (eventfd, epoll).
 
 pub mod epoll;
+pub mod pollhub;
 pub mod eventfd;
 pub mod fd;
 pub mod hostfile;

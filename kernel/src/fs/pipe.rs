@@ -9,7 +9,9 @@
 //! (`budget`); past it a pipe holds one page at most, like Linux's pipes
 //! beyond pipe-user-pages-soft.
 
+use super::pollhub::{notify_linked, Hub};
 use crate::sched::wait::WaitQueue;
+use alloc::sync::Arc;
 use alloc::collections::VecDeque;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use gometal_core::errno::{Errno, EAGAIN, EINTR, ENOMEM, EPIPE};
@@ -72,6 +74,12 @@ pub struct Pipe {
     waiters: WaitQueue,
     /// Bumped at every change, for edge-triggered epoll.
     pub generation: AtomicU64,
+    /// The epoll watches on the pipe's own ends (pipe2, FIFOs).
+    pub hub: Hub,
+    /// The hubs of the sockets whose connection this pipe carries (the
+    /// reading end's, the writing end's): a change here is a readiness
+    /// change of those sockets (net/stream.rs links them).
+    pub linked: Mutex<[Option<Arc<Hub>>; 2]>,
 }
 
 impl Pipe {
@@ -93,13 +101,16 @@ impl Pipe {
             writers: AtomicUsize::new(writers),
             waiters: WaitQueue::new(),
             generation: AtomicU64::new(0),
+            hub: Hub::new(),
+            linked: Mutex::new([None, None]),
         })
     }
 
     fn changed(&self) {
         self.generation.fetch_add(1, Ordering::AcqRel);
         self.waiters.wake_all();
-        super::epoll::notify();
+        self.hub.notify();
+        notify_linked(&self.linked);
     }
 
     /// Reads up to `buf.len()` bytes; 0 means end of file.

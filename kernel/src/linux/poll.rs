@@ -3,7 +3,7 @@
 
 use super::args::{EventFdFlags, OpenFlags};
 use super::SysResult;
-use crate::fs::epoll::{Epoll, POLL_WAITERS};
+use crate::fs::epoll::Epoll;
 use crate::fs::eventfd::EventFd;
 use crate::fs::fd::{self, Fd, FileKind, OpenFile, O_NONBLOCK};
 use crate::mm::uaccess::{UserPtr, UserSpace};
@@ -50,11 +50,10 @@ pub fn epoll_ctl(user: &mut UserSpace, epfd: Fd, op: usize, fd: Fd, event: UserP
         let raw = user.read(event)?;
         (u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]]), u64::from_le_bytes(raw[8..16].try_into().unwrap_or_default()))
     };
-    ep.control(op, fd.index(), file, events, data)?;
-    // A file added (or modified) while already ready must reach a thread
+    // A file added (or modified) while already ready reaches a thread
     // already blocked in epoll_pwait, as on Linux (a loopback connect is
-    // complete before Go adds the socket).
-    crate::fs::epoll::notify();
+    // complete before Go adds the socket): control queues its watch.
+    ep.control(op, fd.index(), file, events, data)?;
     Ok(0)
 }
 
@@ -78,12 +77,12 @@ pub fn epoll_pwait(user: &mut UserSpace, epfd: Fd, events_out: UserPtr<u8>, max:
         t if t < 0 => None,
         t => Some(clock::monotonic_ns() + t as u64 * 1_000_000),
     };
-    let ready = POLL_WAITERS.wait_until(deadline, || {
-        let r = ep.collect(max);
-        (!r.is_empty()).then_some(r)
+    let ready = ep.waiters().wait_until(deadline, || match ep.collect(max) {
+        Ok(r) if r.is_empty() => None,
+        other => Some(other),
     });
     let ready: Vec<(u32, u64)> = match ready {
-        Ok(r) => r,
+        Ok(r) => r?,
         Err(WaitError::TimedOut) => return Ok(0),
         Err(WaitError::Interrupted) => return Err(EINTR),
     };

@@ -80,6 +80,12 @@ impl Channel {
         both!(self, c => c.close_end(write_end))
     }
 
+    /// Makes changes of this direction notify `hub` too: the hub of the
+    /// socket at its reading end (`side` 0) or writing end (1).
+    pub fn link(&self, side: usize, hub: &Arc<crate::fs::pollhub::Hub>) {
+        both!(self, c => crate::fs::pollhub::link(&c.linked, side, hub));
+    }
+
     pub fn generation(&self) -> u64 {
         both!(self, c => c.generation.load(Ordering::Acquire))
     }

@@ -4,7 +4,9 @@
 //! Linux drops it).
 
 use super::msgbuf::MsgBuf;
+use crate::fs::pollhub::{notify_linked, Hub};
 use crate::sched::wait::WaitQueue;
+use alloc::sync::Arc;
 use alloc::collections::VecDeque;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use crate::fs::pipe::wait_errno;
@@ -21,6 +23,8 @@ pub struct MsgPipe {
     writer_open: AtomicBool,
     waiters: WaitQueue,
     pub generation: AtomicU64,
+    /// The hubs of the sockets whose connection this carries (see Pipe).
+    pub linked: Mutex<[Option<Arc<Hub>>; 2]>,
 }
 
 impl MsgPipe {
@@ -31,13 +35,14 @@ impl MsgPipe {
             writer_open: AtomicBool::new(true),
             waiters: WaitQueue::new(),
             generation: AtomicU64::new(0),
+            linked: Mutex::new([None, None]),
         }
     }
 
     fn changed(&self) {
         self.generation.fetch_add(1, Ordering::AcqRel);
         self.waiters.wake_all();
-        crate::fs::epoll::notify();
+        notify_linked(&self.linked);
     }
 
     /// Takes the next message into `buf`: its length copied, 0 at end of

@@ -85,6 +85,8 @@ pub struct Socket {
     pub waiters: WaitQueue,
     /// Bumped at every readiness change not counted by a pipe.
     generation: AtomicU64,
+    /// The epoll watches on it (its connection's pipes notify it too).
+    pub hub: Arc<crate::fs::pollhub::Hub>,
 }
 
 impl Socket {
@@ -110,6 +112,7 @@ impl Socket {
             queue: (ty == SockType::Dgram).then(DgramQueue::new),
             waiters: WaitQueue::new(),
             generation: AtomicU64::new(0),
+            hub: Arc::new(crate::fs::pollhub::Hub::new()),
         })
     }
 
@@ -125,7 +128,7 @@ impl Socket {
     pub fn changed(&self) {
         self.generation.fetch_add(1, Ordering::AcqRel);
         self.waiters.wake_all();
-        crate::fs::epoll::notify();
+        self.hub.notify();
     }
 
     pub fn set_error(&self, e: Errno) {
@@ -168,6 +171,8 @@ impl Socket {
                 }
             }
             State::Connected(e) => {
+                // Before the look: a change after it reaches the hub.
+                e.link(&self.hub);
                 generation = generation.wrapping_add(e.generation());
                 e.readiness()
             }

@@ -37,6 +37,8 @@ pub struct Endpoint {
     wr_shut: AtomicBool,
     /// A write already went to a TCP peer that had closed (see write).
     wrote_to_closed: AtomicBool,
+    /// Its pipes notify the owning socket's hub (see link).
+    linked: AtomicBool,
 }
 
 impl Endpoint {
@@ -63,6 +65,7 @@ impl Endpoint {
             rd_shut: AtomicBool::new(false),
             wr_shut: AtomicBool::new(false),
             wrote_to_closed: AtomicBool::new(false),
+            linked: AtomicBool::new(false),
         };
         Ok((end(&b_to_a, &a_to_b, 0), end(&a_to_b, &b_to_a, 1)))
     }
@@ -143,6 +146,15 @@ impl Endpoint {
         }
         if write && !self.wr_shut.swap(true, Ordering::AcqRel) {
             self.tx.close_end(true);
+        }
+    }
+
+    /// Makes changes of both directions notify the owning socket's epoll
+    /// hub (once; the socket calls it whenever its readiness is looked at).
+    pub fn link(&self, hub: &Arc<crate::fs::pollhub::Hub>) {
+        if !self.linked.swap(true, Ordering::AcqRel) {
+            self.rx.link(0, hub);
+            self.tx.link(1, hub);
         }
     }
 

@@ -13,26 +13,32 @@ use spin::{Mutex, MutexGuard};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum LockClass {
+    /// The epoll watches on one pollable object (fs/pollhub.rs).
+    PollHub = 0,
+    /// One epoll instance's ready list (fs/pollhub.rs).
+    EpollReady = 1,
     /// The futex table (linux/futex.rs).
-    FutexTable = 0,
+    FutexTable = 2,
     /// A wait queue's list of waiters (wait.rs).
-    WaitQueue = 1,
+    WaitQueue = 3,
     /// One thread's run state and current wait (thread.rs).
-    ThreadState = 2,
+    ThreadState = 4,
     /// The sleepers ordered by deadline (timer.rs).
-    Sleepers = 3,
+    Sleepers = 5,
     /// One hart's run queue (runqueue.rs).
-    RunQueue = 4,
+    RunQueue = 6,
     /// Interrupt affinity changes (uio/affinity.rs).
-    IrqAffinity = 5,
+    IrqAffinity = 7,
     /// The PLIC's enable words (drivers/plic.rs): a leaf.
-    PlicEnables = 6,
+    PlicEnables = 8,
 }
 
 impl LockClass {
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
     pub const fn name(self) -> &'static str {
         match self {
+            LockClass::PollHub => "poll hub",
+            LockClass::EpollReady => "epoll ready list",
             LockClass::FutexTable => "futex table",
             LockClass::WaitQueue => "wait queue",
             LockClass::ThreadState => "thread state",

@@ -14,10 +14,13 @@
 //! panics with the lock's name when a hart takes a lock twice or out of
 //! order):
 //!
-//!   futex table → wait queue → thread state → sleepers → run queue
-//!     → IRQ affinity → PLIC enables
+//!   poll hub → epoll ready list → futex table → wait queue → thread state
+//!     → sleepers → run queue → IRQ affinity → PLIC enables
 //!
-//! In practice no two of them nest: wakers take a waiter out of the futex
+//! A readiness change (fs/pollhub.rs) holds an object's poll hub while it
+//! puts each watch on its epoll's ready list and wakes that epoll's wait
+//! queue; an epoll instance's interest map (fs/epoll.rs, a plain lock) is
+//! taken before any of these and never under them. Otherwise no two nest: wakers take a waiter out of the futex
 //! table or wait queue, release that lock, then wake it; `wake` releases
 //! the thread state lock before queuing the thread. The thread state lock
 //! is taken before the thread's signal lock (block.rs looks at pending
