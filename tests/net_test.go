@@ -211,19 +211,7 @@ func TestNetOutbound(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				line, _ := io.ReadAll(c)
-				c.Write(bytes.ToUpper(line))
-			}()
-		}
-	}()
+	go serveUpper(ln)
 	port := ln.Addr().(*net.TCPAddr).Port
 	closed := freePort(t)
 	for _, cores := range []int{1, 4} {
@@ -246,19 +234,7 @@ func TestNetKeepAlive(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				line, _ := io.ReadAll(c)
-				c.Write(bytes.ToUpper(line))
-			}()
-		}
-	}()
+	go serveUpper(ln)
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	for _, cores := range []int{1, 4} {
 		out, status := bootMount(t, "-cores", strconv.Itoa(cores), "-net", "-kernel-args", "stats", progDir+"netkeep", port)
@@ -350,5 +326,22 @@ func TestNetManyConns(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// serveUpper answers each connection accepted on ln with what the peer
+// sent, upper-cased, once the peer has half-closed; it returns when ln is
+// closed.
+func serveUpper(ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			defer c.Close()
+			line, _ := io.ReadAll(c)
+			c.Write(bytes.ToUpper(line))
+		}()
 	}
 }

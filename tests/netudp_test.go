@@ -12,7 +12,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -166,19 +165,7 @@ func TestNetIPv6(t *testing.T) {
 		t.Skipf("the host has no IPv6 loopback: %v", err)
 	}
 	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				line, _ := io.ReadAll(c)
-				c.Write(bytes.ToUpper(line))
-			}()
-		}
-	}()
+	go serveUpper(ln)
 	pc, err := net.ListenPacket("udp6", "[::1]:0")
 	if err != nil {
 		t.Fatal(err)
