@@ -20,7 +20,7 @@
 use super::inode::Inode;
 use super::p9client::{self as c, Client};
 use super::tree;
-use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::collections::BTreeSet;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use gometal_core::cpio::{S_IFDIR, S_IFLNK, S_IFMT, S_IFREG};
@@ -209,19 +209,19 @@ pub fn refresh(dir: &Arc<Inode>) -> Result<(), Errno> {
         r.map(|entries| entries.into_iter().map(|(n, _)| n).collect())
     })?;
     let host: BTreeSet<&[u8]> = names.iter().map(|n| n.as_slice()).collect();
-    let mut cached: BTreeMap<Vec<u8>, ()> = BTreeMap::new();
+    let mut cached: BTreeSet<Vec<u8>> = BTreeSet::new();
     // Only the host's names: an entry the initramfs had at the mount
     // point stays.
     tree::visit_from(dir, 0, |name, node| {
         if node.host().is_some() {
-            cached.insert(name.to_vec(), ());
+            cached.insert(name.to_vec());
         }
         true
     });
-    for name in cached.keys().filter(|n| !host.contains(n.as_slice())) {
+    for name in cached.iter().filter(|n| !host.contains(n.as_slice())) {
         super::sharedir::forget_entry(dir, name);
     }
-    for name in names.iter().filter(|n| !cached.contains_key(*n)) {
+    for name in names.iter().filter(|n| !cached.contains(*n)) {
         lookup(dir, name);
     }
     Ok(())

@@ -11,46 +11,35 @@ use super::ip;
 use gometal_core::errno::{Errno, ENETUNREACH, ENOBUFS};
 use gometal_core::icmp;
 use gometal_core::sockaddr::{InetAddr, SockAddr};
-use smoltcp::iface::{SocketHandle, SocketSet};
+use smoltcp::iface::SocketSet;
 use smoltcp::socket::raw;
-use smoltcp::wire::{IpProtocol, IpVersion};
+use smoltcp::wire::{IpAddress, IpProtocol};
 
-pub struct Icmp {
-    /// None when the heap had no room for the socket's buffers at boot.
-    v4: Option<SocketHandle>,
-    v6: Option<SocketHandle>,
-}
+pub struct Icmp(ip::RawPair);
 
 impl Icmp {
     pub fn new(sockets: &mut SocketSet<'static>) -> Icmp {
-        Icmp { v4: ip::raw(sockets, IpVersion::Ipv4, IpProtocol::Icmp), v6: ip::raw(sockets, IpVersion::Ipv6, IpProtocol::Icmpv6) }
+        Icmp(ip::RawPair::new(sockets, IpProtocol::Icmp, IpProtocol::Icmpv6))
     }
 
     /// Hands the ICMP messages that arrived on; true if any did.
     pub fn step(&mut self, sockets: &mut SocketSet<'static>) -> bool {
-        let mut any = false;
-        for h in [self.v4, self.v6].into_iter().flatten() {
-            let s = sockets.get_mut::<raw::Socket>(h);
-            while let Ok(packet) = s.recv() {
-                any = true;
-                let parsed = match IpVersion::of_packet(packet) {
-                    Ok(IpVersion::Ipv4) => ip::parse_v4(packet).map(|(r, m)| (InetAddr::v4(r.src_addr.octets(), 0), InetAddr::v4(r.dst_addr.octets(), 0), m)),
-                    Ok(IpVersion::Ipv6) => ip::parse_v6(packet).map(|(r, m)| (InetAddr::v6(r.src_addr.octets(), 0), InetAddr::v6(r.dst_addr.octets(), 0), m)),
-                    Err(_) => None,
-                };
-                let Some((from, to, msg)) = parsed else { continue };
-                let v6 = (!to.is_v4()).then_some((from.ip, to.ip));
-                if msg.len() < icmp::HEADER || !icmp::checksum_ok(msg, v6) {
-                    continue;
-                }
-                if v6.is_none() && msg[0] == icmp::DEST_UNREACHABLE && msg[1] == 3 {
-                    port_unreachable(&msg[icmp::HEADER..]);
-                }
-                crate::net::ping::arrived(from, to, msg);
-            }
-        }
-        any
+        self.0.drain(sockets, arrived)
     }
+}
+
+/// One ICMP message `msg` from `src` to `dst`: checked, then to the ping
+/// and raw sockets (and a port unreachable to its UDP sender).
+fn arrived(src: IpAddress, dst: IpAddress, msg: &[u8]) {
+    let (from, to) = (super::addr::inet_of((src, 0).into()), super::addr::inet_of((dst, 0).into()));
+    let v6 = (!to.is_v4()).then_some((from.ip, to.ip));
+    if msg.len() < icmp::HEADER || !icmp::checksum_ok(msg, v6) {
+        return;
+    }
+    if v6.is_none() && msg[0] == icmp::DEST_UNREACHABLE && msg[1] == 3 {
+        port_unreachable(&msg[icmp::HEADER..]);
+    }
+    crate::net::ping::arrived(from, to, msg);
 }
 
 /// `inner` (the start of a datagram we sent) was refused: its connected
@@ -77,7 +66,7 @@ pub fn send(src: InetAddr, dst: InetAddr, msg: &[u8]) -> Result<(), Errno> {
     let mut guard = super::NIC.lock();
     let nic = guard.as_mut().ok_or(ENETUNREACH)?;
     let v4 = dst.is_v4();
-    let h = if v4 { nic.icmp.v4 } else { nic.icmp.v6 }.ok_or(ENETUNREACH)?;
+    let h = nic.icmp.0.handle(v4).ok_or(ENETUNREACH)?;
     let fill = |buf: &mut [u8]| buf.copy_from_slice(msg);
     let mut r = Err(ENOBUFS);
     for attempt in 0..2 {

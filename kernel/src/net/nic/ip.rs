@@ -11,7 +11,7 @@ use gometal_core::errno::{Errno, EMSGSIZE, ENOBUFS};
 use smoltcp::iface::{SocketHandle, SocketSet};
 use smoltcp::phy::ChecksumCapabilities;
 use smoltcp::socket::raw;
-use smoltcp::wire::{IpProtocol, IpVersion, Ipv4Address, Ipv4Packet, Ipv4Repr, Ipv6Address, Ipv6Packet, Ipv6Repr};
+use smoltcp::wire::{IpAddress, IpProtocol, IpVersion, Ipv4Address, Ipv4Packet, Ipv4Repr, Ipv6Address, Ipv6Packet, Ipv6Repr};
 
 /// Packets (and bytes) queued each way: the pump drains the receive side
 /// after at most `device::QUEUE` frames, so it never overflows.
@@ -34,6 +34,45 @@ fn packet_buffer() -> Option<raw::PacketBuffer<'static>> {
     meta.try_reserve_exact(PACKETS).ok()?;
     meta.resize(PACKETS, raw::PacketMetadata::EMPTY);
     Some(raw::PacketBuffer::new(meta, zeroed(BYTES)?))
+}
+
+/// The raw sockets of one protocol, one per IP version (None where the heap
+/// had no room for its buffers at boot).
+pub struct RawPair {
+    v4: Option<SocketHandle>,
+    v6: Option<SocketHandle>,
+}
+
+impl RawPair {
+    pub fn new(sockets: &mut SocketSet<'static>, proto4: IpProtocol, proto6: IpProtocol) -> RawPair {
+        RawPair { v4: raw(sockets, IpVersion::Ipv4, proto4), v6: raw(sockets, IpVersion::Ipv6, proto6) }
+    }
+
+    /// The socket that sends over IPv4 (`v4`) or IPv6.
+    pub fn handle(&self, v4: bool) -> Option<SocketHandle> {
+        if v4 { self.v4 } else { self.v6 }
+    }
+
+    /// Passes every packet received, well-formed and addressed to us, to
+    /// `f` as (source, destination, payload); true if any packet arrived.
+    pub fn drain(&self, sockets: &mut SocketSet<'static>, mut f: impl FnMut(IpAddress, IpAddress, &[u8])) -> bool {
+        let mut any = false;
+        for h in [self.v4, self.v6].into_iter().flatten() {
+            let s = sockets.get_mut::<raw::Socket>(h);
+            while let Ok(packet) = s.recv() {
+                any = true;
+                let parsed = match IpVersion::of_packet(packet) {
+                    Ok(IpVersion::Ipv4) => parse_v4(packet).map(|(r, p)| (IpAddress::Ipv4(r.src_addr), IpAddress::Ipv4(r.dst_addr), p)),
+                    Ok(IpVersion::Ipv6) => parse_v6(packet).map(|(r, p)| (IpAddress::Ipv6(r.src_addr), IpAddress::Ipv6(r.dst_addr), p)),
+                    Err(_) => None,
+                };
+                if let Some((src, dst, payload)) = parsed {
+                    f(src, dst, payload);
+                }
+            }
+        }
+        any
+    }
 }
 
 /// A raw socket for `proto` over IP `version` in `sockets`; None when the

@@ -10,42 +10,23 @@
 use super::ip;
 use gometal_core::errno::{Errno, ENETUNREACH, ENOBUFS};
 use gometal_core::sockaddr::InetAddr;
-use smoltcp::iface::{SocketHandle, SocketSet};
+use smoltcp::iface::SocketSet;
 use smoltcp::phy::ChecksumCapabilities;
 use smoltcp::socket::raw;
-use smoltcp::wire::{IpAddress, IpProtocol, IpVersion, UdpPacket, UdpRepr};
+use smoltcp::wire::{IpAddress, IpProtocol, UdpPacket, UdpRepr};
 
 const HEADER: usize = 8;
 
-pub struct Udp {
-    /// None when the heap had no room for the socket's buffers at boot.
-    v4: Option<SocketHandle>,
-    v6: Option<SocketHandle>,
-}
+pub struct Udp(ip::RawPair);
 
 impl Udp {
     pub fn new(sockets: &mut SocketSet<'static>) -> Udp {
-        Udp { v4: ip::raw(sockets, IpVersion::Ipv4, IpProtocol::Udp), v6: ip::raw(sockets, IpVersion::Ipv6, IpProtocol::Udp) }
+        Udp(ip::RawPair::new(sockets, IpProtocol::Udp, IpProtocol::Udp))
     }
 
     /// Hands the datagrams that arrived to their sockets; true if any did.
     pub fn step(&mut self, sockets: &mut SocketSet<'static>) -> bool {
-        let mut any = false;
-        for h in [self.v4, self.v6].into_iter().flatten() {
-            let s = sockets.get_mut::<raw::Socket>(h);
-            while let Ok(packet) = s.recv() {
-                any = true;
-                let parsed = match IpVersion::of_packet(packet) {
-                    Ok(IpVersion::Ipv4) => ip::parse_v4(packet).map(|(r, p)| (IpAddress::Ipv4(r.src_addr), IpAddress::Ipv4(r.dst_addr), p)),
-                    Ok(IpVersion::Ipv6) => ip::parse_v6(packet).map(|(r, p)| (IpAddress::Ipv6(r.src_addr), IpAddress::Ipv6(r.dst_addr), p)),
-                    Err(_) => None,
-                };
-                if let Some((src, dst, payload)) = parsed {
-                    deliver(src, dst, payload);
-                }
-            }
-        }
-        any
+        self.0.drain(sockets, deliver)
     }
 }
 
@@ -71,7 +52,7 @@ pub fn send(from: InetAddr, to: InetAddr, data: &[u8]) -> Result<(), Errno> {
     }
     let mut guard = super::NIC.lock();
     let nic = guard.as_mut().ok_or(ENETUNREACH)?;
-    let h = if to.is_v4() { nic.udp.v4 } else { nic.udp.v6 }.ok_or(ENETUNREACH)?;
+    let h = nic.udp.0.handle(to.is_v4()).ok_or(ENETUNREACH)?;
     let ports = UdpRepr { src_port: from.port, dst_port: to.port };
     let fill = |buf: &mut [u8]| {
         let mut p = UdpPacket::new_unchecked(buf);
