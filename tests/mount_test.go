@@ -19,7 +19,8 @@ import (
 )
 
 // bootMount boots a program with extra gometal flags; returns its output
-// (stdout then stderr) and exit status.
+// (stdout and stderr as one file, as with 2>&1: the kernel's lines stay
+// whole, cmd/gometal/boot.go) and exit status.
 func bootMount(t *testing.T, args ...string) (string, int) {
 	t.Helper()
 	return bootMountFor(t, guestTimeout, args...)

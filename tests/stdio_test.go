@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -182,21 +183,37 @@ func TestStdioDirect(t *testing.T) {
 
 // TestStdioOrder: with stdout and stderr the same file (a shell's 2>&1),
 // lines written alternately to the two keep their order, and the kernel's
-// messages stay out of it.
+// messages stay out of them: the program's last lines are still on their
+// way to the host when the kernel prints its exit statistics, and every
+// line of either must arrive whole (the statistics' JSON line parses).
 func TestStdioOrder(t *testing.T) {
 	t.Parallel()
 	both := tempFile(t, "both", nil)
-	const n = 200
-	status := bootFiles(t, nil, both, both, "-cores", "4", filepath.Join(progDir, "stdio"), "order", strconv.Itoa(n))
+	const n = 2000
+	status := bootFiles(t, nil, both, both, "-cores", "4", "-kernel-args", "stats", filepath.Join(progDir, "stdio"), "order", strconv.Itoa(n))
 	lines := strings.Split(strings.TrimSuffix(string(readBack(t, both)), "\n"), "\n")
 	if status != 0 {
 		t.Fatalf("exit status %d:\n%s", status, tail(strings.Join(lines, "\n"), 20))
 	}
 	var got []string
+	stats := 0
 	for _, l := range lines {
-		if strings.HasPrefix(l, "line ") {
+		switch {
+		case strings.HasPrefix(l, "line "):
 			got = append(got, l)
+		case strings.HasPrefix(l, "gometal-stats: "):
+			var v map[string]any
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(l, "gometal-stats: ")), &v); err != nil {
+				t.Fatalf("the kernel's statistics line was split: %v\n%s", err, l)
+			}
+			stats++
+		case l == "PASS stdio-order" || strings.HasPrefix(l, "gometal: ") || strings.HasPrefix(l, "  "):
+		default:
+			t.Fatalf("line %q is neither the program's nor a whole kernel line", l)
 		}
+	}
+	if stats != 1 {
+		t.Fatalf("%d statistics lines, want 1:\n%s", stats, tail(strings.Join(lines, "\n"), 20))
 	}
 	if len(got) != 2*n {
 		t.Fatalf("%d numbered lines, want %d:\n%s", len(got), 2*n, tail(strings.Join(lines, "\n"), 20))

@@ -16,6 +16,7 @@ import (
 	"gometal.dev/gometal/internal/console"
 	"gometal.dev/gometal/internal/initramfs"
 	"gometal.dev/gometal/internal/kernelimage"
+	"gometal.dev/gometal/internal/linesink"
 	"gometal.dev/gometal/internal/qemu"
 )
 
@@ -164,7 +165,8 @@ func boot(cfg qemu.Config, o bootOptions) error {
 // it: the program's stdin, stdout and stderr each on its own virtio port
 // (console.Streams), byte for byte with a real end of input; the UART,
 // which carries only the firmware banner and the kernel's own messages,
-// goes to our stderr through the banner filter (the banner shows with -v).
+// goes to our stderr through the banner filter (the banner shows with -v),
+// a whole line at a time.
 // QEMU gets no stdin, so it leaves a terminal alone: the terminal keeps
 // its line editing, and Ctrl-C stops gometal and QEMU as any command.
 // It also adds the entropy device and the kernel options that say which
@@ -179,9 +181,13 @@ func consoleStdio(cfg *qemu.Config, showBanner bool) (qemu.Stdio, func(), error)
 		// Options may come in any order before "--": prefixing is safe.
 		cfg.Append = strings.TrimSpace(strings.Join(opts, " ") + " " + cfg.Append)
 	}
-	log := console.NewBannerFilter(os.Stderr, showBanner)
+	// The kernel's lines reach our stderr whole: QEMU passes the UART on a
+	// byte or a few at a time, and where stdout and stderr are one file
+	// (2>&1) a program's write would otherwise land inside a kernel line.
+	kernelLines := linesink.New(os.Stderr)
+	log := console.NewBannerFilter(kernelLines.Stream(), showBanner)
 	stdio := qemu.Stdio{Stdout: log, Stderr: os.Stderr, Ports: streams.QEMU, Started: streams.Start}
-	return stdio, func() { streams.Wait(); log.Flush() }, nil
+	return stdio, func() { streams.Wait(); log.Flush(); kernelLines.Flush() }, nil
 }
 
 // exitStatusOf maps a QEMU result to gometal's exit status. QEMU exits 0
