@@ -15,7 +15,10 @@ pub const MAX_MAP_COUNT: usize = 65530;
 /// The scheduler tick: time slice length and the longest a hart sleeps
 /// without looking at its timers. Go preempts goroutines after 10 ms.
 pub const TICK_NS: u64 = 4_000_000;
-/// Largest kernel heap; the rest of RAM is page frames for programs.
-pub const MAX_KERNEL_HEAP: usize = 32 << 20;
+/// Largest kernel heap; the rest of RAM is page frames for programs. A
+/// connection through the NIC takes about 3 KiB of heap (smoltcp's socket,
+/// the pipes, the sockets and their epoll watch): 64 MiB holds 10,000 of
+/// them beside everything else (32 MiB stopped at 9,800).
+pub const MAX_KERNEL_HEAP: usize = 64 << 20;
 /// Exit status QEMU reports when the kernel itself panics.
 pub const KERNEL_PANIC_STATUS: u32 = 101;

@@ -18,6 +18,7 @@ pub mod filelock;
 pub mod futex;
 pub mod haltpoll;
 pub mod icmp;
+pub mod netshard;
 pub mod initstack;
 pub mod irqaffinity;
 pub mod p9;

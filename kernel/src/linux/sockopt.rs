@@ -72,6 +72,7 @@ pub fn setsockopt(user: &mut UserSpace, fd: Fd, level: i32, name: i32, val: User
             let v = if is_bool(l, n) { (int(0) != 0) as i32 } else { int(0) };
             o.flags.insert((l, n), v);
             if crate::net::nic::keepalive::is_keepalive_option(l, n) {
+                drop(o); // changed() looks at the socket's state
                 crate::net::nic::keepalive::changed(&sock); // the NIC applies it at its next poll
             }
         }

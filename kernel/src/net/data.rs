@@ -34,7 +34,9 @@ pub fn recv(sock: &Socket, buf: &mut [u8], nonblock: bool, peek: bool) -> Result
     };
     let n = if peek { e.peek(buf)? } else { e.read_until(buf, nonblock, super::timeo::recv_deadline(sock))? };
     if e.take_room_wanted() {
-        super::nic::kick(); // room in the pipe the network had filled
+        if let Some(shard) = e.nic_shard() {
+            super::nic::kick(shard); // room in the pipe the network had filled
+        }
     }
     Ok(Received { copied: n, full: n, from: None })
 }
@@ -48,7 +50,9 @@ pub fn send(sock: &Arc<Socket>, data: &[u8], dest: Option<SockAddr>, nonblock: b
     match endpoint(sock) {
         Some(e) => {
             let r = e.write_until(data, nonblock, super::timeo::send_deadline(sock));
-            super::nic::kick(); // a connection from the network sends it now
+            if let Some(shard) = e.nic_shard() {
+                super::nic::kick(shard); // its connection sends it now
+            }
             r
         }
         None => Err(sock.take_error().unwrap_or(if sock.is_tcp() { EPIPE } else { ENOTCONN })),

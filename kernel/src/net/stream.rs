@@ -39,6 +39,10 @@ pub struct Endpoint {
     wrote_to_closed: AtomicBool,
     /// Its pipes notify the owning socket's hub (see link).
     linked: AtomicBool,
+    /// A program's end of a connection through the NIC: the NIC's socket
+    /// set that pumps it (nic/shard.rs), told when this end moves data,
+    /// shuts down or closes.
+    nic_shard: Option<usize>,
 }
 
 impl Endpoint {
@@ -66,8 +70,20 @@ impl Endpoint {
             wr_shut: AtomicBool::new(false),
             wrote_to_closed: AtomicBool::new(false),
             linked: AtomicBool::new(false),
+            nic_shard: None,
         };
         Ok((end(&b_to_a, &a_to_b, 0), end(&a_to_b, &b_to_a, 1)))
+    }
+
+    /// Makes this the program's end of a connection pumped by NIC socket
+    /// set `shard`.
+    pub fn tag_nic(&mut self, shard: usize) {
+        self.nic_shard = Some(shard);
+    }
+
+    /// The NIC socket set that pumps this end's connection, if one does.
+    pub fn nic_shard(&self) -> Option<usize> {
+        self.nic_shard
     }
 
     fn was_reset(&self) -> bool {
@@ -147,6 +163,9 @@ impl Endpoint {
         if write && !self.wr_shut.swap(true, Ordering::AcqRel) {
             self.tx.close_end(true);
         }
+        if let Some(shard) = self.nic_shard {
+            crate::net::nic::changed(shard); // the FIN goes out at the next poll
+        }
     }
 
     /// Makes changes of both directions notify the owning socket's epoll
@@ -194,6 +213,9 @@ impl Drop for Endpoint {
         if !self.wr_shut.load(Ordering::Acquire) {
             self.tx.close_end(true);
         }
+        if let Some(shard) = self.nic_shard {
+            crate::net::nic::changed(shard); // FIN or reset at the next poll
+        }
     }
 }
 
@@ -214,6 +236,11 @@ impl Listener {
     }
 
     /// Queues a connection; false when the queue is full.
+    /// Whether an offer would be refused now.
+    pub fn is_full(&self) -> bool {
+        self.queue.lock().len() >= self.limit
+    }
+
     pub fn offer(&self, conn: Arc<Socket>) -> bool {
         let mut q = self.queue.lock();
         if q.len() >= self.limit {
@@ -224,7 +251,12 @@ impl Listener {
     }
 
     fn take(&self) -> Option<Arc<Socket>> {
-        self.queue.lock().pop_front()
+        let mut q = self.queue.lock();
+        if q.len() >= self.limit {
+            // Connections through the NIC may wait for this room (nic/tcp.rs).
+            crate::net::nic::listener_room();
+        }
+        q.pop_front()
     }
 }
 

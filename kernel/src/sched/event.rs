@@ -38,22 +38,6 @@ impl TimerEvent {
 }
 
 impl TimerEvent {
-    /// Makes the action run by `ns` at the latest (an earlier deadline
-    /// stays).
-    pub fn arm_no_later(&'static self, ns: u64) {
-        if ns < self.at.load(Ordering::SeqCst) {
-            self.arm_min(ns);
-        }
-    }
-
-    fn arm_min(&'static self, ns: u64) {
-        self.register();
-        let before = self.at.fetch_min(ns, Ordering::SeqCst);
-        if ns < before {
-            super::timer::program(super::hart::this_hart());
-        }
-    }
-
     fn register(&'static self) {
         if !self.registered.swap(true, Ordering::AcqRel) {
             let me = self as *const TimerEvent as *mut TimerEvent;

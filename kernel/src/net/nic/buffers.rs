@@ -1,6 +1,6 @@
 //! Where a NIC connection's smoltcp buffers live, and how many connections
 //! there may be. The buffers are page frames (RAM outside the kernel heap,
-//! which is at most 32 MiB and shared with every other kernel object), one
+//! which is at most 64 MiB and shared with every other kernel object), one
 //! contiguous block per connection split into receive and send halves, and
 //! given back when smoltcp's socket is removed (`remove`, the one way a
 //! NIC socket leaves the set).
@@ -12,13 +12,15 @@
 //! with 64 KiB (docs/network.md has the numbers), and 16 KiB × 2 lets
 //! 10,000 connections fit in 320 MiB.
 //!
-//! The cap: connections may take a quarter of RAM's page frames, so
-//! `-mem 512M` allows about 4,000 and `-mem 2G` 16,000; past it a SYN is
-//! reset and connect(2) fails with ENOBUFS.
+//! The cap: connections may take half of RAM's page frames, so `-mem 512M`
+//! allows about 7,800 and `-mem 1G` 15,700 (the kernel heap, RAM/8 up to
+//! 64 MiB, is the other limit: about 10,000 at 1G); past it a SYN is reset
+//! and connect(2) fails with ENOBUFS.
 
 use crate::memlayout::PAGE_SIZE;
 use crate::mm::frames;
 use alloc::collections::BTreeMap;
+use core::sync::atomic::{AtomicUsize, Ordering};
 use smoltcp::iface::{SocketHandle, SocketSet};
 use smoltcp::socket::tcp;
 
@@ -26,14 +28,18 @@ pub const RX_BYTES: usize = 16 * 1024;
 pub const TX_BYTES: usize = 16 * 1024;
 const PAGES: usize = (RX_BYTES + TX_BYTES) / PAGE_SIZE;
 /// The share of page frames connection buffers may take (1/n).
-const FRAME_SHARE: usize = 4;
+const FRAME_SHARE: usize = 2;
 
 /// The most connections (opening, open, closing and listening sockets).
 pub fn max_conns() -> usize {
     frames::stats().total / FRAME_SHARE / PAGES
 }
 
-/// Each NIC socket's buffer block (physical address), by handle.
+/// NIC sockets with buffers, in every shard's set (the cap counts them).
+static SOCKETS: AtomicUsize = AtomicUsize::new(0);
+
+/// Each NIC socket's buffer block (physical address), by handle; one per
+/// shard, as handles are per socket set.
 #[derive(Default)]
 pub struct Buffers {
     blocks: BTreeMap<SocketHandle, u64>,
@@ -44,7 +50,7 @@ impl Buffers {
     /// the set; None when at the cap or out of memory (never a panic: a
     /// flood of connections is the remote's doing).
     pub fn add(&mut self, sockets: &mut SocketSet<'static>, setup: impl FnOnce(&mut tcp::Socket<'static>) -> bool) -> Option<SocketHandle> {
-        if self.blocks.len() >= max_conns() {
+        if SOCKETS.load(Ordering::Relaxed) >= max_conns() {
             return None;
         }
         let pa = frames::alloc_contiguous(PAGES)?;
@@ -73,6 +79,7 @@ impl Buffers {
         }
         let h = sockets.add(s);
         self.blocks.insert(h, pa);
+        SOCKETS.fetch_add(1, Ordering::Relaxed);
         Some(h)
     }
 
@@ -81,6 +88,7 @@ impl Buffers {
         drop(sockets.remove(h));
         if let Some(pa) = self.blocks.remove(&h) {
             frames::free_contiguous(pa, PAGES);
+            SOCKETS.fetch_sub(1, Ordering::Relaxed);
         }
     }
 }

@@ -40,13 +40,16 @@ pub struct NetDevice {
     tx: Vec<Option<(Vec<u8>, usize)>>,
     /// Transmit buffers not in use (a full queue's worth, made at boot).
     spare: Vec<Vec<u8>>,
+    /// A received frame taken from the device and looked at (`peek`) but
+    /// not yet given to smoltcp: (buffer, header length, frame length).
+    staged: Option<(Vec<u8>, usize, usize)>,
 }
 
 impl NetDevice {
     /// Starts the device and gives it a full ring of receive buffers.
     pub fn new(transport: Mmio) -> Result<NetDevice, virtio_drivers::Error> {
         let net = Net::new(transport)?;
-        let mut dev = NetDevice { net, rx: vec![None; QUEUE], tx: vec![None; QUEUE], spare: Vec::new() };
+        let mut dev = NetDevice { net, rx: vec![None; QUEUE], tx: vec![None; QUEUE], spare: Vec::new(), staged: None };
         for _ in 0..QUEUE {
             dev.post_rx(vec![0; FRAME]);
             dev.spare.push(vec![0; FRAME]);
@@ -69,7 +72,31 @@ impl NetDevice {
 
     /// Whether a received frame waits.
     pub fn has_frames(&self) -> bool {
-        self.net.poll_receive().is_some()
+        self.staged.is_some() || self.net.poll_receive().is_some()
+    }
+
+    /// The next received frame, to see which socket set it is for before
+    /// smoltcp takes it (`receive`).
+    pub fn peek(&mut self) -> Option<&[u8]> {
+        if self.staged.is_none() {
+            self.staged = self.take_frame();
+        }
+        let (buf, hdr, len) = self.staged.as_ref()?;
+        buf.get(*hdr..*hdr + *len)
+    }
+
+    /// Takes the next frame the device received: (buffer, header, length).
+    fn take_frame(&mut self) -> Option<(Vec<u8>, usize, usize)> {
+        let token = self.net.poll_receive()?;
+        let mut buf = self.rx.get_mut(token as usize)?.take()?;
+        // SAFETY: `buf` is the buffer `receive_begin` was given for `token`.
+        match unsafe { self.net.receive_complete(token, &mut buf) } {
+            Ok((hdr, len)) => Some((buf, hdr, len)),
+            Err(_) => {
+                self.post_rx(buf);
+                None
+            }
+        }
     }
 
     /// Takes back the transmit buffers the device has finished with.
@@ -95,15 +122,9 @@ impl phy::Device for NetDevice {
 
     fn receive(&mut self, _now: Instant) -> Option<(Rx<'_>, Tx<'_>)> {
         self.reclaim();
-        let token = self.net.poll_receive()?;
-        let mut buf = self.rx.get_mut(token as usize)?.take()?;
-        // SAFETY: `buf` is the buffer `receive_begin` was given for `token`.
-        let (hdr, len) = match unsafe { self.net.receive_complete(token, &mut buf) } {
-            Ok(r) => r,
-            Err(_) => {
-                self.post_rx(buf);
-                return None;
-            }
+        let (buf, hdr, len) = match self.staged.take() {
+            Some(f) => f,
+            None => self.take_frame()?,
         };
         let dev: *mut NetDevice = self;
         Some((Rx(dev, Some((buf, hdr, len)), PhantomData), Tx(dev, PhantomData)))

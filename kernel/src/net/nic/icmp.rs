@@ -71,9 +71,10 @@ pub fn send(src: InetAddr, dst: InetAddr, msg: &[u8]) -> Result<(), Errno> {
     let mut r = Err(ENOBUFS);
     for attempt in 0..2 {
         if attempt == 1 {
+            super::shard::mark(0); // the raw sockets' set
             super::poll::poll(nic); // the queue drains into the device; try once more
         }
-        let s = nic.sockets.get_mut::<raw::Socket>(h);
+        let s = nic.shards[0].sockets.get_mut::<raw::Socket>(h);
         r = if v4 {
             let ip4 = |a: &InetAddr| -> [u8; 4] { a.ip[12..].try_into().unwrap_or([0; 4]) };
             ip::send_v4(s, ip4(&src), ip4(&dst), IpProtocol::Icmp, msg.len(), fill)
@@ -85,6 +86,7 @@ pub fn send(src: InetAddr, dst: InetAddr, msg: &[u8]) -> Result<(), Errno> {
         }
     }
     drop(guard);
+    super::shard::mark(0);
     super::poll_soon(); // sends it, and what others asked for meanwhile
     r
 }

@@ -13,8 +13,9 @@
 //! sets four on every accepted connection), and Go's four options are
 //! applied together (see SETTLE_NS for why that matters).
 
-use crate::net::socket::Socket;
+use crate::net::socket::{Socket, State};
 use alloc::vec::Vec;
+use gometal_core::netshard::DirtySet;
 use spin::Mutex;
 use smoltcp::socket::tcp;
 use smoltcp::time::Duration;
@@ -30,9 +31,17 @@ const DEFAULT_IDLE_S: i32 = 7200;
 const DEFAULT_INTVL_S: i32 = 75;
 const DEFAULT_CNT: i32 = 9;
 
-/// Sockets whose keep-alive options changed, by address (compared with the
-/// connections' sockets, never dereferenced), with when they last did.
-static CHANGED: Mutex<Vec<(usize, u64)>> = Mutex::new(Vec::new());
+/// Connections whose keep-alive options changed: the program's socket, by
+/// address (compared with the connections' sockets, never dereferenced),
+/// when it last did, and the NIC socket set that pumps it (shard.rs).
+static CHANGED: Mutex<Vec<Noted>> = Mutex::new(Vec::new());
+
+#[derive(Clone, Copy)]
+struct Noted {
+    sock: usize,
+    when: u64,
+    shard: usize,
+}
 /// How long a socket's options must stay unchanged before they are
 /// applied: Go sets SO_KEEPALIVE, then TCP_KEEPIDLE, INTVL and CNT back to
 /// back, and smoltcp keeps the first keep-alive deadline it is given until
@@ -48,42 +57,51 @@ pub fn is_keepalive_option(level: i32, name: i32) -> bool {
     (level, name) == (SOL_SOCKET, SO_KEEPALIVE) || (level == IPPROTO_TCP && matches!(name, TCP_KEEPIDLE | TCP_KEEPINTVL | TCP_KEEPCNT))
 }
 
-/// A program changed a keep-alive option of `sock`.
+/// A program changed a keep-alive option of `sock`. Only a connection
+/// through the NIC is noted: one still opening or not yet accepted takes
+/// its options when it is handed over (tcp.rs, outbound.rs).
 pub fn changed(sock: &Socket) {
+    let shard = match &*sock.state.lock() {
+        State::Connected(e) => e.nic_shard(),
+        _ => None,
+    };
+    let Some(shard) = shard else { return };
     let at = sock as *const Socket as usize;
     let now = crate::sched::clock::monotonic_ns();
     let mut noted = CHANGED.lock();
-    if let Some(n) = noted.iter_mut().find(|n| n.0 == at) {
-        n.1 = now;
+    if let Some(n) = noted.iter_mut().find(|n| n.sock == at) {
+        n.when = now;
         return;
     }
     if noted.len() >= MAX_NOTED || noted.try_reserve(1).is_err() {
         return;
     }
-    noted.push((at, now));
+    noted.push(Noted { sock: at, when: now, shard });
 }
 
-/// The sockets whose options have settled (sorted), and when the next
-/// of the others will have (u64::MAX: none left).
-pub fn take_settled() -> (Vec<usize>, u64) {
+/// The sockets whose options have settled (sorted), the socket sets they
+/// are in, and when the next of the others will have (u64::MAX: none).
+pub fn take_settled() -> (Vec<usize>, DirtySet, u64) {
     let now = crate::sched::clock::monotonic_ns();
     let mut noted = CHANGED.lock();
+    let mut shards = DirtySet::default();
     if noted.is_empty() {
-        return (Vec::new(), u64::MAX);
+        return (Vec::new(), shards, u64::MAX);
     }
     let mut settled = Vec::new();
     let mut next = u64::MAX;
-    noted.retain(|&(at, when)| {
-        if now >= when + SETTLE_NS && settled.try_reserve(1).is_ok() {
-            settled.push(at);
+    noted.retain(|n| {
+        if now >= n.when + SETTLE_NS && settled.try_reserve(1).is_ok() {
+            settled.push(n.sock);
+            shards = shards.with(n.shard);
             false
         } else {
-            next = next.min(when + SETTLE_NS);
+            next = next.min(n.when + SETTLE_NS);
             true
         }
     });
     settled.sort_unstable();
-    (settled, next)
+    (settled, shards, next)
 }
 
 /// Gives `s` the keep-alive its program's socket asks for. smoltcp probes

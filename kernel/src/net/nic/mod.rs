@@ -4,8 +4,11 @@
 //! 10.0.2.3. Connections from outside become ordinary stream sockets
 //! (tcp.rs), so loopback sockets (the rest of net/) are untouched.
 //!
-//! Locking: one lock (`NIC`) covers the device, the smoltcp interface, its
-//! socket set and the connection table. Polls (the device's interrupt, an
+//! TCP connections are spread over many socket sets (shard.rs), so that a
+//! frame costs smoltcp a walk over one set's sockets, not over all.
+//!
+//! Locking: one lock (`NIC`) covers the device, the smoltcp interface, the
+//! socket sets and the connection tables. Polls (the device's interrupt, an
 //! idle hart, a program that moved bytes through a socket, the stack's
 //! timer) only try it: a hart that finds it held leaves a note (PENDING)
 //! and the holder polls once more before it lets go, so no hart spins for
@@ -22,6 +25,7 @@ mod ip;
 pub mod keepalive;
 mod outbound;
 mod poll;
+mod shard;
 pub mod stats;
 mod tcp;
 pub mod udp;
@@ -37,7 +41,7 @@ use core::sync::atomic::{AtomicBool, Ordering};
 use gometal_core::errno::{Errno, EINPROGRESS, EINTR, ENETUNREACH};
 use gometal_core::sockaddr::InetAddr;
 use device::NetDevice;
-use smoltcp::iface::{Config, Interface, SocketSet};
+use smoltcp::iface::{Config, Interface};
 use smoltcp::time::Instant;
 use smoltcp::wire::{EthernetAddress, HardwareAddress, IpAddress, IpCidr, Ipv4Address};
 use spin::{Mutex, Once};
@@ -52,11 +56,12 @@ const RESOLV_CONF: &[u8] = b"nameserver 10.0.2.3\n";
 struct Nic {
     dev: NetDevice,
     iface: Interface,
-    sockets: SocketSet<'static>,
-    tcp: tcp::Tcp,
-    /// When smoltcp was last asked for its next deadline (arm_timer).
-    deadline_asked: u64,
-    /// UDP and ICMP: raw IP sockets the kernel handles itself.
+    /// The socket sets; the first also holds the raw UDP and ICMP sockets.
+    shards: alloc::vec::Vec<shard::Shard>,
+    /// The ports programs listen on: a SYN to one of them gets a listening
+    /// socket in its set (tcp.rs); to any other port, a reset.
+    listened: alloc::vec::Vec<u16>,
+    /// UDP and ICMP: raw IP sockets the kernel handles itself (in shard 0).
     udp: udp::Udp,
     icmp: icmp::Icmp,
 }
@@ -92,9 +97,9 @@ pub fn add(transport: crate::drivers::virtio::Mmio, irq: u32) {
     let _ = iface.routes_mut().add_default_ipv4_route(gw);
     addr::add_ipv6(&mut iface);
     dev.net.enable_interrupts();
-    let mut sockets = SocketSet::new(alloc::vec::Vec::new());
-    let (udp, icmp) = (udp::Udp::new(&mut sockets), icmp::Icmp::new(&mut sockets));
-    *guard = Some(Nic { dev, iface, sockets, tcp: tcp::Tcp::default(), deadline_asked: 0, udp, icmp });
+    let mut shards = shard::make();
+    let (udp, icmp) = (udp::Udp::new(&mut shards[0].sockets), icmp::Icmp::new(&mut shards[0].sockets));
+    *guard = Some(Nic { dev, iface, shards, listened: alloc::vec::Vec::new(), udp, icmp });
     IRQ.call_once(|| irq);
     PRESENT.store(true, Ordering::Release);
     let m = mac;
@@ -120,22 +125,37 @@ pub fn on_interrupt() {
     poll_soon();
 }
 
-/// Something may have changed for the stack (a program wrote, read or
-/// closed, or a hart went idle): move what can move. Cheap without -net.
-pub fn kick() {
-    if !present() {
-        return;
-    }
+/// A program moved bytes through a connection of socket set `shard`
+/// (wrote, or read from a pipe the network had filled): move them on now.
+pub fn kick(shard: usize) {
     stats::POLL_KICK.add(1);
+    shard::mark(shard);
     poll_soon();
 }
 
-/// A hart goes idle: what the threads left behind (a close, say) moves.
+/// A program shut down or closed a connection of set `shard`: its FIN or
+/// reset goes out at the next poll (at the latest when a hart idles).
+/// Only marks the set: the caller may hold locks a poll takes.
+pub fn changed(shard: usize) {
+    shard::mark(shard);
+}
+
+/// A listener's full queue got room: connections established through the
+/// NIC and waiting for it (tcp.rs) are offered again at the next poll.
+pub fn listener_room() {
+    if present() {
+        shard::mark_all();
+    }
+}
+
+/// A hart goes idle: what the threads left behind moves, and one more
+/// socket set is swept (shard.rs). Cheap without -net.
 pub fn idle_kick() {
     if !present() {
         return;
     }
     stats::POLL_IDLE.add(1);
+    shard::mark_next();
     poll_soon();
 }
 
@@ -145,10 +165,14 @@ pub fn on_listen(port: u16) {
     if !present() {
         return;
     }
-    if let Some(nic) = NIC.lock().as_mut() {
-        nic.tcp.listen(&mut nic.sockets, port);
+    if port == 0 {
+        return;
     }
-    poll_soon();
+    if let Some(nic) = NIC.lock().as_mut() {
+        if !nic.listened.contains(&port) {
+            nic.listened.push(port);
+        }
+    }
 }
 
 /// connect(2) through the NIC (`routes(to)` said so): starts the
@@ -157,7 +181,8 @@ pub fn connect(sock: &Arc<Socket>, to: InetAddr, nonblock: bool) -> Result<usize
     {
         let mut guard = NIC.lock();
         let nic = guard.as_mut().ok_or(ENETUNREACH)?;
-        outbound::start(&mut nic.iface, &mut nic.sockets, &mut nic.tcp, sock, to)?;
+        let set = outbound::start(&mut nic.iface, &mut nic.shards, sock, to)?;
+        shard::mark(set);
     }
     poll_soon();
     if nonblock {

@@ -6,7 +6,7 @@
 //! is ECONNREFUSED: from connect itself when it blocks, else as SO_ERROR.
 
 use super::buffers::Buffers;
-use super::tcp::Tcp;
+use super::shard::Shard;
 use crate::net::socket::{Family, Socket, State};
 use crate::net::stream::Endpoint;
 use alloc::sync::{Arc, Weak};
@@ -30,8 +30,9 @@ pub fn routes(to: &InetAddr) -> bool {
     super::addr::routes(to)
 }
 
-/// Starts the connection in smoltcp; the caller waits for the outcome.
-pub fn start(iface: &mut Interface, sockets: &mut SocketSet<'static>, tcp: &mut Tcp, sock: &Arc<Socket>, to: InetAddr) -> Result<(), Errno> {
+/// Starts the connection in smoltcp, in the socket set its addresses hash
+/// to (returned); the caller waits for the outcome.
+pub fn start(iface: &mut Interface, shards: &mut [Shard], sock: &Arc<Socket>, to: InetAddr) -> Result<usize, Errno> {
     let port = match sock.local.lock().clone() {
         Some(SockAddr::Inet(a)) => a.port,
         _ => 0,
@@ -45,7 +46,10 @@ pub fn start(iface: &mut Interface, sockets: &mut SocketSet<'static>, tcp: &mut 
     let v6 = sock.family == Family::Inet6;
     *sock.local.lock() = Some(SockAddr::Inet(super::addr::own_for(&to, port).as_family(v6)));
     let remote = super::addr::endpoint_of(&to);
-    let (program, far) = Endpoint::pair(true, false)?;
+    let set = super::shard::of(&to, port);
+    let Shard { sockets, tcp, .. } = &mut shards[set];
+    let (mut program, far) = Endpoint::pair(true, false)?;
+    program.tag_nic(set);
     let mut refused = false;
     let cx = iface.context();
     let handle = tcp.buffers.add(sockets, |s| {
@@ -54,7 +58,7 @@ pub fn start(iface: &mut Interface, sockets: &mut SocketSet<'static>, tcp: &mut 
     });
     let handle = handle.ok_or(if refused { EADDRNOTAVAIL } else { ENOBUFS })?;
     tcp.outbound.push(Pending { handle, owner: Arc::downgrade(sock), program, far, peer: SockAddr::Inet(to) });
-    Ok(())
+    Ok(set)
 }
 
 /// Settles the connections smoltcp opened or that failed; returns the

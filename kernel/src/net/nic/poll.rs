@@ -1,11 +1,13 @@
 //! Polling the NIC: who polls (poll_soon: whoever asks, unless another hart
 //! already polls, which then polls once more for it), what a poll does
-//! (frames in, the pump, frames out), smoltcp's timer (a kernel timer
-//! event armed from `Interface::poll_at`), and the last poll at exit.
+//! (frames in, each to its socket set; then the pump and frames out for the
+//! sets with work), smoltcp's timer (a kernel timer event armed from each
+//! set's `Interface::poll_at`), and the last poll at exit.
 
-use super::{device, now, present, stats, Nic, NIC};
+use super::{device, now, present, shard, stats, Nic, NIC};
 use crate::sched::event::TimerEvent;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use gometal_core::netshard::{self, DirtySet, Route};
 use smoltcp::iface::PollIngressSingleResult;
 
 /// A poll was asked for while the lock was held (poll_soon).
@@ -73,23 +75,45 @@ pub(super) fn poll_by(ns: u64) {
     POLL_BY.fetch_min(ns, Ordering::SeqCst);
 }
 
-/// Arms the timer for smoltcp's next deadline. Asking costs a pass over
-/// every socket, so during a burst of polls it is asked at most every
-/// DEADLINE_EVERY_NS; the timer then fires by the end of that interval and
-/// its poll asks again, so no deadline is missed by more than that.
-fn arm_timer(nic: &mut Nic) {
-    let now_ns = crate::sched::clock::monotonic_ns();
-    let forced = POLL_BY.swap(u64::MAX, Ordering::SeqCst);
-    if now_ns < nic.deadline_asked + DEADLINE_EVERY_NS {
-        TIMER.arm_no_later((nic.deadline_asked + DEADLINE_EVERY_NS).min(forced));
+/// Notes set `s`'s next deadline after a step. Asking smoltcp costs a
+/// pass over the set's sockets, so during a burst of polls a set is asked
+/// at most every DEADLINE_EVERY_NS; in between its deadline is the end of
+/// that interval at the latest, when the timer steps it and asks again, so
+/// no deadline is missed by more than that.
+fn note_deadline(nic: &mut Nic, s: usize, now_ns: u64) {
+    let sh = &mut nic.shards[s];
+    if now_ns < sh.asked + DEADLINE_EVERY_NS {
+        sh.deadline = sh.deadline.min(sh.asked + DEADLINE_EVERY_NS);
         return;
     }
-    nic.deadline_asked = now_ns;
-    let at = match nic.iface.poll_at(now(), &nic.sockets) {
+    sh.asked = now_ns;
+    sh.deadline = match nic.iface.poll_at(now(), &sh.sockets) {
         Some(t) => (t.total_micros().max(0) as u64).saturating_mul(1000).max(now_ns + TIMER_MIN_NS),
         None => u64::MAX,
     };
-    TIMER.arm(at.min(forced.max(now_ns + TIMER_MIN_NS)));
+}
+
+/// The sets whose deadline has come (the timer fired); their deadlines are
+/// asked again once they have been stepped.
+fn due(nic: &mut Nic) -> DirtySet {
+    let now_ns = crate::sched::clock::monotonic_ns();
+    let mut due = DirtySet::default();
+    for (s, sh) in nic.shards.iter_mut().enumerate() {
+        if sh.deadline <= now_ns {
+            due = due.with(s);
+            sh.deadline = u64::MAX;
+        }
+    }
+    due
+}
+
+/// Arms the timer for the soonest deadline of any set, or a poll asked for
+/// (`poll_by`), whichever comes first.
+fn arm_timer(nic: &Nic) {
+    let now_ns = crate::sched::clock::monotonic_ns();
+    let forced = POLL_BY.swap(u64::MAX, Ordering::SeqCst);
+    let soonest = nic.shards.iter().map(|sh| sh.deadline).min().unwrap_or(u64::MAX);
+    TIMER.arm(soonest.min(forced.max(now_ns + TIMER_MIN_NS)));
 }
 
 const DEADLINE_EVERY_NS: u64 = 2_000_000;
@@ -129,8 +153,9 @@ pub fn drain() {
     while clock() < limit {
         let Some(mut guard) = NIC.try_lock() else { return }; // a stopped hart held it
         let Some(nic) = guard.as_mut() else { return };
+        shard::mark_all();
         poll(nic);
-        if nic.tcp.all_sent(&nic.sockets) {
+        if nic.shards.iter().all(|sh| sh.tcp.all_sent(&sh.sockets)) {
             return;
         }
         drop(guard);
@@ -143,46 +168,98 @@ pub fn drain() {
 
 const DRAIN_LIMIT_NS: u64 = 2_000_000_000;
 
+/// Rounds of one poll at most: a flood (10,000 connections closing at once)
+/// took seconds in 64 rounds, with the hart's threads waiting.
+const ROUNDS: usize = 16;
+
 /// Polls smoltcp and pumps connections until no frame waits (bounded, so
-/// a flood cannot keep a hart here forever): frames in, the pump, frames
-/// out, and again only if more frames came meanwhile — each step walks
-/// every socket, so a round that would find nothing is not run. Frames
-/// are taken one at a time so that a listening socket used up by a SYN is
-/// replaced before the next SYN: a burst of connections is not reset.
+/// a flood cannot keep a hart here forever): frames in, each to its socket
+/// set, then for the sets with work the pump and frames out, and again
+/// only if more frames came meanwhile. Frames are taken one at a time so
+/// that a listening socket used up by a SYN is moved aside before the next
+/// SYN of its set (which then gets a new one): a burst of connections is
+/// not reset.
 pub(super) fn poll(nic: &mut Nic) {
     let clock = crate::sched::clock::monotonic_ns;
     let (for_timer, sent_before) = (TIMER_DUE.swap(false, Ordering::SeqCst), stats::FRAMES_OUT.get());
+    let mut work = if for_timer { due(nic) } else { DirtySet::default() };
     nic.dev.net.ack_interrupt();
-    for _ in 0..64 {
+    let (noted, noted_sets, settle_next) = super::keepalive::take_settled();
+    if settle_next != u64::MAX {
+        poll_by(settle_next); // the rest once they have settled
+    }
+    work = work.union(noted_sets);
+    for round in 0..ROUNDS {
         let t0 = clock();
-        for _ in 0..device::QUEUE {
-            match nic.iface.poll_ingress_single(now(), &mut nic.dev, &mut nic.sockets) {
-                PollIngressSingleResult::None => break,
-                PollIngressSingleResult::PacketProcessed => stats::FRAMES_IN.add(1),
-                PollIngressSingleResult::SocketStateChanged => {
-                    stats::FRAMES_IN.add(1);
-                    nic.tcp.refill(&mut nic.sockets)
-                }
+        work = work.union(ingress(nic)).union(shard::take());
+        let t1 = clock();
+        for s in work.iter() {
+            let sh = &mut nic.shards[s];
+            let settled: &[usize] = if noted_sets.has(s) { &noted } else { &[] };
+            sh.tcp.step(&mut sh.sockets, settled);
+            if s == 0 {
+                nic.udp.step(&mut sh.sockets);
+                nic.icmp.step(&mut sh.sockets);
             }
         }
-        let t1 = clock();
-        nic.tcp.step(&mut nic.sockets);
-        nic.udp.step(&mut nic.sockets);
-        nic.icmp.step(&mut nic.sockets);
         let t2 = clock();
-        nic.iface.poll_egress(now(), &mut nic.dev, &mut nic.sockets);
+        for s in work.iter() {
+            nic.iface.poll_egress(now(), &mut nic.dev, &mut nic.shards[s].sockets);
+        }
         let t3 = clock();
+        for s in work.iter() {
+            note_deadline(nic, s, t3);
+        }
         stats::INGRESS_NS.add(t1 - t0);
         stats::PUMP_NS.add(t2 - t1);
         stats::EGRESS_NS.add(t3 - t2);
+        stats::TIMER_NS.add(clock() - t3);
+        stats::ROUNDS.add(1);
+        stats::SETS_STEPPED.add(work.count() as u64);
+        work = DirtySet::default();
         if !nic.dev.has_frames() {
             break;
         }
+        if round == ROUNDS - 1 {
+            poll_by(t3); // the rest after the threads had a turn (the timer's minimum)
+        }
     }
-    let t = clock();
     arm_timer(nic);
-    stats::TIMER_NS.add(clock() - t);
     if for_timer {
         stats::TIMER_FRAMES.add(stats::FRAMES_OUT.get().saturating_sub(sent_before));
     }
+}
+
+/// Gives smoltcp the frames that wait (a queue's worth at most), each with
+/// the socket set it is for; returns the sets that got frames.
+fn ingress(nic: &mut Nic) -> DirtySet {
+    let mut got = DirtySet::default();
+    for _ in 0..device::QUEUE {
+        let Some(frame) = nic.dev.peek() else { break };
+        let set = match netshard::route(frame) {
+            Route::Tcp { shard, syn } => {
+                if let Some(syn) = syn.filter(|s| nic.listened.contains(&s.to_port)) {
+                    let sh = &mut nic.shards[shard];
+                    sh.tcp.ensure_listener(&mut sh.sockets, &syn);
+                }
+                shard
+            }
+            Route::Neighbor => {
+                got = DirtySet::ALL; // a socket of any set may wait for it
+                0
+            }
+            Route::Other => 0,
+        };
+        got = got.with(set);
+        let sh = &mut nic.shards[set];
+        match nic.iface.poll_ingress_single(now(), &mut nic.dev, &mut sh.sockets) {
+            PollIngressSingleResult::None => break,
+            PollIngressSingleResult::PacketProcessed => stats::FRAMES_IN.add(1),
+            PollIngressSingleResult::SocketStateChanged => {
+                stats::FRAMES_IN.add(1);
+                sh.tcp.refill(&mut sh.sockets)
+            }
+        }
+    }
+    got
 }

@@ -41,6 +41,9 @@ pub static INGRESS_NS: Counter = Counter::new();
 pub static PUMP_NS: Counter = Counter::new();
 pub static EGRESS_NS: Counter = Counter::new();
 pub static TIMER_NS: Counter = Counter::new();
+/// Rounds of a poll, and socket sets (shard.rs) stepped in them.
+pub static ROUNDS: Counter = Counter::new();
+pub static SETS_STEPPED: Counter = Counter::new();
 pub static LOCK_HOLD: Histogram = Histogram::new();
 
 pub fn report() {
@@ -62,11 +65,14 @@ pub fn report() {
     );
     let ms = |c: &Counter| c.get() / 1_000_000;
     crate::println!(
-        "gometal: net: time in polls: ingress {} ms, pump {} ms, egress {} ms, next deadline {} ms",
+        "gometal: net: time in polls: ingress {} ms, pump {} ms, egress {} ms, next deadline {} ms; {} rounds stepped {} socket sets of {}",
         ms(&INGRESS_NS),
         ms(&PUMP_NS),
         ms(&EGRESS_NS),
-        ms(&TIMER_NS)
+        ms(&TIMER_NS),
+        ROUNDS.get(),
+        SETS_STEPPED.get(),
+        gometal_core::netshard::SHARDS
     );
     LOCK_HOLD.report("net: NIC lock hold");
 }

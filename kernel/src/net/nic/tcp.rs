@@ -1,5 +1,7 @@
-//! Inbound TCP through the NIC. A port some program listens on gets a pool
-//! of smoltcp listening sockets; a connection smoltcp establishes is handed
+//! TCP connections through the NIC, one socket set's worth (shard.rs). A
+//! SYN to a port some program listens on finds a smoltcp listening socket
+//! for that port in its set, made just before smoltcp sees the SYN (poll.rs),
+//! so every set need not keep one per port; a connection smoltcp establishes is handed
 //! to the program's listener as an ordinary connected stream (the pipe
 //! pair loopback uses, stream.rs), and from then on `pump` moves bytes
 //! between the smoltcp socket and the far end of those pipes. So accept,
@@ -15,14 +17,10 @@ use crate::net::stream::Endpoint;
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
 use gometal_core::errno::EAGAIN;
+use gometal_core::netshard::Syn;
 use gometal_core::sockaddr::SockAddr;
 use smoltcp::iface::{SocketHandle, SocketSet};
 use smoltcp::socket::tcp::{self, State as TcpState};
-
-/// Listening smoltcp sockets kept per port: each takes one SYN, and the
-/// pool is refilled after every frame that changed a socket (mod.rs), so
-/// a few cover a burst; a SYN finding none is answered with a reset.
-const POOL: usize = 4;
 
 /// A connection handed to a program: its smoltcp socket and the far end
 /// of its pipes.
@@ -39,58 +37,70 @@ struct Conn {
 
 #[derive(Default)]
 pub struct Tcp {
-    /// (port, its listening smoltcp sockets).
-    listening: Vec<(u16, Vec<SocketHandle>)>,
+    /// (port, its listening smoltcp socket in this set, if one is ready).
+    listening: Vec<(u16, Option<SocketHandle>)>,
     /// Connections smoltcp is still establishing: (port, socket).
     embryos: Vec<(u16, SocketHandle)>,
     conns: Vec<Conn>,
     /// Connections programs are opening (outbound.rs).
     pub outbound: Vec<super::outbound::Pending>,
-    /// Every NIC socket's buffers (buffers.rs): the cap on connections.
+    /// This set's sockets' buffers (buffers.rs).
     pub buffers: super::buffers::Buffers,
+    /// Which set this is (shard.rs), for the endpoints of its connections.
+    pub shard: usize,
 }
 
 impl Tcp {
-    /// Accepts connections to `port` from now on (a program listens on it).
-    pub fn listen(&mut self, sockets: &mut SocketSet<'static>, port: u16) {
-        if port == 0 || self.listening.iter().any(|(p, _)| *p == port) {
+    /// Makes sure `syn`, to a port a program listens on, finds a listening
+    /// socket in this set; when the cap or memory says no, it is answered
+    /// with a reset. A SYN sent again (our SYN-ACK was slow) is left to the
+    /// socket that took the first: a listening socket would take it too, and
+    /// the two would answer for one connection, the loser with a reset.
+    pub fn ensure_listener(&mut self, sockets: &mut SocketSet<'static>, syn: &Syn) {
+        self.refill(sockets);
+        let again = self.embryos.iter().any(|&(port, h)| {
+            let from = sockets.get::<tcp::Socket>(h).remote_endpoint().map(super::addr::inet_of);
+            port == syn.to_port && from.is_some_and(|a| a.ip == syn.from && a.port == syn.from_port)
+        });
+        if again {
             return;
         }
-        self.listening.push((port, Vec::new()));
-        self.refill(sockets);
+        let at = match self.listening.iter().position(|(p, _)| *p == syn.to_port) {
+            Some(i) => i,
+            None => {
+                self.listening.push((syn.to_port, None));
+                self.listening.len() - 1
+            }
+        };
+        if self.listening[at].1.is_none() {
+            let port = syn.to_port;
+            self.listening[at].1 = self.buffers.add(sockets, |s| s.listen(port).is_ok());
+        }
     }
 
-    /// Moves sockets that took a SYN out of the pools and tops them up.
+    /// Moves listening sockets that took a SYN to the connections being
+    /// established (after a frame changed a socket of this set).
     pub fn refill(&mut self, sockets: &mut SocketSet<'static>) {
-        for (port, pool) in &mut self.listening {
-            let embryos = &mut self.embryos;
-            pool.retain(|&h| {
-                let listening = sockets.get::<tcp::Socket>(h).state() == TcpState::Listen;
-                if !listening {
-                    embryos.push((*port, h));
+        for (port, slot) in &mut self.listening {
+            if let Some(h) = *slot {
+                if sockets.get::<tcp::Socket>(h).state() != TcpState::Listen {
+                    self.embryos.push((*port, h));
+                    *slot = None;
                 }
-                listening
-            });
-            while pool.len() < POOL {
-                let Some(h) = self.buffers.add(sockets, |s| s.listen(*port).is_ok()) else { break };
-                pool.push(h);
             }
         }
     }
 
     /// One round of work after smoltcp polled: new connections handed
-    /// over, bytes moved, finished connections dropped. True if anything
-    /// moved (smoltcp may have something to send).
-    pub fn step(&mut self, sockets: &mut SocketSet<'static>) -> bool {
+    /// over, bytes moved, finished connections dropped; `noted` are the
+    /// program sockets whose keep-alive options settled (sorted). True if
+    /// anything moved (smoltcp may have something to send).
+    pub fn step(&mut self, sockets: &mut SocketSet<'static>, noted: &[usize]) -> bool {
         self.refill(sockets);
         let mut moved = self.hand_over(sockets);
         for (handle, end, sock) in super::outbound::settle(sockets, &mut self.buffers, &mut self.outbound) {
             self.conns.push(Conn { handle, end, fin_given: false, fin_sent: false, sock });
             moved = true;
-        }
-        let (noted, next) = super::keepalive::take_settled();
-        if next != u64::MAX {
-            super::poll::poll_by(next); // the rest once they have settled
         }
         if !noted.is_empty() {
             for c in &self.conns {
@@ -138,15 +148,21 @@ impl Tcp {
                     continue;
                 }
                 TcpState::Closed | TcpState::TimeWait => self.buffers.remove(sockets, h),
-                _ => match accept(s, port) {
-                    Some((end, sock)) => {
+                _ => match accept(s, port, self.shard) {
+                    Accept::QueueFull => {
+                        // Kept established until the program accepts (Linux
+                        // holds the handshake back instead; neither resets).
+                        i += 1;
+                        continue;
+                    }
+                    Accept::Queued(end, sock) => {
                         if let Some(program) = sock.upgrade() {
                             super::keepalive::apply(s, &program); // inherited from the listener
                         }
                         self.conns.push(Conn { handle: h, end, fin_given: false, fin_sent: false, sock });
                         moved = true;
                     }
-                    None => {
+                    Accept::Refused => {
                         s.abort();
                         moved = true;
                         // Left for smoltcp to send the reset; dropped later
@@ -173,30 +189,42 @@ impl Conn {
     }
 }
 
-/// Queues an established connection on the listener for its port; the far
-/// end of its pipes and the program's socket, or None when nobody listens
-/// (or the queue is full).
-fn accept(s: &tcp::Socket, port: u16) -> Option<(Endpoint, Weak<Socket>)> {
-    let remote = super::addr::inet_of(s.remote_endpoint()?);
+/// What became of an established connection offered to its listener.
+enum Accept {
+    /// On the listener's queue: the far end of its pipes and the program's socket.
+    Queued(Endpoint, Weak<Socket>),
+    /// The listener's queue is full: try again later.
+    QueueFull,
+    /// Nobody listens any more (or the heap has no room): reset it.
+    Refused,
+}
+
+/// Queues an established connection on the listener for its port.
+fn accept(s: &tcp::Socket, port: u16, shard: usize) -> Accept {
+    let Some(remote) = s.remote_endpoint().map(super::addr::inet_of) else { return Accept::Refused };
     let local = super::addr::own_for(&remote, port);
-    let listening = crate::net::inet::find_listener(&local)?;
+    let Some(listening) = crate::net::inet::find_listener(&local) else { return Accept::Refused };
+    let listener = match &*listening.state.lock() {
+        State::Listening(l) => l.clone(),
+        _ => return Accept::Refused,
+    };
+    if listener.is_full() {
+        return Accept::QueueFull;
+    }
     let v6 = listening.family == Family::Inet6;
-    let (program_end, far_end) = Endpoint::pair(true, false).ok()?;
+    let Ok((mut program_end, far_end)) = Endpoint::pair(true, false) else { return Accept::Refused };
+    program_end.tag_nic(shard);
     let accepted = Socket::new(listening.family, SockType::Stream);
     *accepted.local.lock() = Some(SockAddr::Inet(local.as_family(v6)));
     *accepted.peer.lock() = Some(SockAddr::Inet(remote.as_family(v6)));
     listening.opts.lock().inherit_into(&mut accepted.opts.lock());
     *accepted.state.lock() = State::Connected(Arc::new(program_end));
-    let listener = match &*listening.state.lock() {
-        State::Listening(l) => l.clone(),
-        _ => return None,
-    };
     let weak = Arc::downgrade(&accepted);
     if !listener.offer(accepted) {
-        return None;
+        return Accept::QueueFull; // filled since is_full (another set offered)
     }
     listening.changed();
-    Some((far_end, weak))
+    Accept::Queued(far_end, weak)
 }
 
 /// Moves what it can both ways; (anything moved, the connection is over).

@@ -62,9 +62,10 @@ pub fn send(from: InetAddr, to: InetAddr, data: &[u8]) -> Result<(), Errno> {
     let mut r = Err(ENOBUFS);
     for attempt in 0..2 {
         if attempt == 1 {
+            super::shard::mark(0); // the raw sockets' set
             super::poll::poll(nic); // the queue drains into the device; try once more
         }
-        let s = nic.sockets.get_mut::<raw::Socket>(h);
+        let s = nic.shards[0].sockets.get_mut::<raw::Socket>(h);
         r = match (src.addr, dst.addr) {
             (IpAddress::Ipv4(a), IpAddress::Ipv4(b)) => ip::send_v4(s, a.octets(), b.octets(), IpProtocol::Udp, len, fill),
             (IpAddress::Ipv6(a), IpAddress::Ipv6(b)) => ip::send_v6(s, a.octets(), b.octets(), IpProtocol::Udp, len, fill),
@@ -75,6 +76,7 @@ pub fn send(from: InetAddr, to: InetAddr, data: &[u8]) -> Result<(), Errno> {
         }
     }
     drop(guard);
+    super::shard::mark(0);
     super::poll_soon(); // sends it, and what others asked for meanwhile
     r
 }
