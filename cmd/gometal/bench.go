@@ -47,6 +47,7 @@ Examples:
 	gometal bench -linux                        # the full run (make bench)
 	gometal bench mandelbrot -cores 1,2 -runs 3 -out /tmp/b.md
 	gometal bench -linux -runs 1 net            # the network group: HTTP, bulk TCP, connections
+	gometal bench -linux -quick -conns 10000 net  # the network group with 10,000 connections
 
 The C benchmark (matmul) needs riscv64-linux-gnu-gcc (Debian package
 gcc-riscv64-linux-gnu); without it that row says why it is missing.
@@ -58,7 +59,7 @@ soft limit, and QEMU's, to it; with less, that row reports how many opened.
 }
 
 type benchFlags struct {
-	cores, out, mem, qemu, kernel string
+	cores, out, mem, qemu, kernel, conns string
 	runs                          int
 	linux, quick                  bool
 }
@@ -75,6 +76,7 @@ func newBenchFlagSet() (*flag.FlagSet, *benchFlags) {
 	fs.StringVar(&f.mem, "mem", "256M", "guest memory (-m) for every boot")
 	fs.StringVar(&f.qemu, "qemu", "", "the QEMU binary (default $GOMETAL_QEMU, else qemu-system-riscv64)")
 	fs.StringVar(&f.kernel, "kernel", "", "the gometal kernel ELF (default $GOMETAL_KERNEL, else built from the checkout)")
+	fs.StringVar(&f.conns, "conns", "", "comma-separated connection counts for net's connection scaling, over loopback and through the device (default 1000,10000; -quick 1000)")
 	return fs, f
 }
 
@@ -126,6 +128,19 @@ func parseCores(s string) ([]int, error) {
 	return cores, nil
 }
 
+// parseConns parses "1000,10000": connection counts, 1 to 100,000 each.
+func parseConns(s string) ([]int, error) {
+	var conns []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > 100000 {
+			return nil, fmt.Errorf("-conns %q: want a comma-separated list of counts from 1 to 100000", s)
+		}
+		conns = append(conns, n)
+	}
+	return conns, nil
+}
+
 func benchMain(args []string) error {
 	f, names, err := parseBenchArgs(args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -157,6 +172,12 @@ func benchMain(args []string) error {
 	if _, err := qemu.ParseSize(f.mem); err != nil {
 		return usageErrorf("bench", "bench: -mem: %v", err)
 	}
+	var conns []int
+	if f.conns != "" {
+		if conns, err = parseConns(f.conns); err != nil {
+			return usageErrorf("bench", "bench: %v", err)
+		}
+	}
 	qemuBin, kernel, err := findMachine(f.qemu, f.kernel)
 	if err != nil {
 		return err
@@ -166,7 +187,7 @@ func benchMain(args []string) error {
 		return err
 	}
 	return bench.Run(bench.Options{
-		Names: names, Cores: cores, Runs: f.runs, Linux: f.linux, Quick: f.quick,
+		Names: names, Cores: cores, Runs: f.runs, Linux: f.linux, Quick: f.quick, Conns: conns,
 		Out: f.out, Mem: f.mem, QEMU: qemuBin, Kernel: kernel, LinuxDir: cache,
 		Command: "gometal bench " + strings.Join(args, " "),
 	})

@@ -38,6 +38,22 @@ func TestParseCores(t *testing.T) {
 	}
 }
 
+func TestParseConns(t *testing.T) {
+	got, err := parseConns("1000, 10000")
+	if err != nil || !reflect.DeepEqual(got, []int{1000, 10000}) {
+		t.Errorf("parseConns = %v, %v", got, err)
+	}
+	for _, bad := range []string{"", "0", "x", "1000,", "100001", "-5"} {
+		if _, err := parseConns(bad); err == nil {
+			t.Errorf("parseConns(%q) succeeded", bad)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := dispatch([]string{"bench", "-conns", "0", "net"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "-conns") {
+		t.Errorf("-conns 0: exit %d, stderr %q", code, errb.String())
+	}
+}
+
 func TestBenchUsageErrors(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := dispatch([]string{"bench", "-runs", "-1"}, &out, &errb); code != 2 {

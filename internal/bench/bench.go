@@ -30,6 +30,7 @@ type Options struct {
 	Runs     int      // boots per configuration (medians are reported)
 	Linux    bool     // also boot Linux
 	Quick    bool     // small problem sizes
+	Conns    []int    // net's connection counts; nil: the default for Quick
 	Out      string   // the Markdown report; plots go next to it
 	Mem      string   // -m for every boot
 	Command  string   // the command line, quoted in the report

@@ -32,11 +32,17 @@ type netParams struct {
 	loConns, devConns  []int
 }
 
-func netParamsFor(quick bool) netParams {
+// netParamsFor gives the sizes for -quick or not; conns, if any, replaces
+// the connection counts (bench -conns).
+func netParamsFor(quick bool, conns []int) netParams {
+	p := netParams{secs: 3, clients: 200, httpConns: 16, think: 10 * time.Millisecond, loConns: []int{1000, 10000}, devConns: []int{1000, 10000}}
 	if quick {
-		return netParams{secs: 1, clients: 50, httpConns: 16, think: 10 * time.Millisecond, loConns: []int{1000}, devConns: []int{1000}}
+		p = netParams{secs: 1, clients: 50, httpConns: 16, think: 10 * time.Millisecond, loConns: []int{1000}, devConns: []int{1000}}
 	}
-	return netParams{secs: 3, clients: 200, httpConns: 16, think: 10 * time.Millisecond, loConns: []int{1000, 10000}, devConns: []int{1000, 10000}}
+	if len(conns) > 0 {
+		p.loConns, p.devConns = conns, conns
+	}
+	return p
 }
 
 func (p netParams) args() []string {
@@ -99,7 +105,7 @@ type netRun struct {
 
 func runNet(s *Session) Section {
 	raiseNoFile() // 10,000 connections through the device, here and in QEMU
-	nr := &netRun{sm: newSamples(), p: netParamsFor(s.O.Quick), kinds: []Kind{Gometal}, top: map[int]string{}, failing: map[string]string{}}
+	nr := &netRun{sm: newSamples(), p: netParamsFor(s.O.Quick, s.O.Conns), kinds: []Kind{Gometal}, top: map[int]string{}, failing: map[string]string{}}
 	var extras []initramfs.Mapping
 	if len(s.Kinds) > 1 && s.LinuxK != nil {
 		if extras, nr.mods, nr.modErr = netLinuxModules(s); nr.modErr == nil {

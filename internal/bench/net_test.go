@@ -23,12 +23,15 @@ func TestNetKey(t *testing.T) {
 }
 
 func TestNetParams(t *testing.T) {
-	full, quick := strings.Join(netParamsFor(false).args(), " "), strings.Join(netParamsFor(true).args(), " ")
+	full, quick := strings.Join(netParamsFor(false, nil).args(), " "), strings.Join(netParamsFor(true, nil).args(), " ")
 	if full != "-secs 3 -clients 200 -think 10ms -http-conns 16 -conns 1000,10000 -serve" {
 		t.Errorf("full: %s", full)
 	}
 	if quick != "-secs 1 -clients 50 -think 10ms -http-conns 16 -conns 1000 -serve" {
 		t.Errorf("quick: %s", quick)
+	}
+	if p := netParamsFor(true, []int{10000}); intList(p.loConns) != "10000" || intList(p.devConns) != "10000" || p.secs != 1 {
+		t.Errorf("quick with -conns 10000: %+v", p)
 	}
 	s := &Session{O: Options{Mem: "256M"}}
 	if m := netMem(s); m != "1G" {

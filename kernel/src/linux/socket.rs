@@ -185,14 +185,16 @@ pub fn listen(_: &mut UserSpace, fd: Fd, backlog: i32) -> SysResult {
             }
         }
     }
-    // TCP's queue is not limited by the backlog (a real TCP stack keeps
-    // retrying a refused SYN; this one cannot): see stream::connect_to.
-    let limit = if sock.is_tcp() { sockopt::SOMAXCONN as usize } else { sockopt::backlog(backlog) };
+    // Loopback TCP's queue is not limited by the backlog (a real TCP stack
+    // keeps retrying a refused SYN; this one cannot): see stream::connect_to.
+    // Connections through the NIC wait beyond it (stream::Listener).
+    let asked = sockopt::backlog(backlog);
+    let limit = if sock.is_tcp() { sockopt::SOMAXCONN as usize } else { asked };
     let mut state = sock.state.lock();
     match &*state {
         State::Connected(_) => return Err(EINVAL),
         State::Listening(_) => return Ok(0),
-        State::Idle => *state = State::Listening(Arc::new(Listener::new(limit))),
+        State::Idle => *state = State::Listening(Arc::new(Listener::new(limit, asked))),
     }
     drop(state);
     sock.changed();

@@ -222,25 +222,34 @@ impl Drop for Endpoint {
 /// A listening socket's queue of connections not yet accepted.
 pub struct Listener {
     queue: Mutex<VecDeque<Arc<Socket>>>,
+    /// The most connections queued.
     limit: usize,
+    /// The program's backlog + 1 (at most `limit`): connections through the
+    /// NIC wait in the kernel beyond it (nic/tcp.rs), as Linux holds back
+    /// the handshakes of a full queue. Loopback TCP cannot wait (its connect
+    /// has no retry), so it is offered up to `limit`.
+    backlog: usize,
 }
 
 impl Listener {
-    /// Linux keeps up to backlog + 1 connections waiting.
-    pub fn new(backlog: usize) -> Self {
-        Listener { queue: Mutex::new(VecDeque::new()), limit: backlog + 1 }
+    /// Linux keeps up to backlog + 1 connections waiting; `limit` may
+    /// allow more (loopback TCP, see `backlog`).
+    pub fn new(limit: usize, backlog: usize) -> Self {
+        let limit = limit + 1;
+        Listener { queue: Mutex::new(VecDeque::new()), limit, backlog: (backlog + 1).min(limit) }
     }
 
     pub fn pending(&self) -> bool {
         !self.queue.lock().is_empty()
     }
 
-    /// Queues a connection; false when the queue is full.
-    /// Whether an offer would be refused now.
+    /// Whether a connection through the NIC should wait: the program's
+    /// backlog is full.
     pub fn is_full(&self) -> bool {
-        self.queue.lock().len() >= self.limit
+        self.queue.lock().len() >= self.backlog
     }
 
+    /// Queues a connection; false when the queue is full.
     pub fn offer(&self, conn: Arc<Socket>) -> bool {
         let mut q = self.queue.lock();
         if q.len() >= self.limit {
@@ -252,7 +261,7 @@ impl Listener {
 
     fn take(&self) -> Option<Arc<Socket>> {
         let mut q = self.queue.lock();
-        if q.len() >= self.limit {
+        if q.len() >= self.backlog {
             // Connections through the NIC may wait for this room (nic/tcp.rs).
             crate::net::nic::listener_room();
         }
@@ -260,8 +269,6 @@ impl Listener {
     }
 }
 
-/// accept(2) on `listening`: the next queued connection, waiting for one
-/// unless `nonblock`.
 pub fn accept(listening: &Arc<Socket>, nonblock: bool) -> Result<Arc<Socket>, Errno> {
     let deadline = super::timeo::recv_deadline(listening);
     let listener = match &*listening.state.lock() {

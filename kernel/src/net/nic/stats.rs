@@ -33,6 +33,8 @@ pub static TIMER_FRAMES: Counter = Counter::new();
 pub static PIPE_FULL: Counter = Counter::new();
 /// A poll found the lock held and left it to the holder.
 pub static LOCK_BUSY: Counter = Counter::new();
+/// Connections kept waiting for room on their listener's full queue.
+pub static QUEUE_FULL: Counter = Counter::new();
 /// Connections given keep-alive from their program's options.
 pub static KEEPALIVE_SET: Counter = Counter::new();
 /// Time spent in each part of a poll (ns): smoltcp's ingress, the pump,
@@ -51,7 +53,7 @@ pub fn report() {
         return;
     }
     crate::println!(
-        "gometal: net: polls irq {} kick {} idle {} timer {}, left to the lock holder {}; frames in {} out {}, out from timer polls {}; pipe full {}; keepalive {}",
+        "gometal: net: polls irq {} kick {} idle {} timer {}, left to the lock holder {}; frames in {} out {}, out from timer polls {}; pipe full {}; keepalive {}; accept queue full {}",
         POLL_IRQ.get(),
         POLL_KICK.get(),
         POLL_IDLE.get(),
@@ -61,7 +63,8 @@ pub fn report() {
         FRAMES_OUT.get(),
         TIMER_FRAMES.get(),
         PIPE_FULL.get(),
-        KEEPALIVE_SET.get()
+        KEEPALIVE_SET.get(),
+        QUEUE_FULL.get()
     );
     let ms = |c: &Counter| c.get() / 1_000_000;
     crate::println!(

@@ -152,6 +152,7 @@ impl Tcp {
                     Accept::QueueFull => {
                         // Kept established until the program accepts (Linux
                         // holds the handshake back instead; neither resets).
+                        super::stats::QUEUE_FULL.add(1);
                         i += 1;
                         continue;
                     }
