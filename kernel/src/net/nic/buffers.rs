@@ -13,7 +13,7 @@
 //! 10,000 connections fit in 320 MiB.
 //!
 //! The cap: connections may take half of RAM's page frames, so `-mem 512M`
-//! allows about 7,800 and `-mem 1G` 15,700 (the kernel heap, RAM/8 up to
+//! allows about 7,000 and `-mem 1G` 15,200 (the kernel heap, RAM/8 up to
 //! 64 MiB, is the other limit: about 10,000 at 1G); past it a SYN is reset
 //! and connect(2) fails with ENOBUFS.
 
