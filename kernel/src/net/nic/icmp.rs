@@ -8,11 +8,10 @@
 //! datagram).
 
 use super::ip;
-use gometal_core::errno::{Errno, ENETUNREACH, ENOBUFS};
+use gometal_core::errno::Errno;
 use gometal_core::icmp;
 use gometal_core::sockaddr::{InetAddr, SockAddr};
 use smoltcp::iface::SocketSet;
-use smoltcp::socket::raw;
 use smoltcp::wire::{IpAddress, IpProtocol};
 
 pub struct Icmp(ip::RawPair);
@@ -63,30 +62,6 @@ fn port_unreachable(inner: &[u8]) {
 
 /// Sends the ICMP message `msg` from `src` to `dst` (one family).
 pub fn send(src: InetAddr, dst: InetAddr, msg: &[u8]) -> Result<(), Errno> {
-    let mut guard = super::NIC.lock();
-    let nic = guard.as_mut().ok_or(ENETUNREACH)?;
-    let v4 = dst.is_v4();
-    let h = nic.icmp.0.handle(v4).ok_or(ENETUNREACH)?;
-    let fill = |buf: &mut [u8]| buf.copy_from_slice(msg);
-    let mut r = Err(ENOBUFS);
-    for attempt in 0..2 {
-        if attempt == 1 {
-            super::shard::mark(0); // the raw sockets' set
-            super::poll::poll(nic); // the queue drains into the device; try once more
-        }
-        let s = nic.shards[0].sockets.get_mut::<raw::Socket>(h);
-        r = if v4 {
-            let ip4 = |a: &InetAddr| -> [u8; 4] { a.ip[12..].try_into().unwrap_or([0; 4]) };
-            ip::send_v4(s, ip4(&src), ip4(&dst), IpProtocol::Icmp, msg.len(), fill)
-        } else {
-            ip::send_v6(s, src.ip, dst.ip, IpProtocol::Icmpv6, msg.len(), fill)
-        };
-        if r != Err(ENOBUFS) {
-            break;
-        }
-    }
-    drop(guard);
-    super::shard::mark(0);
-    super::poll_soon(); // sends it, and what others asked for meanwhile
-    r
+    let proto = if dst.is_v4() { IpProtocol::Icmp } else { IpProtocol::Icmpv6 };
+    ip::send(|nic| &nic.icmp.0, &src, &dst, proto, msg.len(), |buf| buf.copy_from_slice(msg))
 }

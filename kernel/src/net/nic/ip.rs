@@ -7,7 +7,8 @@
 //! kernel's own tables (net/inet.rs).
 
 use alloc::vec::Vec;
-use gometal_core::errno::{Errno, EMSGSIZE, ENOBUFS};
+use gometal_core::errno::{Errno, EMSGSIZE, ENETUNREACH, ENOBUFS};
+use gometal_core::sockaddr::InetAddr;
 use smoltcp::iface::{SocketHandle, SocketSet};
 use smoltcp::phy::ChecksumCapabilities;
 use smoltcp::socket::raw;
@@ -80,6 +81,38 @@ impl RawPair {
 pub fn raw(sockets: &mut SocketSet<'static>, version: IpVersion, proto: IpProtocol) -> Option<SocketHandle> {
     let s = raw::Socket::new(version, proto, packet_buffer()?, packet_buffer()?);
     Some(sockets.add(s))
+}
+
+/// Sends a `len`-byte payload of protocol `proto` that `fill` writes, from
+/// `src` to `dst` (one family), on the raw socket of `pair` (which picks
+/// udp's or icmp's pair; both live in socket set 0). A full queue gets one
+/// poll to drain into the device before the packet is tried again; then
+/// ENOBUFS. The NIC sends it at once.
+pub fn send(pair: fn(&super::Nic) -> &RawPair, src: &InetAddr, dst: &InetAddr, proto: IpProtocol, len: usize, fill: impl Fn(&mut [u8])) -> Result<(), Errno> {
+    if src.is_v4() != dst.is_v4() {
+        return Err(ENETUNREACH);
+    }
+    let v4 = dst.is_v4();
+    let ip4 = |a: &InetAddr| -> [u8; 4] { a.ip[12..].try_into().unwrap_or([0; 4]) };
+    let mut guard = super::NIC.lock();
+    let nic = guard.as_mut().ok_or(ENETUNREACH)?;
+    let h = pair(nic).handle(v4).ok_or(ENETUNREACH)?;
+    let mut r = Err(ENOBUFS);
+    for attempt in 0..2 {
+        if attempt == 1 {
+            super::shard::mark(0); // the raw sockets' set
+            super::poll::poll(nic); // the queue drains into the device; try once more
+        }
+        let s = nic.shards[0].sockets.get_mut::<raw::Socket>(h);
+        r = if v4 { send_v4(s, ip4(src), ip4(dst), proto, len, &fill) } else { send_v6(s, src.ip, dst.ip, proto, len, &fill) };
+        if r != Err(ENOBUFS) {
+            break;
+        }
+    }
+    drop(guard);
+    super::shard::mark(0);
+    super::poll_soon(); // sends it, and what others asked for meanwhile
+    r
 }
 
 /// Queues an IPv4 packet from `src` to `dst` whose `len`-byte payload

@@ -8,11 +8,10 @@
 //! resolves the next hop's Ethernet address (ARP, NDP) and sends it.
 
 use super::ip;
-use gometal_core::errno::{Errno, ENETUNREACH, ENOBUFS};
+use gometal_core::errno::Errno;
 use gometal_core::sockaddr::InetAddr;
 use smoltcp::iface::SocketSet;
 use smoltcp::phy::ChecksumCapabilities;
-use smoltcp::socket::raw;
 use smoltcp::wire::{IpAddress, IpProtocol, UdpPacket, UdpRepr};
 
 const HEADER: usize = 8;
@@ -47,36 +46,10 @@ fn deliver(src: IpAddress, dst: IpAddress, payload: &[u8]) {
 /// transmit queue is full.
 pub fn send(from: InetAddr, to: InetAddr, data: &[u8]) -> Result<(), Errno> {
     let (src, dst) = (super::addr::endpoint_of(&from), super::addr::endpoint_of(&to));
-    if from.is_v4() != to.is_v4() {
-        return Err(ENETUNREACH);
-    }
-    let mut guard = super::NIC.lock();
-    let nic = guard.as_mut().ok_or(ENETUNREACH)?;
-    let h = nic.udp.0.handle(to.is_v4()).ok_or(ENETUNREACH)?;
     let ports = UdpRepr { src_port: from.port, dst_port: to.port };
     let fill = |buf: &mut [u8]| {
         let mut p = UdpPacket::new_unchecked(buf);
         ports.emit(&mut p, &src.addr, &dst.addr, data.len(), |b| b.copy_from_slice(data), &ChecksumCapabilities::default());
     };
-    let len = HEADER + data.len();
-    let mut r = Err(ENOBUFS);
-    for attempt in 0..2 {
-        if attempt == 1 {
-            super::shard::mark(0); // the raw sockets' set
-            super::poll::poll(nic); // the queue drains into the device; try once more
-        }
-        let s = nic.shards[0].sockets.get_mut::<raw::Socket>(h);
-        r = match (src.addr, dst.addr) {
-            (IpAddress::Ipv4(a), IpAddress::Ipv4(b)) => ip::send_v4(s, a.octets(), b.octets(), IpProtocol::Udp, len, fill),
-            (IpAddress::Ipv6(a), IpAddress::Ipv6(b)) => ip::send_v6(s, a.octets(), b.octets(), IpProtocol::Udp, len, fill),
-            _ => Err(ENETUNREACH),
-        };
-        if r != Err(ENOBUFS) {
-            break;
-        }
-    }
-    drop(guard);
-    super::shard::mark(0);
-    super::poll_soon(); // sends it, and what others asked for meanwhile
-    r
+    ip::send(|nic| &nic.udp.0, &from, &to, IpProtocol::Udp, HEADER + data.len(), fill)
 }
