@@ -60,8 +60,8 @@ soft limit, and QEMU's, to it; with less, that row reports how many opened.
 
 type benchFlags struct {
 	cores, out, mem, qemu, kernel, conns string
-	runs                          int
-	linux, quick                  bool
+	runs                                 int
+	linux, quick                         bool
 }
 
 func newBenchFlagSet() (*flag.FlagSet, *benchFlags) {

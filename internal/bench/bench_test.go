@@ -40,7 +40,7 @@ gometal: per-hart statistics (placement policy affinity):
      1  online       153       68    69%           14           3       3          6          8       339          48
 gometal: most frequent system calls: rt_sigaction 114, mmap 87
 gometal: memory: peak 2548 KiB of 224864 KiB in page frames, kernel heap 57 KiB in use
-gometal-stats: {"policy":"affinity","harts":[{"hart":0,"state":"online","busy_ms":45,"idle_ms":105,"busy_pct":29,"threads_run":69,"migrations":3,"steals":3,"ipis_sent":9,"ipis_recv":6,"syscalls":219,"interrupts":88},{"hart":1,"state":"online","busy_ms":153,"idle_ms":68,"busy_pct":69,"threads_run":14,"migrations":3,"steals":3,"ipis_sent":6,"ipis_recv":8,"syscalls":339,"interrupts":48}],"syscalls":[{"name":"rt_sigaction","count":114},{"name":"mmap","count":87}],"wake_delay":{"bounds_us":[16,64],"counts":[1,0,0],"max_us":10},"memory":{"peak_kib":2548,"total_kib":224864,"heap_kib":57}}
+gometal-stats: {"policy":"affinity","cpus":[{"cpu":0,"state":"online","busy_ms":45,"idle_ms":105,"busy_pct":29,"threads_run":69,"migrations":3,"steals":3,"ipis_sent":9,"ipis_recv":6,"syscalls":219,"interrupts":88},{"cpu":1,"state":"online","busy_ms":153,"idle_ms":68,"busy_pct":69,"threads_run":14,"migrations":3,"steals":3,"ipis_sent":6,"ipis_recv":8,"syscalls":339,"interrupts":48}],"syscalls":[{"name":"rt_sigaction","count":114},{"name":"mmap","count":87}],"wake_delay":{"bounds_us":[16,64],"counts":[1,0,0],"max_us":10},"memory":{"peak_kib":2548,"total_kib":224864,"heap_kib":57}}
 [tid 1] clock_gettime(0x1, 0x3fffffdd70, 0x0, 0x1) = Ok(0)
 [tid 2] clock_gettime(0x1, 0x3fffffdd70, 0x0, 0x1) = Ok(0)
 [tid 1] futex(0x1, 0x2) = Ok(0)
@@ -50,8 +50,8 @@ gometal-stats: {"policy":"affinity","harts":[{"hart":0,"state":"online","busy_ms
 	if len(b.Results) != 1 || b.Results[0]["boot_ms"] != 12.5 {
 		t.Errorf("results = %v", b.Results)
 	}
-	if len(b.Harts) != 2 || b.Harts[1].Busy != 69 || b.Harts[1].Syscalls != 339 || b.Harts[0].Interrupts != 88 {
-		t.Errorf("harts = %+v", b.Harts)
+	if len(b.CPUs) != 2 || b.CPUs[1].Busy != 69 || b.CPUs[1].Syscalls != 339 || b.CPUs[0].Interrupts != 88 {
+		t.Errorf("harts = %+v", b.CPUs)
 	}
 	if b.PeakKiB != 2548 || b.Policy != "affinity" || b.Top != "rt_sigaction 114, mmap 87" {
 		t.Errorf("peak %d policy %q", b.PeakKiB, b.Policy)

@@ -206,7 +206,7 @@ func runMicro(s *Session) Section {
 					}
 				}
 			}
-			if k == Gometal && len(b.Harts) > 0 {
+			if k == Gometal && len(b.CPUs) > 0 {
 				stats[k] = b
 			}
 			for _, res := range b.Results {

@@ -159,15 +159,15 @@ type Spec struct {
 	Stop <-chan os.Signal
 }
 
-// HartStat is one hart's line of gometal's statistics.
-type HartStat = kstats.Hart
+// CPUStat is one hart's line of gometal's statistics.
+type CPUStat = kstats.CPU
 
 // Boot is what one boot produced.
 type Boot struct {
 	Spec     Spec
 	Output   string
 	Results  []map[string]any
-	Harts    []HartStat
+	CPUs     []CPUStat
 	Policy   string
 	PeakKiB  int    // gometal: peak page frames in use
 	Top      string // gometal: its "most frequent system calls" line (stats)
@@ -313,7 +313,7 @@ func parseOutput(b *Boot, output string) {
 		}
 	}
 	if st, err := kstats.Parse(output); err == nil {
-		b.Harts, b.Policy, b.PeakKiB, b.Top = st.Harts, st.Policy, st.Memory.PeakKiB, st.TopSyscalls()
+		b.CPUs, b.Policy, b.PeakKiB, b.Top = st.CPUs, st.Policy, st.Memory.PeakKiB, st.TopSyscalls()
 	}
 }
 

@@ -39,7 +39,7 @@ func mandelArgs(quick bool) []string {
 func hartSummary(b *Boot) []string {
 	var busy []string
 	var sys, intr, mig, steal, ipi int
-	for _, h := range b.Harts {
+	for _, h := range b.CPUs {
 		busy = append(busy, fmt.Sprintf("%d%%", h.Busy))
 		sys += h.Syscalls
 		intr += h.Interrupts

@@ -298,17 +298,17 @@ func runPlacement(s *Session) Section {
 				sm.add(c.policy+"/threads", th)
 			}
 			var mig, steal, ipi, busy int
-			for _, h := range b.Harts {
+			for _, h := range b.CPUs {
 				mig += h.Migrations
 				steal += h.Steals
 				ipi += h.IPIsSent
 				busy += h.Busy
 			}
-			if len(b.Harts) > 0 {
+			if len(b.CPUs) > 0 {
 				sm.add(c.policy+"/mig", float64(mig))
 				sm.add(c.policy+"/steal", float64(steal))
 				sm.add(c.policy+"/ipi", float64(ipi))
-				sm.add(c.policy+"/busy", float64(busy)/float64(len(b.Harts)))
+				sm.add(c.policy+"/busy", float64(busy)/float64(len(b.CPUs)))
 			}
 		}
 	}

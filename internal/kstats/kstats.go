@@ -22,9 +22,9 @@ const Prefix = "gometal-stats: "
 // TestPoliciesMatchKernel keeps the two in step.
 var SchedPolicies = []string{"round-robin", "random", "least-loaded", "affinity"}
 
-// Hart is one hart's accounting.
-type Hart struct {
-	Hart       int    `json:"hart"`
+// CPU is one CPU's accounting.
+type CPU struct {
+	CPU        int    `json:"cpu"`
 	State      string `json:"state"` // online, parked, error, booting
 	BusyMS     int    `json:"busy_ms"`
 	IdleMS     int    `json:"idle_ms"`
@@ -70,7 +70,7 @@ type Memory struct {
 // Stats is one boot's statistics.
 type Stats struct {
 	Policy    string    `json:"policy"`
-	Harts     []Hart    `json:"harts"`
+	CPUs      []CPU     `json:"cpus"`
 	Syscalls  []Syscall `json:"syscalls"` // the most frequent, most first
 	WakeDelay WakeDelay `json:"wake_delay"`
 	Memory    Memory    `json:"memory"`
@@ -115,17 +115,17 @@ func (s *Stats) Check(policy string, cores int) []string {
 		problems = append(problems, fmt.Sprintf("stats name policy %q, want %q", s.Policy, policy))
 	}
 	seen := map[int]bool{}
-	for _, h := range s.Harts {
-		if seen[h.Hart] {
-			problems = append(problems, fmt.Sprintf("stats list hart %d twice", h.Hart))
+	for _, h := range s.CPUs {
+		if seen[h.CPU] {
+			problems = append(problems, fmt.Sprintf("stats list CPU %d twice", h.CPU))
 		}
-		seen[h.Hart] = true
+		seen[h.CPU] = true
 		if h.State != "online" {
-			problems = append(problems, fmt.Sprintf("stats: hart %d is %s, not online", h.Hart, h.State))
+			problems = append(problems, fmt.Sprintf("stats: CPU %d is %s, not online", h.CPU, h.State))
 		}
 	}
 	if len(seen) != cores {
-		problems = append(problems, fmt.Sprintf("stats list %d harts, want %d", len(seen), cores))
+		problems = append(problems, fmt.Sprintf("stats list %d CPUs, want %d", len(seen), cores))
 	}
 	return problems
 }

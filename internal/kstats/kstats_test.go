@@ -15,7 +15,7 @@ gometal: per-hart statistics (placement policy affinity):
      0  online        81      186    30%           57           3       3          6          9        83          62
 gometal: most frequent system calls: rt_sigaction 114, mmap 87
 gometal: memory: peak 2076 KiB of 225148 KiB in page frames, kernel heap 60 KiB in use
-gometal-stats: {"policy":"affinity","harts":[{"hart":1,"state":"online","busy_ms":243,"idle_ms":3,"busy_pct":98,"threads_run":27,"migrations":4,"steals":3,"ipis_sent":10,"ipis_recv":6,"syscalls":345,"interrupts":66},{"hart":0,"state":"online","busy_ms":81,"idle_ms":186,"busy_pct":30,"threads_run":57,"migrations":3,"steals":3,"ipis_sent":6,"ipis_recv":9,"syscalls":83,"interrupts":62}],"syscalls":[{"name":"rt_sigaction","count":114},{"name":"mmap","count":87}],"wake_delay":{"bounds_us":[16,64,256,1024,4096,16384],"counts":[42,11,8,9,2,3,0],"max_us":7010},"memory":{"peak_kib":2076,"total_kib":225148,"heap_kib":60,"heap_total_kib":28144,"pipe_peak_kib":64,"watches_peak":2,"watches_max":28144,"threads_peak":6,"threads_max":1758}}
+gometal-stats: {"policy":"affinity","cpus":[{"cpu":1,"state":"online","busy_ms":243,"idle_ms":3,"busy_pct":98,"threads_run":27,"migrations":4,"steals":3,"ipis_sent":10,"ipis_recv":6,"syscalls":345,"interrupts":66},{"cpu":0,"state":"online","busy_ms":81,"idle_ms":186,"busy_pct":30,"threads_run":57,"migrations":3,"steals":3,"ipis_sent":6,"ipis_recv":9,"syscalls":83,"interrupts":62}],"syscalls":[{"name":"rt_sigaction","count":114},{"name":"mmap","count":87}],"wake_delay":{"bounds_us":[16,64,256,1024,4096,16384],"counts":[42,11,8,9,2,3,0],"max_us":7010},"memory":{"peak_kib":2076,"total_kib":225148,"heap_kib":60,"heap_total_kib":28144,"pipe_peak_kib":64,"watches_peak":2,"watches_max":28144,"threads_peak":6,"threads_max":1758}}
 `
 
 func TestParse(t *testing.T) {
@@ -23,8 +23,8 @@ func TestParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Policy != "affinity" || len(s.Harts) != 2 || s.Harts[0].Hart != 1 || s.Harts[0].Busy != 98 ||
-		s.Harts[1].Syscalls != 83 || s.Harts[1].Interrupts != 62 || s.Harts[0].IPIsSent != 10 {
+	if s.Policy != "affinity" || len(s.CPUs) != 2 || s.CPUs[0].CPU != 1 || s.CPUs[0].Busy != 98 ||
+		s.CPUs[1].Syscalls != 83 || s.CPUs[1].Interrupts != 62 || s.CPUs[0].IPIsSent != 10 {
 		t.Errorf("parsed %+v", s)
 	}
 	if s.Memory.PeakKiB != 2076 || s.Memory.ThreadsMax != 1758 || s.Memory.PipePeakKiB != 64 || s.WakeDelay.MaxUS != 7010 || len(s.WakeDelay.Counts) != 7 {
@@ -52,11 +52,11 @@ func TestCheck(t *testing.T) {
 	if p := s.Check("random", 2); len(p) != 1 {
 		t.Errorf("the wrong policy: %v", p)
 	}
-	if p := s.Check("", 4); len(p) != 1 || !strings.Contains(p[0], "2 harts, want 4") {
+	if p := s.Check("", 4); len(p) != 1 || !strings.Contains(p[0], "2 CPUs, want 4") {
 		t.Errorf("a hart missing: %v", p)
 	}
-	s.Harts[1].State = "error"
-	s.Harts = append(s.Harts, s.Harts[0])
+	s.CPUs[1].State = "error"
+	s.CPUs = append(s.CPUs, s.CPUs[0])
 	if p := s.Check("affinity", 2); len(p) != 2 {
 		t.Errorf("a hart twice and one not online: %v", p)
 	}

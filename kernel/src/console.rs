@@ -9,7 +9,7 @@ use alloc::collections::VecDeque;
 use core::fmt::{self, Write};
 use spin::Mutex;
 
-/// Serializes output so lines from different harts do not interleave.
+/// Serializes output so lines from different CPUs do not interleave.
 static OUTPUT: Mutex<()> = Mutex::new(());
 
 struct Input {

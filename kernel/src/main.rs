@@ -61,14 +61,14 @@ static PANICKING: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBoo
 
 #[panic_handler]
 fn panic(info: &PanicInfo) -> ! {
-    // One report: a second hart panicking meanwhile just stops.
+    // One report: a second CPU panicking meanwhile just stops.
     if PANICKING.swap(true, core::sync::atomic::Ordering::AcqRel) {
         loop {
             arch::wait_for_interrupt();
         }
     }
-    let hart = arch::csr::tp();
-    console::print_fmt_unlocked(format_args!("\ngometal: kernel panic (hart struct {hart:#x}): {info}\n"));
+    let cpu = arch::csr::tp();
+    console::print_fmt_unlocked(format_args!("\ngometal: kernel panic (cpu struct {cpu:#x}): {info}\n"));
     drivers::uart::drain();
     drivers::poweroff::power_off(param::KERNEL_PANIC_STATUS)
 }

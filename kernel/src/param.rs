@@ -1,18 +1,18 @@
 //! Every fixed limit of the kernel, in one place.
 
-/// Harts the kernel can manage; harts beyond this stay parked.
-pub const MAX_HARTS: usize = 64;
+/// CPUs the kernel can manage; CPUs beyond this stay parked.
+pub const MAX_CPUS: usize = 64;
 /// Kernel stack of each thread.
 pub const KERNEL_STACK_SIZE: usize = 32 * 1024;
-/// Stack each hart's scheduler loop runs on (other than the boot hart's).
-pub const HART_STACK_SIZE: usize = 32 * 1024;
+/// Stack each CPU's scheduler loop runs on (other than the boot CPU's).
+pub const CPU_STACK_SIZE: usize = 32 * 1024;
 /// The fewest threads a program may have (process::max_threads sizes the
 /// limit from memory; Go needs GOMAXPROCS + a few dozen).
 pub const MIN_THREADS: usize = 64;
 /// Memory areas per process (Linux's default vm.max_map_count): bounds the
 /// kernel heap a program can make the kernel use for bookkeeping.
 pub const MAX_MAP_COUNT: usize = 65530;
-/// The scheduler tick: time slice length and the longest a hart sleeps
+/// The scheduler tick: time slice length and the longest a CPU sleeps
 /// without looking at its timers. Go preempts goroutines after 10 ms.
 pub const TICK_NS: u64 = 4_000_000;
 /// Largest kernel heap; the rest of RAM is page frames for programs. A

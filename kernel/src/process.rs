@@ -126,7 +126,7 @@ pub fn exit(status: u32) -> ! {
     if !first {
         crate::smp::park();
     }
-    crate::smp::stop_other_harts();
+    crate::smp::stop_other_cpus();
     let _ = crate::fs::share::sync_all(); // shared mappings' pages; it reports a failure itself
     crate::net::nic::drain(); // what the program sent reaches its peers
     crate::stats::report_if_requested();

@@ -75,10 +75,10 @@ pub fn send_to_thread(t: &Arc<Thread>, signo: usize, info: SigInfo) {
     // After `pending` is set: a thread about to block sees it under its
     // state lock (sched::block), one already blocked is woken here.
     crate::sched::block::interrupt(t);
-    // Running on another hart: make it trap now, so the signal (SIGURG for
+    // Running on another CPU: make it trap now, so the signal (SIGURG for
     // preemption above all) is delivered without waiting for its next tick.
     if let Some(h) = t.running_on() {
-        crate::smp::interrupt(crate::sched::hart::hart(h));
+        crate::smp::interrupt(crate::sched::cpu::cpu(h));
     }
 }
 

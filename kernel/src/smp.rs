@@ -1,4 +1,4 @@
-//! Talking to other harts: IPIs that wake an idle hart or make a busy one
+//! Talking to other CPUs: IPIs that wake an idle CPU or make a busy one
 //! trap (to deliver a signal promptly), and TLB shootdown.
 //!
 //! Shootdown protocol: the initiator bumps a global generation, records it
@@ -10,22 +10,22 @@
 //! frame that was reused.
 
 use crate::arch::csr;
-use crate::sched::hart::{self, Hart};
+use crate::sched::cpu::{self, Cpu};
 use core::sync::atomic::{AtomicU64, Ordering};
 
 static TLB_GENERATION: AtomicU64 = AtomicU64::new(0);
 
 /// Sends a software interrupt to `target`.
-pub fn send_ipi(target: &Hart) {
-    let me = hart::this_hart();
+pub fn send_ipi(target: &Cpu) {
+    let me = cpu::this_cpu();
     me.stats.ipis_sent.fetch_add(1, Ordering::Relaxed);
-    let _ = sbi_rt::send_ipi(sbi_rt::HartMask::from_mask_base(1, target.hartid()));
+    let _ = sbi_rt::send_ipi(sbi_rt::HartMask::from_mask_base(1, target.hwid()));
 }
 
 /// Makes sure idle `target` notices new work: IPI it if it naps in `wfi`
-/// (or is about to); a polling idle hart sees its queue by itself.
-pub fn kick(target: &Hart) {
-    let me = hart::this_hart();
+/// (or is about to); a polling idle CPU sees its queue by itself.
+pub fn kick(target: &Cpu) {
+    let me = cpu::this_cpu();
     if core::ptr::eq(me, target) {
         return;
     }
@@ -37,14 +37,14 @@ pub fn kick(target: &Hart) {
 }
 
 /// Makes `target` trap soon if it is running a user thread (signal delivery).
-pub fn interrupt(target: &Hart) {
-    if !core::ptr::eq(hart::this_hart(), target) {
+pub fn interrupt(target: &Cpu) {
+    if !core::ptr::eq(cpu::this_cpu(), target) {
         send_ipi(target);
     }
 }
 
-/// Called when this hart takes or polls an IPI: does requested work.
-pub fn handle_ipi(me: &Hart) {
+/// Called when this CPU takes or polls an IPI: does requested work.
+pub fn handle_ipi(me: &Cpu) {
     me.stats.ipis_received.fetch_add(1, Ordering::Relaxed);
     let kicked = me.kicked_at.swap(0, Ordering::Relaxed);
     if kicked != 0 {
@@ -57,8 +57,8 @@ pub fn handle_ipi(me: &Hart) {
     halt_if_requested();
 }
 
-/// Flushes this hart's TLB if a shootdown asked for it.
-pub fn serve_flush(me: &Hart) {
+/// Flushes this CPU's TLB if a shootdown asked for it.
+pub fn serve_flush(me: &Cpu) {
     let requested = me.tlb_requested.load(Ordering::Acquire);
     if requested > me.tlb_done.load(Ordering::Relaxed) {
         csr::flush_tlb_all();
@@ -66,13 +66,13 @@ pub fn serve_flush(me: &Hart) {
     }
 }
 
-/// Flushes every other hart's TLB entries for the address space `root` and
+/// Flushes every other CPU's TLB entries for the address space `root` and
 /// waits until all have. The caller must hold no lock.
 pub fn shootdown(root: u64) {
-    let me = hart::this_hart();
+    let me = cpu::this_cpu();
     let generation = TLB_GENERATION.fetch_add(1, Ordering::AcqRel) + 1;
-    let mut targets = [false; crate::param::MAX_HARTS];
-    for (i, h) in hart::all().iter().enumerate() {
+    let mut targets = [false; crate::param::MAX_CPUS];
+    for (i, h) in cpu::all().iter().enumerate() {
         if core::ptr::eq(h, me) || h.page_table.load(Ordering::Acquire) != root {
             continue;
         }
@@ -80,32 +80,32 @@ pub fn shootdown(root: u64) {
         send_ipi(h);
         targets[i] = true;
     }
-    for (i, h) in hart::all().iter().enumerate() {
+    for (i, h) in cpu::all().iter().enumerate() {
         while targets[i] && h.tlb_done.load(Ordering::Acquire) < generation {
-            serve_flush(me); // another hart may be waiting for us meanwhile
+            serve_flush(me); // another CPU may be waiting for us meanwhile
             core::hint::spin_loop();
         }
     }
     csr::flush_tlb_all();
 }
 
-/// Set when the program exits: every other hart stops at its next trap or
+/// Set when the program exits: every other CPU stops at its next trap or
 /// in its idle loop, so nothing the program's other threads do (print,
 /// allocate) runs after exit_group — as Linux kills them first.
 static HALTING: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
 static HALTED: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
 
-/// How long the exiting hart waits for the others to stop (a hart busy in
+/// How long the exiting CPU waits for the others to stop (a CPU busy in
 /// the kernel stops when it leaves; this only bounds the wait).
 const HALT_WAIT_NS: u64 = 100_000_000;
 
-/// Stops every other hart (best effort, bounded wait).
-pub fn stop_other_harts() {
+/// Stops every other CPU (best effort, bounded wait).
+pub fn stop_other_cpus() {
     HALTING.store(true, Ordering::SeqCst);
-    let me = hart::this_hart();
+    let me = cpu::this_cpu();
     let mut others = 0;
-    for h in hart::all() {
-        if !core::ptr::eq(h, me) && h.state() == hart::HartState::Online {
+    for h in cpu::all() {
+        if !core::ptr::eq(h, me) && h.state() == cpu::CpuState::Online {
             send_ipi(h);
             others += 1;
         }
@@ -116,14 +116,14 @@ pub fn stop_other_harts() {
     }
 }
 
-/// Parks this hart for good if the program is exiting.
+/// Parks this CPU for good if the program is exiting.
 pub fn halt_if_requested() {
     if HALTING.load(Ordering::Acquire) {
         park();
     }
 }
 
-/// Stops this hart for good, counted, so the exiting hart need not wait
+/// Stops this CPU for good, counted, so the exiting CPU need not wait
 /// out HALT_WAIT_NS for it (a thread calling exit while another's exit is
 /// already under way parks here).
 pub fn park() -> ! {

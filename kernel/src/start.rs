@@ -1,10 +1,10 @@
-//! The boot sequence: from the first Rust instruction on the boot hart to
-//! the program's first instruction, and the entry of the other harts.
+//! The boot sequence: from the first Rust instruction on the boot CPU to
+//! the program's first instruction, and the entry of the other CPUs.
 
-use crate::boot::{harts, machine};
+use crate::boot::{cpus, machine};
 use crate::drivers::{plic, poweroff, rtc, uart};
 use crate::fs::{fd::FdTable, tree};
-use crate::sched::{clock, hart, place, scheduler, timer};
+use crate::sched::{clock, cpu, place, scheduler, timer};
 use crate::{loader, mm, process};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
@@ -41,10 +41,10 @@ fn clear_bss() {
 }
 
 #[no_mangle]
-extern "C" fn rust_boot(hartid: usize, dtb_pa: usize) -> ! {
+extern "C" fn rust_boot(hwid: usize, dtb_pa: usize) -> ! {
     KERNEL_ENTRY_TICKS.store(crate::arch::csr::time(), Ordering::Relaxed);
     clear_bss();
-    hart::enter(0, hartid);
+    cpu::enter(0, hwid);
     mm::heap::init_early();
     // SAFETY: a1 from OpenSBI is the device tree; nothing has reused it.
     let m = unsafe { machine::read(dtb_pa as u64) };
@@ -60,12 +60,12 @@ extern "C" fn rust_boot(hartid: usize, dtb_pa: usize) -> ! {
     if args.trace {
         crate::linux::enable_trace();
     }
-    let boot = hart::hart(0);
-    boot.set_state(hart::HartState::Online);
+    let boot = cpu::cpu(0);
+    boot.set_state(cpu::CpuState::Online);
     let limit = args.cores.unwrap_or(usize::MAX).max(1);
-    let online = harts::start_all(&m.hart_ids, hartid, limit, args.verbose);
+    let online = cpus::start_all(&m.hwids, hwid, limit, args.verbose);
     if args.verbose {
-        crate::println!("gometal: {online} of {} harts online, {} MiB RAM", m.hart_ids.len(), ram_mib(&m));
+        crate::println!("gometal: {online} of {} CPUs online, {} MiB RAM", m.hwids.len(), ram_mib(&m));
     }
     start_program(&m, &args);
     timer::start(boot);
@@ -90,7 +90,7 @@ fn init_devices(m: &machine::Machine) -> Option<u64> {
         unsafe { plic::init(pa) };
         if let Some(irq) = m.uart_irq {
             crate::devices::set_uart_irq(irq);
-            plic::route(irq, hart::hart(0).hartid());
+            plic::route(irq, cpu::cpu(0).hwid());
         }
     }
     // SAFETY: the device tree's goldfish RTC node.
@@ -120,10 +120,10 @@ fn start_virtio(m: &machine::Machine, rtc_now: Option<u64>, verbose: bool) {
         );
     }
     if let Some(irq) = crate::drivers::virtio::console::irq() {
-        plic::route(irq, hart::hart(0).hartid());
+        plic::route(irq, cpu::cpu(0).hwid());
     }
     if let Some(irq) = crate::net::nic::irq() {
-        plic::route(irq, hart::hart(0).hartid());
+        plic::route(irq, cpu::cpu(0).hwid());
     }
 }
 
@@ -208,21 +208,21 @@ fn start_program(m: &machine::Machine, args: &BootArgs) {
 }
 
 #[no_mangle]
-extern "C" fn rust_secondary(hartid: usize) -> ! {
-    let Some(index) = harts::index_of(hartid) else {
+extern "C" fn rust_secondary(hwid: usize) -> ! {
+    let Some(index) = cpus::index_of(hwid) else {
         // Not ours (started twice?): stay out of the way.
         loop {
             crate::arch::wait_for_interrupt();
         }
     };
-    let h = hart::hart(index);
-    if !h.transition(hart::HartState::Bootstrap, hart::HartState::Online) {
-        // The boot hart gave up on us: stay out of the way.
+    let h = cpu::cpu(index);
+    if !h.transition(cpu::CpuState::Bootstrap, cpu::CpuState::Online) {
+        // The boot CPU gave up on us: stay out of the way.
         loop {
             crate::arch::wait_for_interrupt();
         }
     }
-    hart::enter(index, hartid);
+    cpu::enter(index, hwid);
     timer::start(h);
     scheduler::run(h)
 }

@@ -1,10 +1,10 @@
 //! What the user sees about the run with the `stats` or `verbose` kernel
-//! arguments: per-hart accounting and memory use, printed after the program
+//! arguments: per-CPU accounting and memory use, printed after the program
 //! exits as tables for people, then once more as one `gometal-stats: {json}`
 //! line for programs (the host's internal/kstats).
 
 use crate::mm::frames;
-use crate::sched::hart::{self, HartState};
+use crate::sched::cpu::{self, CpuState};
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -49,20 +49,20 @@ impl Histogram {
     }
 }
 
-/// Wake-to-run delays (a wakeup making a thread runnable → a hart switching
-/// to it), split by whether some hart was idle when the thread was queued
-/// (it should run at once) or every hart was busy (it queued behind one).
-pub static WAKE_WITH_IDLE_HART: Histogram = Histogram::new();
+/// Wake-to-run delays (a wakeup making a thread runnable → a CPU switching
+/// to it), split by whether some CPU was idle when the thread was queued
+/// (it should run at once) or every CPU was busy (it queued behind one).
+pub static WAKE_WITH_IDLE_CPU: Histogram = Histogram::new();
 pub static WAKE_ALL_BUSY: Histogram = Histogram::new();
-/// The stages of a wakeup that went to an idle hart: IPI sent → the target
-/// hart leaves `wfi`; leaves `wfi` → switches to the thread.
+/// The stages of a wakeup that went to an idle CPU: IPI sent → the target
+/// CPU leaves `wfi`; leaves `wfi` → switches to the thread.
 pub static IPI_TO_WAKE: Histogram = Histogram::new();
 pub static IDLE_EXIT_TO_RUN: Histogram = Histogram::new();
 /// Timer expiry: deadline → the sleeper made runnable (interrupt latency).
 pub static TIMER_LATE: Histogram = Histogram::new();
 
 /// The slowest wakeup's stages (monotonic ns): made runnable, IPI sent to
-/// the idle hart that ran it (0: none — it was polling or busy), that hart
+/// the idle CPU that ran it (0: none — it was polling or busy), that CPU
 /// awake, the thread running.
 static SLOWEST: spin::Mutex<[u64; 4]> = spin::Mutex::new([0; 4]);
 
@@ -81,12 +81,12 @@ fn report_slowest() {
     let us = |a: u64, b: u64| b.saturating_sub(a) / 1000;
     if kicked == 0 {
         crate::println!(
-            "gometal: slowest wakeup: {} us, not through a napping hart (queued on a busy hart, asked to preempt, or a polling one)",
+            "gometal: slowest wakeup: {} us, not through a napping CPU (queued on a busy CPU, asked to preempt, or a polling one)",
             us(woken, running)
         );
     } else {
         crate::println!(
-            "gometal: slowest wakeup: {} us = runnable→IPI sent {} us + IPI→hart awake {} us + awake→running {} us",
+            "gometal: slowest wakeup: {} us = runnable→IPI sent {} us + IPI→CPU awake {} us + awake→running {} us",
             us(woken, running),
             us(woken, kicked),
             us(kicked, awake),
@@ -96,10 +96,10 @@ fn report_slowest() {
 }
 
 fn report_wake_delays() {
-    WAKE_WITH_IDLE_HART.report("wake-to-run delay, a hart was idle");
-    WAKE_ALL_BUSY.report("wake-to-run delay, every hart busy");
-    IPI_TO_WAKE.report("IPI sent to idle hart awake");
-    IDLE_EXIT_TO_RUN.report("idle hart awake to thread running");
+    WAKE_WITH_IDLE_CPU.report("wake-to-run delay, a CPU was idle");
+    WAKE_ALL_BUSY.report("wake-to-run delay, every CPU busy");
+    IPI_TO_WAKE.report("IPI sent to idle CPU awake");
+    IDLE_EXIT_TO_RUN.report("idle CPU awake to thread running");
     TIMER_LATE.report("timer deadline to sleeper woken");
     report_slowest();
 }
@@ -108,9 +108,9 @@ pub fn request() {
     REQUESTED.store(true, Ordering::Relaxed);
 }
 
-/// One hart's line of the statistics.
-struct HartRow {
-    hartid: usize,
+/// One CPU's line of the statistics.
+struct CpuRow {
+    hwid: usize,
     state: &'static str,
     busy_ms: u64,
     idle_ms: u64,
@@ -121,10 +121,10 @@ struct HartRow {
 /// The counters' names, in the table's and the JSON's order.
 const COUNTERS: [&str; 7] = ["threads_run", "migrations", "steals", "ipis_sent", "ipis_recv", "syscalls", "interrupts"];
 
-fn hart_rows() -> Vec<HartRow> {
+fn cpu_rows() -> Vec<CpuRow> {
     let ms = |ns: u64| ns / 1_000_000;
     let mut rows = Vec::new();
-    for h in hart::all().iter().filter(|h| h.state() != HartState::Offline) {
+    for h in cpu::all().iter().filter(|h| h.state() != CpuState::Offline) {
         let s = &h.stats;
         let mut busy = s.busy_ns.load(Ordering::Relaxed);
         let mut idle = s.idle_ns.load(Ordering::Relaxed);
@@ -140,12 +140,12 @@ fn hart_rows() -> Vec<HartRow> {
         }
         let counters = [&s.threads_run, &s.migrations, &s.steals, &s.ipis_sent, &s.ipis_received, &s.syscalls, &s.interrupts]
             .map(|c| c.load(Ordering::Relaxed));
-        rows.push(HartRow {
-            hartid: h.hartid(),
+        rows.push(CpuRow {
+            hwid: h.hwid(),
             state: match h.state() {
-                HartState::Online => "online",
-                HartState::Parked => "parked",
-                HartState::Error => "error",
+                CpuState::Online => "online",
+                CpuState::Parked => "parked",
+                CpuState::Error => "error",
                 _ => "booting",
             },
             busy_ms: ms(busy),
@@ -162,14 +162,14 @@ pub fn report_if_requested() {
         return;
     }
     let policy = crate::sched::place::policy().name();
-    let rows = hart_rows();
-    crate::println!("gometal: per-hart statistics (placement policy {policy}):");
-    crate::println!("  hart  state    busy_ms  idle_ms  busy%  threads_run  migrations  steals  ipis_sent  ipis_recv  syscalls  interrupts");
+    let rows = cpu_rows();
+    crate::println!("gometal: per-CPU statistics (placement policy {policy}):");
+    crate::println!("   cpu  state    busy_ms  idle_ms  busy%  threads_run  migrations  steals  ipis_sent  ipis_recv  syscalls  interrupts");
     for r in &rows {
         let c = &r.counters;
         crate::println!(
             "  {:>4}  {:<7} {:>8} {:>8} {:>5}% {:>12} {:>11} {:>7} {:>10} {:>10} {:>9} {:>11}",
-            r.hartid, r.state, r.busy_ms, r.idle_ms, r.percent, c[0], c[1], c[2], c[3], c[4], c[5], c[6],
+            r.hwid, r.state, r.busy_ms, r.idle_ms, r.percent, c[0], c[1], c[2], c[3], c[4], c[5], c[6],
         );
     }
     report_wake_delays();
@@ -217,13 +217,13 @@ fn kernel_memory() -> [(&'static str, usize); 8] {
 
 /// Everything above as one JSON object, for programs (internal/kstats
 /// parses it): the table is for people.
-fn json_line(policy: &str, rows: &[HartRow], top: &[(u64, &str)], memory: &str) -> String {
-    let harts: Vec<String> = rows
+fn json_line(policy: &str, rows: &[CpuRow], top: &[(u64, &str)], memory: &str) -> String {
+    let cpus: Vec<String> = rows
         .iter()
         .map(|r| {
             let mut o = format!(
-                r#"{{"hart":{},"state":"{}","busy_ms":{},"idle_ms":{},"busy_pct":{}"#,
-                r.hartid, r.state, r.busy_ms, r.idle_ms, r.percent
+                r#"{{"cpu":{},"state":"{}","busy_ms":{},"idle_ms":{},"busy_pct":{}"#,
+                r.hwid, r.state, r.busy_ms, r.idle_ms, r.percent
             );
             for (name, v) in COUNTERS.iter().zip(r.counters) {
                 o += &format!(r#","{name}":{v}"#);
@@ -233,11 +233,11 @@ fn json_line(policy: &str, rows: &[HartRow], top: &[(u64, &str)], memory: &str) 
         .collect();
     let calls: Vec<String> = top.iter().map(|(c, n)| format!(r#"{{"name":"{n}","count":{c}}}"#)).collect();
     // wake_delay: every wakeup (both halves of the split histogram).
-    let (idle, busy) = (WAKE_WITH_IDLE_HART.snapshot(), WAKE_ALL_BUSY.snapshot());
+    let (idle, busy) = (WAKE_WITH_IDLE_CPU.snapshot(), WAKE_ALL_BUSY.snapshot());
     let all = (core::array::from_fn(|i| idle.0[i] + busy.0[i]), idle.1.max(busy.1));
     format!(
-        r#"{{"policy":"{policy}","harts":[{}],"syscalls":[{}],"wake_delay":{},"wake_delay_idle_hart":{},"memory":{memory}}}"#,
-        harts.join(","),
+        r#"{{"policy":"{policy}","cpus":[{}],"syscalls":[{}],"wake_delay":{},"wake_delay_idle_cpu":{},"memory":{memory}}}"#,
+        cpus.join(","),
         calls.join(","),
         histogram_json(all),
         histogram_json(idle),

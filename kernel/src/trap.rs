@@ -1,11 +1,11 @@
 //! Traps: from user mode (system calls, page faults, interrupts) and, as a
 //! kernel bug, from S-mode. Interrupts are only ever taken from user mode;
-//! idle harts poll for them with `poll_interrupts`.
+//! idle CPUs poll for them with `poll_interrupts`.
 
 use crate::arch::{self, csr, TrapFrame};
 use crate::mm::addrspace::{Access, Fault};
 use crate::mm::uaccess::UserSpace;
-use crate::sched::hart::{this_hart, Hart};
+use crate::sched::cpu::{this_cpu, Cpu};
 use crate::sched::{current, timer, yield_now};
 use crate::signal;
 use core::sync::atomic::Ordering;
@@ -35,17 +35,17 @@ extern "C" fn user_trap(_frame: *mut TrapFrame) -> ! {
     let code = scause & !csr::SCAUSE_INTERRUPT;
     let mut slice_over = false;
     if scause & csr::SCAUSE_INTERRUPT != 0 {
-        slice_over = handle_interrupt(this_hart(), code);
+        slice_over = handle_interrupt(this_cpu(), code);
     } else if code == EXC_USER_ECALL {
-        this_hart().stats.syscalls.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: just entered from user mode: this hart holds no lock.
+        this_cpu().stats.syscalls.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: just entered from user mode: this CPU holds no lock.
         let mut user = unsafe { UserSpace::enter() };
         crate::linux::syscall(&mut user);
     } else {
         user_exception(code, csr::stval());
     }
     // The tick ended the slice, or a wakeup queued a thread here (place.rs).
-    if slice_over || crate::sched::place::should_preempt(this_hart()) {
+    if slice_over || crate::sched::place::should_preempt(this_cpu()) {
         yield_now();
     }
     return_to_user()
@@ -55,47 +55,47 @@ extern "C" fn user_trap(_frame: *mut TrapFrame) -> ! {
 pub fn return_to_user() -> ! {
     crate::smp::halt_if_requested();
     let t = current();
-    // SAFETY: about to leave for user mode: this hart holds no lock (the
+    // SAFETY: about to leave for user mode: this CPU holds no lock (the
     // callers are the trap handler's end and a new thread's first run).
     let mut user = unsafe { UserSpace::enter() };
     signal::deliver_pending(&mut user, &t);
-    let hart = this_hart();
+    let cpu = this_cpu();
     // Not through the mm lock: every return to user passes here.
     let root = crate::process::process().root;
-    if hart.page_table.swap(root, Ordering::Relaxed) != root {
+    if cpu.page_table.swap(root, Ordering::Relaxed) != root {
         csr::set_page_table(root);
     }
     let frame = t.frame();
     frame.kernel_sp = t.kernel_stack_top();
-    frame.kernel_tp = this_hart() as *const Hart as u64;
+    frame.kernel_tp = this_cpu() as *const Cpu as u64;
     let frame_ptr = t.frame_ptr();
     drop(t);
     csr::prepare_user_return();
     // SAFETY: the frame lives in the current thread, which stays alive while
-    // it runs (the hart's `current` holds it); the hart was set up above.
+    // it runs (the CPU's `current` holds it); the CPU was set up above.
     unsafe { arch::enter_user(frame_ptr) }
 }
 
 /// Handles interrupt `code`; returns true if the running thread should yield.
-fn handle_interrupt(hart: &Hart, code: u64) -> bool {
-    hart.stats.interrupts.fetch_add(1, Ordering::Relaxed);
+fn handle_interrupt(cpu: &Cpu, code: u64) -> bool {
+    cpu.stats.interrupts.fetch_add(1, Ordering::Relaxed);
     match code {
-        IRQ_TIMER => timer::on_interrupt(hart) && crate::sched::runqueue::has_local_work(hart),
+        IRQ_TIMER => timer::on_interrupt(cpu) && crate::sched::runqueue::has_local_work(cpu),
         IRQ_SOFTWARE => {
             csr::clear_software_interrupt();
-            crate::smp::handle_ipi(hart);
+            crate::smp::handle_ipi(cpu);
             false
         }
         IRQ_EXTERNAL => {
-            handle_external(hart);
+            handle_external(cpu);
             false
         }
         _ => false,
     }
 }
 
-fn handle_external(hart: &Hart) {
-    while let Some(irq) = crate::drivers::plic::claim_irq(hart.hartid()) {
+fn handle_external(cpu: &Cpu) {
+    while let Some(irq) = crate::drivers::plic::claim_irq(cpu.hwid()) {
         if Some(irq) == crate::devices::uart_irq() {
             crate::console::receive();
         } else if Some(irq) == crate::drivers::virtio::console::irq() {
@@ -105,21 +105,21 @@ fn handle_external(hart: &Hart) {
         } else {
             crate::uio::on_irq(irq);
         }
-        crate::drivers::plic::complete(irq, hart.hartid());
+        crate::drivers::plic::complete(irq, cpu.hwid());
     }
 }
 
-/// Handles whatever interrupts are pending on an idle hart.
-pub fn poll_interrupts(hart: &Hart) {
+/// Handles whatever interrupts are pending on an idle CPU.
+pub fn poll_interrupts(cpu: &Cpu) {
     let sip = csr::sip();
     if sip & csr::SIE_STIE != 0 {
-        handle_interrupt(hart, IRQ_TIMER);
+        handle_interrupt(cpu, IRQ_TIMER);
     }
     if sip & csr::SIE_SSIE != 0 {
-        handle_interrupt(hart, IRQ_SOFTWARE);
+        handle_interrupt(cpu, IRQ_SOFTWARE);
     }
     if sip & csr::SIE_SEIE != 0 {
-        handle_interrupt(hart, IRQ_EXTERNAL);
+        handle_interrupt(cpu, IRQ_EXTERNAL);
     }
 }
 
@@ -133,7 +133,7 @@ fn user_exception(code: u64, stval: u64) {
         _ => None,
     };
     if let Some(access) = access {
-        // SAFETY: a page fault from user mode: this hart holds no lock.
+        // SAFETY: a page fault from user mode: this CPU holds no lock.
         let mut user = unsafe { UserSpace::enter() };
         let result = user.lock().page_for(stval, access);
         match result {

@@ -105,7 +105,7 @@ func boot(cli string, args []string) sample {
 	if err != nil {
 		fatal("%v in:\n%s", err, out)
 	}
-	for _, h := range st.Harts {
+	for _, h := range st.CPUs {
 		s.busy = append(s.busy, h.Busy)
 	}
 	return s

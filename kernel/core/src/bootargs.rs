@@ -13,7 +13,7 @@ use alloc::vec::Vec;
 pub struct BootArgs {
     pub cores: Option<usize>,
     pub sched: Option<String>,
-    /// `idlepoll=US`: longest halt-polling window of an idle hart and its
+    /// `idlepoll=US`: longest halt-polling window of an idle CPU and its
     /// timer advance, in µs (0: nap at once, wake at the deadline).
     pub idle_poll_us: Option<usize>,
     /// Path of the program to run; also its argv[0].

@@ -1,4 +1,4 @@
-//! How long an idle hart polls for work before it naps (halt polling, as
+//! How long an idle CPU polls for work before it naps (halt polling, as
 //! KVM and Linux's haltpoll governor do it). The kernel's idle loop
 //! (sched/idle.rs) asks `next_window` after every idle period that ended in
 //! a nap.

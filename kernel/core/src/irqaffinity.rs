@@ -1,8 +1,8 @@
 //! The text formats of Linux's /proc/irq/N/smp_affinity (a hex CPU mask in
 //! comma-separated groups of 8 digits, as `%*pb` prints and bitmap_parse
 //! reads it) and smp_affinity_list (ranges, `0-2,5`), over the kernel's
-//! hart indexes (CPU numbers). A mask is a u64: gometal runs at most 64
-//! harts. Which hart an interrupt goes to is decided here too: the PLIC
+//! CPU indexes (CPU numbers). A mask is a u64: gometal runs at most 64
+//! CPUs. Which CPU an interrupt goes to is decided here too: the PLIC
 //! driver on Linux routes a line to one CPU of the mask, the first online
 //! one, and so does gometal.
 
@@ -10,19 +10,19 @@ use crate::errno::{Errno, EINVAL};
 use alloc::string::String;
 use core::fmt::Write;
 
-/// All harts of `harts` online ones, as a mask.
-pub fn all(harts: usize) -> u64 {
-    if harts >= 64 {
+/// All CPUs of `CPUs` online ones, as a mask.
+pub fn all(cpus: usize) -> u64 {
+    if cpus >= 64 {
         u64::MAX
     } else {
-        (1u64 << harts) - 1
+        (1u64 << cpus) - 1
     }
 }
 
 /// Parses a hex mask (`f`, `0000000f`, `0,0000000f`; a trailing newline
 /// allowed). EINVAL for anything else, for a mask wider than 64 bits, and
-/// for one that names no online hart (Linux's answer too).
-pub fn parse_mask(text: &[u8], harts: usize) -> Result<u64, Errno> {
+/// for one that names no online CPU (Linux's answer too).
+pub fn parse_mask(text: &[u8], cpus: usize) -> Result<u64, Errno> {
     let text = trim(text);
     if text.is_empty() {
         return Err(EINVAL);
@@ -43,11 +43,11 @@ pub fn parse_mask(text: &[u8], harts: usize) -> Result<u64, Errno> {
     if digits == 0 {
         return Err(EINVAL);
     }
-    online(mask, harts)
+    online(mask, cpus)
 }
 
 /// Parses a list (`0`, `0-3`, `1,3`; a trailing newline allowed).
-pub fn parse_list(text: &[u8], harts: usize) -> Result<u64, Errno> {
+pub fn parse_list(text: &[u8], cpus: usize) -> Result<u64, Errno> {
     let text = core::str::from_utf8(trim(text)).map_err(|_| EINVAL)?;
     let mut mask = 0u64;
     for part in text.split(',') {
@@ -61,11 +61,11 @@ pub fn parse_list(text: &[u8], harts: usize) -> Result<u64, Errno> {
             mask |= 1 << b;
         }
     }
-    online(mask, harts)
+    online(mask, cpus)
 }
 
-fn online(mask: u64, harts: usize) -> Result<u64, Errno> {
-    if mask & all(harts) == 0 {
+fn online(mask: u64, cpus: usize) -> Result<u64, Errno> {
+    if mask & all(cpus) == 0 {
         return Err(EINVAL);
     }
     Ok(mask)
@@ -75,9 +75,9 @@ fn trim(text: &[u8]) -> &[u8] {
     text.strip_suffix(b"\n").unwrap_or(text)
 }
 
-/// The hart a line with affinity `mask` is routed to: the first online one.
-pub fn target(mask: u64, harts: usize) -> usize {
-    let m = mask & all(harts);
+/// The CPU a line with affinity `mask` is routed to: the first online one.
+pub fn target(mask: u64, cpus: usize) -> usize {
+    let m = mask & all(cpus);
     if m == 0 {
         0
     } else {
@@ -85,10 +85,10 @@ pub fn target(mask: u64, harts: usize) -> usize {
     }
 }
 
-/// The mask as smp_affinity reads: as many hex digits as `harts` needs,
+/// The mask as smp_affinity reads: as many hex digits as `CPUs` needs,
 /// in groups of 8 from the right separated by commas, and a newline.
-pub fn format_mask(mask: u64, harts: usize) -> String {
-    let digits = harts.clamp(1, 64).div_ceil(4);
+pub fn format_mask(mask: u64, cpus: usize) -> String {
+    let digits = cpus.clamp(1, 64).div_ceil(4);
     let mut out = String::new();
     for i in (0..digits).rev() {
         let d = (mask >> (4 * i)) & 0xf;
@@ -135,7 +135,7 @@ mod tests {
         assert_eq!(parse_mask(b"00000004", 4), Ok(4));
         assert_eq!(parse_mask(b"0,00000001\n", 4), Ok(1));
         assert_eq!(parse_mask(b"F0", 8), Ok(0xf0));
-        // No online hart, not hex, empty, too wide.
+        // No online CPU, not hex, empty, too wide.
         assert_eq!(parse_mask(b"10", 4), Err(EINVAL));
         assert_eq!(parse_mask(b"0", 4), Err(EINVAL));
         assert_eq!(parse_mask(b"xyz", 4), Err(EINVAL));

@@ -1,13 +1,13 @@
-//! Placement policies: which hart a new or woken thread is queued on. Each
-//! policy is a small function of the harts' loads, chosen at boot with the
+//! Placement policies: which CPU a new or woken thread is queued on. Each
+//! policy is a small function of the CPUs' loads, chosen at boot with the
 //! `sched=` kernel argument (InfOS's boot-selectable placement manager), so
-//! comparing them is an experiment, not a rewrite. Idle harts also steal
+//! comparing them is an experiment, not a rewrite. Idle CPUs also steal
 //! work, so a policy decides where work starts, not where it must stay.
 
-/// What a policy may look at for one hart.
+/// What a policy may look at for one CPU.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct HartLoad {
-    /// The hart runs the kernel and may take threads.
+pub struct CpuLoad {
+    /// The CPU runs the kernel and may take threads.
     pub online: bool,
     /// Threads queued plus the one running, if any.
     pub load: usize,
@@ -15,20 +15,20 @@ pub struct HartLoad {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Policy {
-    /// Each placement goes to the next online hart in turn.
+    /// Each placement goes to the next online CPU in turn.
     RoundRobin,
-    /// A pseudo-random online hart.
+    /// A pseudo-random online CPU.
     Random,
-    /// The online hart with the fewest threads (ties: the lowest index
+    /// The online CPU with the fewest threads (ties: the lowest index
     /// after the last choice, so ties spread out).
     LeastLoaded,
-    /// Back to the hart the thread last ran on (its caches are warm) unless
-    /// that hart is busy while another is idle, or has more than
+    /// Back to the CPU the thread last ran on (its caches are warm) unless
+    /// that CPU is busy while another is idle, or has more than
     /// AFFINITY_SLACK threads over the least loaded one; then least-loaded.
     Affinity,
 }
 
-/// How much busier than the least loaded hart a thread's last hart may be
+/// How much busier than the least loaded CPU a thread's last CPU may be
 /// before affinity gives way to balance.
 pub const AFFINITY_SLACK: usize = 1;
 
@@ -62,10 +62,10 @@ impl Placer {
         Placer { policy, cursor: 0, rng: seed | 1 }
     }
 
-    /// The hart (an index into `loads`) for a thread that last ran on
-    /// `last` (None for a new thread). At least one hart must be online;
-    /// if none is, hart 0 is returned.
-    pub fn place(&mut self, loads: &[HartLoad], last: Option<usize>) -> usize {
+    /// The CPU (an index into `loads`) for a thread that last ran on
+    /// `last` (None for a new thread). At least one CPU must be online;
+    /// if none is, CPU 0 is returned.
+    pub fn place(&mut self, loads: &[CpuLoad], last: Option<usize>) -> usize {
         let online = loads.iter().filter(|h| h.online).count();
         if online == 0 {
             return 0;
@@ -75,8 +75,8 @@ impl Placer {
             Policy::Random => self.random(loads, online),
             Policy::LeastLoaded => self.least_loaded(loads),
             Policy::Affinity => {
-                // A woken thread must not wait for a busy home hart's tick
-                // while a hart idles.
+                // A woken thread must not wait for a busy home CPU's tick
+                // while a CPU idles.
                 let min = min_load(loads);
                 let slack = if min == 0 { 0 } else { AFFINITY_SLACK };
                 match last {
@@ -87,7 +87,7 @@ impl Placer {
         }
     }
 
-    fn round_robin(&mut self, loads: &[HartLoad]) -> usize {
+    fn round_robin(&mut self, loads: &[CpuLoad]) -> usize {
         let n = loads.len();
         for step in 1..=n {
             let h = (self.cursor + step) % n;
@@ -99,7 +99,7 @@ impl Placer {
         0
     }
 
-    fn random(&mut self, loads: &[HartLoad], online: usize) -> usize {
+    fn random(&mut self, loads: &[CpuLoad], online: usize) -> usize {
         // xorshift64: fast and good enough to spread threads.
         self.rng ^= self.rng << 13;
         self.rng ^= self.rng >> 7;
@@ -108,7 +108,7 @@ impl Placer {
         loads.iter().enumerate().filter(|(_, h)| h.online).nth(k).map_or(0, |(i, _)| i)
     }
 
-    fn least_loaded(&mut self, loads: &[HartLoad]) -> usize {
+    fn least_loaded(&mut self, loads: &[CpuLoad]) -> usize {
         let n = loads.len();
         let mut best: Option<usize> = None;
         for step in 1..=n {
@@ -123,7 +123,7 @@ impl Placer {
     }
 }
 
-fn min_load(loads: &[HartLoad]) -> usize {
+fn min_load(loads: &[CpuLoad]) -> usize {
     loads.iter().filter(|h| h.online).map(|h| h.load).min().unwrap_or(0)
 }
 
@@ -131,8 +131,8 @@ fn min_load(loads: &[HartLoad]) -> usize {
 mod tests {
     use super::*;
 
-    fn harts(loads: &[Option<usize>]) -> Vec<HartLoad> {
-        loads.iter().map(|l| HartLoad { online: l.is_some(), load: l.unwrap_or(0) }).collect()
+    fn cpus(loads: &[Option<usize>]) -> Vec<CpuLoad> {
+        loads.iter().map(|l| CpuLoad { online: l.is_some(), load: l.unwrap_or(0) }).collect()
     }
 
     #[test]
@@ -144,16 +144,16 @@ mod tests {
     }
 
     #[test]
-    fn round_robin_cycles_over_online_harts() {
-        let l = harts(&[Some(0), None, Some(5), Some(0)]);
+    fn round_robin_cycles_over_online_cpus() {
+        let l = cpus(&[Some(0), None, Some(5), Some(0)]);
         let mut p = Placer::new(Policy::RoundRobin, 1);
         let got: Vec<usize> = (0..6).map(|_| p.place(&l, None)).collect();
         assert_eq!(got, vec![2, 3, 0, 2, 3, 0]);
     }
 
     #[test]
-    fn random_picks_only_online_harts_and_all_of_them() {
-        let l = harts(&[Some(0), None, Some(0), Some(0)]);
+    fn random_picks_only_online_cpus_and_all_of_them() {
+        let l = cpus(&[Some(0), None, Some(0), Some(0)]);
         let mut p = Placer::new(Policy::Random, 42);
         let mut seen = [0; 4];
         for _ in 0..300 {
@@ -166,8 +166,8 @@ mod tests {
     #[test]
     fn least_loaded_takes_the_minimum_and_spreads_ties() {
         let mut p = Placer::new(Policy::LeastLoaded, 1);
-        assert_eq!(p.place(&harts(&[Some(3), Some(1), Some(2)]), None), 1);
-        let even = harts(&[Some(1), Some(1), Some(1)]);
+        assert_eq!(p.place(&cpus(&[Some(3), Some(1), Some(2)]), None), 1);
+        let even = cpus(&[Some(1), Some(1), Some(1)]);
         let a = p.place(&even, None);
         let b = p.place(&even, None);
         assert_ne!(a, b);
@@ -176,16 +176,16 @@ mod tests {
     #[test]
     fn affinity_returns_home_unless_overloaded() {
         let mut p = Placer::new(Policy::Affinity, 1);
-        assert_eq!(p.place(&harts(&[Some(2), Some(1)]), Some(0)), 0); // within slack
-        assert_eq!(p.place(&harts(&[Some(1), Some(0)]), Some(0)), 1); // busy home, idle hart
-        assert_eq!(p.place(&harts(&[Some(3), Some(1)]), Some(0)), 1); // overloaded
-        assert_eq!(p.place(&harts(&[Some(0), None]), Some(1)), 0); // home offline
-        assert_eq!(p.place(&harts(&[Some(4), Some(0)]), None), 1); // new thread
+        assert_eq!(p.place(&cpus(&[Some(2), Some(1)]), Some(0)), 0); // within slack
+        assert_eq!(p.place(&cpus(&[Some(1), Some(0)]), Some(0)), 1); // busy home, idle CPU
+        assert_eq!(p.place(&cpus(&[Some(3), Some(1)]), Some(0)), 1); // overloaded
+        assert_eq!(p.place(&cpus(&[Some(0), None]), Some(1)), 0); // home offline
+        assert_eq!(p.place(&cpus(&[Some(4), Some(0)]), None), 1); // new thread
     }
 
     #[test]
-    fn no_online_hart_means_hart_zero() {
+    fn no_online_cpu_means_cpu_zero() {
         let mut p = Placer::new(Policy::Random, 7);
-        assert_eq!(p.place(&harts(&[None, None]), Some(1)), 0);
+        assert_eq!(p.place(&cpus(&[None, None]), Some(1)), 0);
     }
 }

@@ -1,9 +1,9 @@
 //! The `uio=` kernel argument: which device the program asked for, and on
-//! which hart its interrupt should land. A spec is
+//! which CPU its interrupt should land. A spec is
 //! `pci:VVVV:DDDD[@HART]` (a PCI function by vendor and device id, hex) or
 //! `dt:COMPATIBLE[@HART]` (a platform device by its device-tree
 //! `compatible` string). Without `@HART` the kernel spreads interrupts over
-//! the harts.
+//! the CPUs.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -17,7 +17,7 @@ pub enum Match {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Spec {
     pub what: Match,
-    pub hart: Option<usize>,
+    pub cpu: Option<usize>,
 }
 
 fn hex16(s: &str) -> Option<u16> {
@@ -30,7 +30,7 @@ fn hex16(s: &str) -> Option<u16> {
 /// Parses one spec; None if it is malformed.
 pub fn parse(raw: &[u8]) -> Option<Spec> {
     let s = core::str::from_utf8(raw).ok()?;
-    let (body, hart) = match s.rsplit_once('@') {
+    let (body, cpu) = match s.rsplit_once('@') {
         Some((b, h)) => (b, Some(h.parse::<usize>().ok()?)),
         None => (s, None),
     };
@@ -45,16 +45,16 @@ pub fn parse(raw: &[u8]) -> Option<Spec> {
     } else {
         return None;
     };
-    Some(Spec { what, hart })
+    Some(Spec { what, cpu })
 }
 
-/// The hart for the `index`-th exposed device's interrupt: the one asked
-/// for if it is online, else spread round-robin over the `harts` online.
-pub fn hart_for(spec_hart: Option<usize>, index: usize, harts: usize) -> usize {
-    let harts = harts.max(1);
-    match spec_hart {
-        Some(h) if h < harts => h,
-        _ => index % harts,
+/// The CPU for the `index`-th exposed device's interrupt: the one asked
+/// for if it is online, else spread round-robin over the `CPUs` online.
+pub fn cpu_for(spec_cpu: Option<usize>, index: usize, cpus: usize) -> usize {
+    let cpus = cpus.max(1);
+    match spec_cpu {
+        Some(h) if h < cpus => h,
+        _ => index % cpus,
     }
 }
 
@@ -77,8 +77,8 @@ mod tests {
 
     #[test]
     fn specs() {
-        assert_eq!(parse(b"pci:1234:11e8"), Some(Spec { what: Match::Pci { vendor: 0x1234, device: 0x11e8 }, hart: None }));
-        assert_eq!(parse(b"pci:1b36:2@3").unwrap().hart, Some(3));
+        assert_eq!(parse(b"pci:1234:11e8"), Some(Spec { what: Match::Pci { vendor: 0x1234, device: 0x11e8 }, cpu: None }));
+        assert_eq!(parse(b"pci:1b36:2@3").unwrap().cpu, Some(3));
         assert_eq!(parse(b"dt:google,goldfish-rtc").unwrap().what, Match::Compatible(String::from("google,goldfish-rtc")));
         for bad in [&b"pci:1234"[..], b"pci:12345:1", b"pci:zz:1", b"dt:", b"edu", b"pci:1:2@x", b"\xff"] {
             assert_eq!(parse(bad), None, "{:?}", bad);
@@ -86,10 +86,10 @@ mod tests {
     }
 
     #[test]
-    fn harts() {
-        assert_eq!(hart_for(None, 5, 4), 1);
-        assert_eq!(hart_for(Some(2), 0, 4), 2);
-        assert_eq!(hart_for(Some(9), 3, 4), 3);
-        assert_eq!(hart_for(None, 3, 0), 0);
+    fn cpus() {
+        assert_eq!(cpu_for(None, 5, 4), 1);
+        assert_eq!(cpu_for(Some(2), 0, 4), 2);
+        assert_eq!(cpu_for(Some(9), 3, 4), 3);
+        assert_eq!(cpu_for(None, 3, 0), 0);
     }
 }

@@ -28,7 +28,7 @@ extern "C" {
 /// Records the stack `hartid` is started with, for a hart that OpenSBI
 /// releases into the cold-boot entry by mistake (see entry.S).
 pub fn publish_secondary_stack(hartid: usize, top: u64) {
-    if hartid >= crate::param::MAX_HARTS {
+    if hartid >= crate::param::MAX_CPUS {
         return;
     }
     // SAFETY: an immutable word in .rodata, written by the linker.

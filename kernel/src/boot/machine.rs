@@ -1,4 +1,4 @@
-//! What the device tree says about the machine, read once by the boot hart
+//! What the device tree says about the machine, read once by the boot CPU
 //! into plain values (the `fdt` crate does the parsing).
 
 use alloc::vec::Vec;
@@ -14,8 +14,8 @@ pub struct Range {
 #[derive(Debug, Default)]
 pub struct Machine {
     pub memory: Vec<Range>,
-    /// Hart ids of the CPUs whose status is okay, in device-tree order.
-    pub hart_ids: Vec<usize>,
+    /// CPU ids of the CPUs whose status is okay, in device-tree order.
+    pub hwids: Vec<usize>,
     pub timebase_hz: u64,
     pub uart: Option<u64>,
     pub uart_irq: Option<u32>,
@@ -65,9 +65,9 @@ pub unsafe fn read(dtb_pa: u64) -> Machine {
     for cpu in fdt.cpus() {
         let okay = cpu.property("status").and_then(|p| p.as_str()).is_none_or(|s| s == "okay");
         if okay {
-            m.hart_ids.push(cpu.ids().first());
+            m.hwids.push(cpu.ids().first());
         }
-        if m.hart_ids.len() == 1 {
+        if m.hwids.len() == 1 {
             let isa = cpu.property("riscv,isa").and_then(|p| p.as_str()).unwrap_or("");
             m.has_zkr = isa.split('_').any(|ext| ext == "zkr");
         }

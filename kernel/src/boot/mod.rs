@@ -1,6 +1,6 @@
-//! Bringing the machine up: reading the device tree, starting the harts.
+//! Bringing the machine up: reading the device tree, starting the CPUs.
 
 #[deny(unsafe_code)]
-pub mod harts;
+pub mod cpus;
 pub mod devnodes;
 pub mod machine;

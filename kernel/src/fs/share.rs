@@ -166,7 +166,7 @@ pub fn lookup(dir: &Arc<Inode>, name: &[u8]) -> Option<Arc<Inode>> {
             Err(_) => clunk(c, fid),
         }
     })?;
-    // Another hart may have cached it meanwhile: keep the first.
+    // Another CPU may have cached it meanwhile: keep the first.
     match super::sharedir::cache_entry(dir, name, node.clone()) {
         Ok(()) => Some(node),
         Err(_) => tree::cached_child(dir, name),

@@ -301,7 +301,7 @@ pub fn link(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), Errno
             return Err(EEXIST);
         }
         super::hostops::create(dir, name, &node)?;
-        // The host made it: a lookup on another hart may have cached the
+        // The host made it: a lookup on another CPU may have cached the
         // new name meanwhile, as another node; this one replaces it.
         if let Err(EEXIST) = attach(dir, name, node.clone()) {
             super::sharedir::forget_entry(dir, name);
@@ -377,7 +377,7 @@ fn is_ancestor(node: &Arc<Inode>, dir: &Arc<Inode>) -> Result<bool, Errno> {
 
 /// Held for a whole rename, like Linux's s_vfs_rename_mutex: the check that
 /// a directory does not move into itself and the move must be one step, or
-/// `A -> B/A` and `B -> A/B` on two harts cut a cycle out of the tree.
+/// `A -> B/A` and `B -> A/B` on two CPUs cut a cycle out of the tree.
 static RENAME: Mutex<()> = Mutex::new(());
 
 /// Renames `from_dir/from` to `to_dir/to` with Linux's rules for what may

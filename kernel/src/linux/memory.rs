@@ -1,7 +1,7 @@
 //! mmap, munmap, mprotect, madvise, brk: the program's address space.
 //! Every page is demand-paged (mm/addrspace.rs): zero for anonymous memory,
 //! the file's bytes for file mappings (linux/mmapfile.rs, mm/filemap.rs).
-//! Every change runs through `with_mm`, which shoots down other harts' TLB
+//! Every change runs through `with_mm`, which shoots down other CPUs' TLB
 //! entries (after releasing the lock) before unmapped frames are reused.
 
 use super::args::MapFlags;
@@ -20,7 +20,7 @@ const MADV_FREE: u32 = 8;
 
 const PAGE: u64 = PAGE_SIZE as u64;
 
-/// Runs `f` on the address space, then makes every hart forget what `f`
+/// Runs `f` on the address space, then makes every CPU forget what `f`
 /// unmapped or weakened, then frees the frames it unmapped.
 fn with_mm<R>(user: &mut UserSpace, f: impl FnOnce(&mut AddressSpace) -> R) -> R {
     let mut mm = user.lock();

@@ -175,12 +175,12 @@ const RUSAGE_THREAD: i64 = 1;
 type Rusage = [u8; 144];
 
 /// getrusage: the peak resident memory (page frames in use at most, KiB)
-/// and, for the process, the harts' busy time as user time. Children: none.
+/// and, for the process, the CPUs' busy time as user time. Children: none.
 pub fn getrusage(user: &mut UserSpace, who: i64, out: UserPtr<Rusage>) -> SysResult {
     let mut b: Rusage = [0; 144];
     match who {
         RUSAGE_SELF | RUSAGE_THREAD => {
-            let busy_ns: u64 = crate::sched::hart::all()
+            let busy_ns: u64 = crate::sched::cpu::all()
                 .iter()
                 .map(|h| h.stats.busy_ns.load(core::sync::atomic::Ordering::Relaxed))
                 .sum();

@@ -6,7 +6,7 @@ use super::SysResult;
 use crate::arch;
 use crate::mm::uaccess::{UserPtr, UserSpace};
 use crate::process::{self, process};
-use crate::sched::hart::{self, HartState};
+use crate::sched::cpu::{self, CpuState};
 use crate::sched::thread::Thread;
 use crate::sched::{current, exit_current, place, yield_now};
 use crate::signal::ThreadSignals;
@@ -127,9 +127,9 @@ pub fn sched_yield(_: &mut UserSpace) -> SysResult {
     Ok(0)
 }
 
-/// One bit per hart that runs the kernel (the CPUs the program may use).
+/// One bit per CPU that runs the kernel (the CPUs the program may use).
 pub fn sched_getaffinity(user: &mut UserSpace, _pid: u32, size: usize, mask_out: UserPtr<u8>) -> SysResult {
-    let online = hart::all().iter().filter(|h| h.state() == HartState::Online);
+    let online = cpu::all().iter().filter(|h| h.state() == CpuState::Online);
     let highest = online.clone().map(|h| h.index()).max().unwrap_or(0);
     let bytes = (highest / 64 + 1) * 8;
     if size < bytes || !size.is_multiple_of(8) {

@@ -44,7 +44,7 @@ pub struct AddressSpace {
     /// The program break: where brk's heap starts and where it ends now.
     pub brk_start: u64,
     pub brk: u64,
-    /// Frames unmapped but possibly still cached in other harts' TLBs.
+    /// Frames unmapped but possibly still cached in other CPUs' TLBs.
     retired: Vec<u64>,
     /// Entries were removed or weakened since the last `take_retired`.
     stale_tlbs: bool,
@@ -56,7 +56,7 @@ pub struct AddressSpace {
     pub mapped_files: BTreeMap<u64, Arc<crate::fs::inode::Inode>>,
 }
 
-/// Frames to free once every hart has flushed its TLB for `root`.
+/// Frames to free once every CPU has flushed its TLB for `root`.
 pub struct Retired {
     pub root: u64,
     pub frames: Vec<u64>,
@@ -155,10 +155,10 @@ impl AddressSpace {
 
     /// Frees the frames behind [start, end); the areas stay mapped, so the
     /// pages read back as zero on next touch (madvise DONTNEED, munmap).
-    /// The frames are only retired: other harts may still cache translations
+    /// The frames are only retired: other CPUs may still cache translations
     /// to them until `take_retired`'s caller has shot their TLBs down.
     ///
-    /// A range with no page in it changes no translation: other harts are
+    /// A range with no page in it changes no translation: other CPUs are
     /// not interrupted for it (a storm of munmaps of untouched memory pays
     /// no shootdowns, as on Linux).
     pub fn discard(&mut self, start: u64, end: u64) {
@@ -202,7 +202,7 @@ impl AddressSpace {
         }
     }
 
-    /// What other harts must forget before the frames can be reused: call
+    /// What other CPUs must forget before the frames can be reused: call
     /// after changing mappings, then release the lock and pass the result to
     /// `tlb::shootdown_and_free`.
     pub fn take_retired(&mut self) -> Option<Retired> {
@@ -261,7 +261,7 @@ impl AddressSpace {
             va += PAGE;
         }
         // Only a permission taken from a present page must leave every
-        // hart's TLB now. A stale entry with fewer rights than the page
+        // CPU's TLB now. A stale entry with fewer rights than the page
         // table only causes a spurious fault, which the fault path answers
         // with a local flush; so untouched pages and upgrades cost no
         // shootdown (an mprotect storm that splits a mapping pays none).

@@ -16,7 +16,7 @@ static mut EARLY: EarlyBlock = EarlyBlock([0; EARLY_SIZE]);
 
 /// Gives the heap its static early block. Call once, first thing.
 pub fn init_early() {
-    // SAFETY: EARLY is used by nothing else; this runs once on the boot hart
+    // SAFETY: EARLY is used by nothing else; this runs once on the boot CPU
     // before any allocation, handing the block to the allocator for good.
     unsafe {
         let start = core::ptr::addr_of_mut!(EARLY) as usize;

@@ -286,8 +286,8 @@ impl UserSpace {
 /// A futex word found in the program's memory. It lives no longer than the
 /// `UserSpace` borrow it came from, so no reference to the frame outlives
 /// the system call. The address-space lock is not held: a concurrent munmap
-/// of the word only frees the frame after every hart has flushed its TLB
-/// (smp::shootdown), and this hart acknowledges that only outside this
+/// of the word only frees the frame after every CPU has flushed its TLB
+/// (smp::shootdown), and this CPU acknowledges that only outside this
 /// system call, so the frame cannot be reused under the access. A program
 /// racing munmap with its own futex wait may read a stale value, as it could
 /// on Linux.

@@ -67,7 +67,7 @@ pub fn block(t: &Arc<Thread>, deadline_ns: Option<u64>) -> Result<(), WaitError>
         s.run = RunState::Blocked;
         s.generation
     };
-    // From here a waker may queue the thread on another hart; that hart
+    // From here a waker may queue the thread on another CPU; that CPU
     // waits for `on_cpu` to clear before resuming it.
     if let Some(d) = deadline_ns {
         timer::add(d, t.clone(), generation);

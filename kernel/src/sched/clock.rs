@@ -1,4 +1,4 @@
-//! Time as the kernel sees it: the `time` CSR (same value on every hart)
+//! Time as the kernel sees it: the `time` CSR (same value on every CPU)
 //! converted to nanoseconds, and the real-time clock's offset from it.
 
 use crate::arch::csr;

@@ -1,9 +1,9 @@
 //! Kernel timer events: a deadline at which the kernel itself, not a
 //! thread, has work — smoltcp's retransmission, keep-alive and close timers
 //! (net/nic). An event is one atomic deadline and a function; it joins the
-//! sleepers' deadlines in `timer::earliest`, so a busy hart's timer and an
-//! idle hart's nap are programmed for it like for any sleeper, and
-//! `timer::fire_expired` runs it on whichever hart notices first. Arming
+//! sleepers' deadlines in `timer::earliest`, so a busy CPU's timer and an
+//! idle CPU's nap are programmed for it like for any sleeper, and
+//! `timer::fire_expired` runs it on whichever CPU notices first. Arming
 //! takes no lock, so code holding any lock may arm; the function runs with
 //! no lock held (from the timer interrupt or the idle loop).
 
@@ -31,8 +31,8 @@ impl TimerEvent {
         self.register();
         let before = self.at.swap(ns, Ordering::SeqCst);
         if ns < before {
-            // This hart's timer may be set for later: pull it in.
-            super::timer::program(super::hart::this_hart());
+            // This CPU's timer may be set for later: pull it in.
+            super::timer::program(super::cpu::this_cpu());
         }
     }
 }

@@ -1,25 +1,25 @@
-//! What a hart does with no thread to run: poll, then nap in `wfi`.
+//! What a CPU does with no thread to run: poll, then nap in `wfi`.
 //!
-//! Under QEMU a hart napping in `wfi` is a host thread asleep; an IPI or a
+//! Under QEMU a CPU napping in `wfi` is a host thread asleep; an IPI or a
 //! timer must first get the host to run that thread again, which on a busy
 //! host takes from tens of µs to several ms (docs/scheduling.md has the
 //! measurements). Two things keep wakeups off that path:
 //!
-//! - **Halt polling** (as KVM and Linux's haltpoll do): an idle hart first
+//! - **Halt polling** (as KVM and Linux's haltpoll do): an idle CPU first
 //!   polls its queues for `poll_ns`, so a wakeup soon after it went idle
-//!   needs no IPI and no host wakeup. The window adapts per hart: it grows
+//!   needs no IPI and no host wakeup. The window adapts per CPU: it grows
 //!   when a nap turned out short (polling a little longer would have caught
 //!   the work) and shrinks when naps are long (polling would only burn host
-//!   time that other harts could use).
-//! - **Timer advance** (as KVM's lapic timer advance does): one idle hart,
+//!   time that other CPUs could use).
+//! - **Timer advance** (as KVM's lapic timer advance does): one idle CPU,
 //!   the timer watcher, programs its timer `TIMER_ADVANCE_NS` before the
 //!   earliest sleeper's deadline and polls the clock for the rest, so the
 //!   host's lateness in waking it is absorbed before the deadline. Other idle
-//!   harts nap until the deadline itself.
+//!   CPUs nap until the deadline itself.
 //!
 //! S-mode never takes interrupts: pending ones are polled from `sip`.
 
-use super::hart::Hart;
+use super::cpu::Cpu;
 use super::{clock, runqueue, timer};
 use crate::arch;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -45,51 +45,51 @@ fn advance() -> u64 {
 }
 
 const NO_WATCHER: usize = usize::MAX;
-/// Index of the idle hart that polls for the earliest deadline.
+/// Index of the idle CPU that polls for the earliest deadline.
 static TIMER_WATCHER: AtomicUsize = AtomicUsize::new(NO_WATCHER);
 
-/// Waits for work. Returns when a thread may be queued for this hart.
-pub fn idle(hart: &Hart) {
+/// Waits for work. Returns when a thread may be queued for this CPU.
+pub fn idle(cpu: &Cpu) {
     let start = clock::monotonic_ns();
-    hart.period_start.store(start, Ordering::Relaxed);
+    cpu.period_start.store(start, Ordering::Relaxed);
     // Announce idleness before the last look at the queues: whoever queues
     // work after that look sees `idle` (and `napping` before wfi).
-    hart.idle.store(true, Ordering::SeqCst);
-    timer::program(hart); // tickless while idle
+    cpu.idle.store(true, Ordering::SeqCst);
+    timer::program(cpu); // tickless while idle
     crate::net::nic::idle_kick(); // what the threads left behind (a close, say)
-    let poll_until = start + hart.poll_ns.load(Ordering::Relaxed);
+    let poll_until = start + cpu.poll_ns.load(Ordering::Relaxed);
     let mut napped_ns = None;
     loop {
-        crate::trap::poll_interrupts(hart);
+        crate::trap::poll_interrupts(cpu);
         timer::fire_expired();
-        if runqueue::has_work(hart) {
+        if runqueue::has_work(cpu) {
             break;
         }
         let now = clock::monotonic_ns();
-        let watching = watch_timer(hart, now);
+        let watching = watch_timer(cpu, now);
         if now < poll_until || watching {
             core::hint::spin_loop();
             continue;
         }
-        napped_ns = Some(nap(hart, now).saturating_add(napped_ns.unwrap_or(0)));
+        napped_ns = Some(nap(cpu, now).saturating_add(napped_ns.unwrap_or(0)));
     }
-    if TIMER_WATCHER.load(Ordering::Relaxed) == hart.index() {
+    if TIMER_WATCHER.load(Ordering::Relaxed) == cpu.index() {
         TIMER_WATCHER.store(NO_WATCHER, Ordering::SeqCst);
     }
     if let Some(ns) = napped_ns {
-        adapt_poll(hart, ns);
+        adapt_poll(cpu, ns);
     }
-    hart.idle.store(false, Ordering::SeqCst);
-    timer::start(hart); // time slicing again
-    hart.stats.idle_ns.fetch_add(clock::monotonic_ns() - start, Ordering::Relaxed);
+    cpu.idle.store(false, Ordering::SeqCst);
+    timer::start(cpu); // time slicing again
+    cpu.stats.idle_ns.fetch_add(clock::monotonic_ns() - start, Ordering::Relaxed);
 }
 
-/// Whether this hart should poll for an imminent deadline: it is (or now
+/// Whether this CPU should poll for an imminent deadline: it is (or now
 /// becomes) the watcher and the earliest deadline is within the advance.
-fn watch_timer(hart: &Hart, now: u64) -> bool {
-    let me = hart.index();
+fn watch_timer(cpu: &Cpu, now: u64) -> bool {
+    let me = cpu.index();
     if advance() == 0 || timer::earliest().saturating_sub(now) > advance() {
-        // Nothing imminent: give up watching, so another hart may.
+        // Nothing imminent: give up watching, so another CPU may.
         let _ = TIMER_WATCHER.compare_exchange(me, NO_WATCHER, Ordering::SeqCst, Ordering::SeqCst);
         return false;
     }
@@ -100,24 +100,24 @@ fn watch_timer(hart: &Hart, now: u64) -> bool {
 }
 
 /// Naps in `wfi` until an interrupt; returns how long it slept.
-fn nap(hart: &Hart, now: u64) -> u64 {
-    hart.napping.store(true, Ordering::SeqCst);
-    if runqueue::has_work(hart) {
-        hart.napping.store(false, Ordering::SeqCst);
+fn nap(cpu: &Cpu, now: u64) -> u64 {
+    cpu.napping.store(true, Ordering::SeqCst);
+    if runqueue::has_work(cpu) {
+        cpu.napping.store(false, Ordering::SeqCst);
         return 0;
     }
     let deadline = timer::earliest();
-    // Only one hart wakes early for a deadline; the rest wake at it.
+    // Only one CPU wakes early for a deadline; the rest wake at it.
     let watcher_free = TIMER_WATCHER.load(Ordering::SeqCst) == NO_WATCHER;
     let wake_at = if watcher_free { deadline.saturating_sub(advance()) } else { deadline };
     timer::program_at(wake_at.max(now));
     arch::wait_for_interrupt();
-    hart.napping.store(false, Ordering::SeqCst);
+    cpu.napping.store(false, Ordering::SeqCst);
     clock::monotonic_ns().saturating_sub(now)
 }
 
 /// KVM's halt-polling rule (gometal_core::haltpoll, host-tested).
-fn adapt_poll(hart: &Hart, napped_ns: u64) {
-    let poll = hart.poll_ns.load(Ordering::Relaxed);
-    hart.poll_ns.store(gometal_core::haltpoll::next_window(poll, napped_ns, poll_max()), Ordering::Relaxed);
+fn adapt_poll(cpu: &Cpu, napped_ns: u64) {
+    let poll = cpu.poll_ns.load(Ordering::Relaxed);
+    cpu.poll_ns.store(gometal_core::haltpoll::next_window(poll, napped_ns, poll_max()), Ordering::Relaxed);
 }

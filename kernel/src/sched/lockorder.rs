@@ -1,14 +1,14 @@
 //! The scheduler's locks, each with a class from the lock order written at
 //! the top of sched/mod.rs. In debug builds every acquisition is checked
-//! against the locks this hart already holds: taking a class while holding
+//! against the locks this CPU already holds: taking a class while holding
 //! the same class or a later one panics with both names, instead of hanging
-//! (a lock taken twice by one hart) or deadlocking two harts some day (an
+//! (a lock taken twice by one CPU) or deadlocking two CPUs some day (an
 //! inverted order). Release builds compile the checks away.
 
 use core::ops::{Deref, DerefMut};
 use spin::{Mutex, MutexGuard};
 
-/// Lock classes in the order they may be nested: a hart holding one may
+/// Lock classes in the order they may be nested: a CPU holding one may
 /// only take classes listed after it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 #[repr(u8)]
@@ -25,7 +25,7 @@ pub enum LockClass {
     ThreadState = 4,
     /// The sleepers ordered by deadline (timer.rs).
     Sleepers = 5,
-    /// One hart's run queue (runqueue.rs).
+    /// One CPU's run queue (runqueue.rs).
     RunQueue = 6,
     /// Interrupt affinity changes (uio/affinity.rs).
     IrqAffinity = 7,
@@ -93,32 +93,32 @@ impl<T> Drop for LockGuard<'_, T> {
 
 #[cfg(debug_assertions)]
 mod held {
-    //! Per-hart set of held classes (a bit each), in the hart structure.
+    //! Per-CPU set of held classes (a bit each), in the CPU structure.
     use super::LockClass;
     use core::sync::atomic::Ordering;
 
-    fn hart() -> Option<&'static crate::sched::hart::Hart> {
-        // Before a hart has entered the kernel proper tp is 0: no checks.
-        (crate::arch::csr::tp() != 0).then(crate::sched::hart::this_hart)
+    fn cpu() -> Option<&'static crate::sched::cpu::Cpu> {
+        // Before a CPU has entered the kernel proper tp is 0: no checks.
+        (crate::arch::csr::tp() != 0).then(crate::sched::cpu::this_cpu)
     }
 
     pub fn acquire(class: LockClass) {
-        let Some(h) = hart() else { return };
+        let Some(h) = cpu() else { return };
         let held = h.held_locks.load(Ordering::Relaxed);
         let bit = 1u32 << class as u8;
         if held & bit != 0 {
-            panic!("lock order: hart {} takes the {} lock twice", h.index(), class.name());
+            panic!("lock order: cpu {} takes the {} lock twice", h.index(), class.name());
         }
         // Any held class at or after this one is an inversion.
         if held >> class as u8 != 0 {
             let later = (class as u8..32).find(|&c| held & (1 << c) != 0).unwrap_or(0);
-            panic!("lock order: hart {} takes the {} lock while holding class {later}", h.index(), class.name());
+            panic!("lock order: cpu {} takes the {} lock while holding class {later}", h.index(), class.name());
         }
         h.held_locks.store(held | bit, Ordering::Relaxed);
     }
 
     pub fn release(class: LockClass) {
-        if let Some(h) = hart() {
+        if let Some(h) = cpu() {
             h.held_locks.fetch_and(!(1u32 << class as u8), Ordering::Relaxed);
         }
     }

@@ -1,17 +1,17 @@
-//! Threads and scheduling: which thread runs on which hart, and how threads
+//! Threads and scheduling: which thread runs on which CPU, and how threads
 //! block, wake and sleep.
 //!
 //! - block.rs: the one blocking primitive (begin_wait / block / wake) that
 //!   futex, wait queues, sleep and epoll use.
 //! - place.rs: the one place that decides where a new or woken thread runs
-//!   (policy, idle harts first, wakeup preemption).
+//!   (policy, idle CPUs first, wakeup preemption).
 //! - idle.rs: halt polling, napping, timer advance.
 //! - event.rs: kernel timer events (a deadline that runs kernel code, not
 //!   a thread: the network stack's timers).
-//! - runqueue.rs, scheduler.rs, timer.rs, hart.rs, thread.rs: the parts.
+//! - runqueue.rs, scheduler.rs, timer.rs, cpu.rs, thread.rs: the parts.
 //!
 //! Lock order (outermost first; lockorder.rs checks it in debug builds and
-//! panics with the lock's name when a hart takes a lock twice or out of
+//! panics with the lock's name when a CPU takes a lock twice or out of
 //! order):
 //!
 //!   poll hub → epoll ready list → futex table → wait queue → thread state
@@ -29,14 +29,14 @@
 //! and is a leaf: a UIO top half takes it in the trap handler before it
 //! wakes anyone, irqcontrol takes it alone; a /proc/irq/N/smp_affinity
 //! write takes it under the IRQ affinity lock (uio/affinity.rs), which
-//! serialises moves of a line between harts.
+//! serialises moves of a line between CPUs.
 
 #[deny(unsafe_code)]
 pub mod block;
 #[deny(unsafe_code)]
 pub mod clock;
 pub mod event;
-pub mod hart;
+pub mod cpu;
 #[deny(unsafe_code)]
 pub mod idle;
 #[deny(unsafe_code)]

@@ -1,12 +1,12 @@
-//! Where ready threads wait: one FIFO per hart. place.rs decides which
+//! Where ready threads wait: one FIFO per CPU. place.rs decides which
 //! queue a new or woken thread joins; a preempted thread goes back to its
-//! own hart's queue; a hart with an empty queue steals the oldest thread of
+//! own CPU's queue; a CPU with an empty queue steals the oldest thread of
 //! the longest one before it idles.
 
-use super::hart::{Hart, HartState};
+use super::cpu::{Cpu, CpuState};
 use super::lockorder::{Lock, LockClass};
 use super::thread::Thread;
-use crate::param::MAX_HARTS;
+use crate::param::MAX_CPUS;
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicUsize, Ordering};
@@ -34,47 +34,47 @@ impl RunQueue {
     }
 }
 
-static QUEUES: [RunQueue; MAX_HARTS] = [const { RunQueue::new() }; MAX_HARTS];
+static QUEUES: [RunQueue; MAX_CPUS] = [const { RunQueue::new() }; MAX_CPUS];
 
-/// Every online hart runs program threads.
-pub fn runs_threads(hart: &Hart) -> bool {
-    hart.state() == HartState::Online
+/// Every online CPU runs program threads.
+pub fn runs_threads(cpu: &Cpu) -> bool {
+    cpu.state() == CpuState::Online
 }
 
-/// Threads waiting in hart `index`'s queue.
+/// Threads waiting in CPU `index`'s queue.
 pub fn len(index: usize) -> usize {
     QUEUES[index].len.load(Ordering::SeqCst)
 }
 
-/// Appends `t` to hart `index`'s queue (the caller wakes the hart).
+/// Appends `t` to CPU `index`'s queue (the caller wakes the CPU).
 pub(super) fn push(index: usize, t: Arc<Thread>) {
     QUEUES[index].push(t);
 }
 
-/// The next thread for `hart`: its own queue first, else one stolen from
-/// the hart with the longest queue.
-pub fn dequeue(hart: &Hart) -> Option<Arc<Thread>> {
-    if !runs_threads(hart) {
+/// The next thread for `Cpu`: its own queue first, else one stolen from
+/// the CPU with the longest queue.
+pub fn dequeue(cpu: &Cpu) -> Option<Arc<Thread>> {
+    if !runs_threads(cpu) {
         return None;
     }
-    let me = hart.index();
+    let me = cpu.index();
     if let Some(t) = QUEUES[me].pop() {
         return Some(t);
     }
-    let victim = (0..MAX_HARTS)
+    let victim = (0..MAX_CPUS)
         .filter(|&i| i != me)
         .max_by_key(|&i| QUEUES[i].len.load(Ordering::Relaxed))?;
     let t = QUEUES[victim].pop()?;
-    hart.stats.steals.fetch_add(1, Ordering::Relaxed);
+    cpu.stats.steals.fetch_add(1, Ordering::Relaxed);
     Some(t)
 }
 
-/// Whether `hart` has a thread to run (its own, or one it could steal).
-pub fn has_work(hart: &Hart) -> bool {
-    runs_threads(hart) && QUEUES.iter().any(|q| q.len.load(Ordering::SeqCst) > 0)
+/// Whether `Cpu` has a thread to run (its own, or one it could steal).
+pub fn has_work(cpu: &Cpu) -> bool {
+    runs_threads(cpu) && QUEUES.iter().any(|q| q.len.load(Ordering::SeqCst) > 0)
 }
 
-/// Whether threads wait on this hart's own queue (time slicing yields only then).
-pub fn has_local_work(hart: &Hart) -> bool {
-    QUEUES[hart.index()].len.load(Ordering::Relaxed) > 0
+/// Whether threads wait on this CPU's own queue (time slicing yields only then).
+pub fn has_local_work(cpu: &Cpu) -> bool {
+    QUEUES[cpu.index()].len.load(Ordering::Relaxed) > 0
 }

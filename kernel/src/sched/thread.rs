@@ -47,26 +47,26 @@ pub struct Thread {
     /// a program making threads runs out of memory cleanly, not a panic).
     kernel_stack: u64,
     pub(in crate::sched) state: Lock<SchedState>,
-    /// True while a hart is running this thread or still switching away
-    /// from it; another hart must not resume it until it is false.
+    /// True while a CPU is running this thread or still switching away
+    /// from it; another CPU must not resume it until it is false.
     pub(in crate::sched) on_cpu: AtomicBool,
     pub signals: Mutex<ThreadSignals>,
     /// CLONE_CHILD_CLEARTID address: zeroed and futex-woken at exit.
     pub clear_child_tid: AtomicU64,
-    pub(in crate::sched) last_hart: AtomicUsize,
+    pub(in crate::sched) last_cpu: AtomicUsize,
     /// When the thread was last made runnable by a wakeup (monotonic ns,
     /// 0 if not), for the wake-to-run statistics.
     pub(in crate::sched) woken_at: AtomicU64,
-    /// Whether some hart was idle when it was last queued by a wakeup.
+    /// Whether some CPU was idle when it was last queued by a wakeup.
     pub(in crate::sched) woken_with_idle: AtomicBool,
 }
 
 // SAFETY: the UnsafeCell fields (frame, context, fp) are only touched by the
-// hart that runs the thread, or by the hart switching to or from it; the
+// CPU that runs the thread, or by the CPU switching to or from it; the
 // on_cpu handshake in the scheduler makes those accesses exclusive. All other
 // fields are atomics or locks.
 unsafe impl Sync for Thread {}
-// SAFETY: see Sync; nothing in a Thread is tied to one hart.
+// SAFETY: see Sync; nothing in a Thread is tied to one CPU.
 unsafe impl Send for Thread {}
 
 impl Thread {
@@ -86,7 +86,7 @@ impl Thread {
             on_cpu: AtomicBool::new(false),
             signals: Mutex::new(signals),
             clear_child_tid: AtomicU64::new(0),
-            last_hart: AtomicUsize::new(usize::MAX),
+            last_cpu: AtomicUsize::new(usize::MAX),
             woken_at: AtomicU64::new(0),
             woken_with_idle: AtomicBool::new(false),
         };
@@ -107,11 +107,11 @@ impl Thread {
         self.context.get()
     }
 
-    /// The user registers. Only the thread itself (running on this hart)
+    /// The user registers. Only the thread itself (running on this CPU)
     /// may call this.
     #[allow(clippy::mut_from_ref)]
     pub fn frame(&self) -> &mut TrapFrame {
-        // SAFETY: see the Sync impl: only the running thread's own hart
+        // SAFETY: see the Sync impl: only the running thread's own CPU
         // touches its frame, and it does so from one call chain at a time.
         unsafe { &mut *self.frame.get() }
     }
@@ -125,19 +125,19 @@ impl Thread {
 
     /// Whether the thread has run at all (so `last_hart` means something).
     pub fn ran_before(&self) -> bool {
-        self.last_hart.load(Ordering::Relaxed) != usize::MAX
+        self.last_cpu.load(Ordering::Relaxed) != usize::MAX
     }
 
-    /// The hart this thread ran on last, if it is running there now.
+    /// The CPU this thread ran on last, if it is running there now.
     pub fn running_on(&self) -> Option<usize> {
-        let h = self.last_hart.load(Ordering::Relaxed);
-        (self.state.lock().run == RunState::Running && h < crate::param::MAX_HARTS).then_some(h)
+        let h = self.last_cpu.load(Ordering::Relaxed);
+        (self.state.lock().run == RunState::Running && h < crate::param::MAX_CPUS).then_some(h)
     }
 }
 
 impl Drop for Thread {
     fn drop(&mut self) {
-        // The last reference dies in the scheduler loop, after the hart
+        // The last reference dies in the scheduler loop, after the CPU
         // switched away from this stack for good.
         frames::free_contiguous(self.kernel_stack, KERNEL_STACK_PAGES);
     }

@@ -1,6 +1,6 @@
 //! Timed wakeups and the scheduler tick. Sleeping threads wait in a map
-//! ordered by deadline; a busy hart's timer is programmed (through the SBI)
-//! for the earlier of its next tick and the earliest deadline; an idle hart
+//! ordered by deadline; a busy CPU's timer is programmed (through the SBI)
+//! for the earlier of its next tick and the earliest deadline; an idle CPU
 //! has no tick (idle.rs decides when it naps and for how long). A thread has
 //! at most one entry (it waits for one thing at a time), and removes it when
 //! it is woken early, so the map never grows beyond the number of threads.
@@ -8,7 +8,7 @@
 
 use super::block::wake;
 use super::clock;
-use super::hart::Hart;
+use super::cpu::Cpu;
 use super::lockorder::{Lock, LockClass};
 use super::thread::Thread;
 use crate::param::TICK_NS;
@@ -21,7 +21,7 @@ type Key = (u64, u32, u64);
 
 static SLEEPERS: Lock<BTreeMap<Key, Arc<Thread>>> = Lock::new(LockClass::Sleepers, BTreeMap::new());
 /// The earliest deadline in SLEEPERS (u64::MAX: none), readable without the
-/// lock by polling idle harts and by `program`.
+/// lock by polling idle CPUs and by `program`.
 static EARLIEST: AtomicU64 = AtomicU64::new(u64::MAX);
 
 fn update_earliest(map: &BTreeMap<Key, Arc<Thread>>) {
@@ -35,8 +35,8 @@ pub fn add(deadline_ns: u64, thread: Arc<Thread>, generation: u64) {
         map.insert((deadline_ns, thread.tid, generation), thread);
         update_earliest(&map);
     }
-    // This hart's timer may be set for a later tick: pull it in.
-    program(super::hart::this_hart());
+    // This CPU's timer may be set for a later tick: pull it in.
+    program(super::cpu::this_cpu());
 }
 
 /// Forgets a wakeup that is no longer needed (the wait ended early).
@@ -81,19 +81,19 @@ pub fn fire_expired() {
     super::event::fire_expired(now);
 }
 
-/// Programs this hart's timer: a busy hart for its next tick or the
+/// Programs this CPU's timer: a busy CPU for its next tick or the
 /// earliest deadline; an idle one only for the deadline (tickless idle:
-/// on a host with fewer cores than harts, ticking idle harts would take
+/// on a host with fewer cores than CPUs, ticking idle CPUs would take
 /// host time from the busy ones).
-pub fn program(hart: &Hart) {
-    let mut next = if hart.idle.load(Ordering::Relaxed) { u64::MAX } else { hart.next_tick.load(Ordering::Relaxed) };
-    if super::runqueue::runs_threads(hart) {
+pub fn program(cpu: &Cpu) {
+    let mut next = if cpu.idle.load(Ordering::Relaxed) { u64::MAX } else { cpu.next_tick.load(Ordering::Relaxed) };
+    if super::runqueue::runs_threads(cpu) {
         next = next.min(earliest());
     }
     program_at(next);
 }
 
-/// Sets this hart's timer for monotonic time `ns` (u64::MAX: never).
+/// Sets this CPU's timer for monotonic time `ns` (u64::MAX: never).
 pub fn program_at(ns: u64) {
     let ticks = if ns == u64::MAX { u64::MAX } else { clock::ns_to_ticks(ns) };
     sbi_rt::set_timer(ticks);
@@ -101,19 +101,19 @@ pub fn program_at(ns: u64) {
 
 /// The timer interrupt: wake sleepers; returns true when the running
 /// thread's time slice is over.
-pub fn on_interrupt(hart: &Hart) -> bool {
+pub fn on_interrupt(cpu: &Cpu) -> bool {
     let now = clock::monotonic_ns();
     fire_expired();
-    let tick_due = now >= hart.next_tick.load(Ordering::Relaxed);
+    let tick_due = now >= cpu.next_tick.load(Ordering::Relaxed);
     if tick_due {
-        hart.next_tick.store(now + TICK_NS, Ordering::Relaxed);
+        cpu.next_tick.store(now + TICK_NS, Ordering::Relaxed);
     }
-    program(hart);
+    program(cpu);
     tick_due
 }
 
-/// Starts this hart's tick.
-pub fn start(hart: &Hart) {
-    hart.next_tick.store(clock::monotonic_ns() + TICK_NS, Ordering::Relaxed);
-    program(hart);
+/// Starts this CPU's tick.
+pub fn start(cpu: &Cpu) {
+    cpu.next_tick.store(clock::monotonic_ns() + TICK_NS, Ordering::Relaxed);
+    program(cpu);
 }

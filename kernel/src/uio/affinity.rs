@@ -1,18 +1,18 @@
 //! Interrupt affinity at run time, Linux's way: /proc/irq/L/smp_affinity
-//! (a hex mask of harts) and smp_affinity_list (`0-3`) for each PLIC line
+//! (a hex mask of CPUs) and smp_affinity_list (`0-3`) for each PLIC line
 //! L that an exposed device uses. Reading shows the mask last written (at
-//! boot: the hart `@HART` or the round-robin default chose); writing a mask
-//! moves the line to the first online hart in it, as Linux's PLIC driver
-//! does, by enabling it at that hart's S-mode context and disabling it at
+//! boot: the CPU `@HART` or the round-robin default chose); writing a mask
+//! moves the line to the first online CPU in it, as Linux's PLIC driver
+//! does, by enabling it at that CPU's S-mode context and disabling it at
 //! the old one. Devices sharing a line (PCI INTx) move together. Formats
-//! and the choice of hart: kernel/core/src/irqaffinity.rs. /proc/interrupts
-//! lists the UIO devices' interrupts per hart, so a program (and the boot
+//! and the choice of CPU: kernel/core/src/irqaffinity.rs. /proc/interrupts
+//! lists the UIO devices' interrupts per CPU, so a program (and the boot
 //! test) can see where they were taken.
 
 use super::{all_devices, UioDevice};
 use crate::fs::inode::{Device, Inode, UioNode};
 use crate::fs::tree;
-use crate::sched::hart;
+use crate::sched::cpu;
 use crate::sched::lockorder::{Lock, LockClass};
 use alloc::format;
 use alloc::string::String;
@@ -22,7 +22,7 @@ use gometal_core::errno::{Errno, EIO};
 use gometal_core::irqaffinity;
 
 /// Serialises moves: two writers moving one line must not each disable
-/// the other's new hart.
+/// the other's new CPU.
 static MOVES: Lock<()> = Lock::new(LockClass::IrqAffinity, ());
 
 /// Adds /proc/irq/L/{smp_affinity,smp_affinity_list} for each line used by
@@ -47,23 +47,23 @@ pub fn show(dev: &UioDevice, node: UioNode) -> String {
     let mask = dev.affinity.load(Ordering::Acquire);
     match node {
         UioNode::AffinityList => irqaffinity::format_list(mask),
-        _ => irqaffinity::format_mask(mask, hart::online_count()),
+        _ => irqaffinity::format_mask(mask, cpu::online_count()),
     }
 }
 
 /// A write of `data` to `node`: EINVAL for a malformed mask or one naming
-/// no online hart (Linux's answers); the whole write is consumed.
+/// no online CPU (Linux's answers); the whole write is consumed.
 pub fn store(dev: &UioDevice, node: UioNode, data: &[u8]) -> Result<usize, Errno> {
     let Some(irq) = dev.irq else { return Err(EIO) };
-    let harts = hart::online_count();
+    let cpus = cpu::online_count();
     let mask = match node {
-        UioNode::AffinityList => irqaffinity::parse_list(data, harts)?,
-        _ => irqaffinity::parse_mask(data, harts)?,
+        UioNode::AffinityList => irqaffinity::parse_list(data, cpus)?,
+        _ => irqaffinity::parse_mask(data, cpus)?,
     };
-    let to = hart::hart(irqaffinity::target(mask, harts)).hartid();
+    let to = cpu::cpu(irqaffinity::target(mask, cpus)).hwid();
     let _guard = MOVES.lock();
     for d in all_devices().iter().filter(|d| d.irq == Some(irq)) {
-        let from = d.hartid.swap(to, Ordering::AcqRel);
+        let from = d.hwid.swap(to, Ordering::AcqRel);
         d.affinity.store(mask, Ordering::Release);
         crate::drivers::plic::reroute(irq, from, to);
     }
@@ -71,18 +71,18 @@ pub fn store(dev: &UioDevice, node: UioNode, data: &[u8]) -> Result<usize, Errno
 }
 
 /// /proc/interrupts in Linux's layout: a header of CPUn columns, then a
-/// row per device: `line: counts per hart  controller line kind  name`.
+/// row per device: `line: counts per CPU  controller line kind  name`.
 pub fn interrupts() -> String {
-    let harts = hart::online_count();
+    let cpus = cpu::online_count();
     let mut out = String::from("    ");
-    for h in 0..harts {
+    for h in 0..cpus {
         out.push_str(&format!(" {:>10}", format!("CPU{h}")));
     }
     out.push('\n');
     for d in all_devices() {
         let Some(irq) = d.irq else { continue };
         out.push_str(&format!("{irq:>3}:"));
-        for c in d.per_hart.iter().take(harts) {
+        for c in d.per_cpu.iter().take(cpus) {
             out.push_str(&format!(" {:>10}", c.load(Ordering::Relaxed)));
         }
         out.push_str(&format!("  PLIC {irq:>3} Level     {}\n", d.name));

@@ -25,7 +25,7 @@ pub use mmap::mmap;
 pub use setup::init;
 
 use crate::drivers::pci::{self, Ecam};
-use crate::param::MAX_HARTS;
+use crate::param::MAX_CPUS;
 use crate::sched::wait::WaitQueue;
 use alloc::string::String;
 use alloc::sync::Arc;
@@ -54,15 +54,15 @@ pub struct UioDevice {
     /// Register blocks first (BARs in slot order), the DMA region last.
     pub maps: Vec<Map>,
     pub irq: Option<u32>,
-    /// The hart id the interrupt is routed to (changed by smp_affinity).
-    pub hartid: AtomicUsize,
+    /// The CPU id the interrupt is routed to (changed by smp_affinity).
+    pub hwid: AtomicUsize,
     /// The line's affinity as /proc/irq/N/smp_affinity shows it (a mask of
-    /// hart indexes; the line goes to the first online one).
+    /// CPU indexes; the line goes to the first online one).
     pub affinity: AtomicU64,
     /// Interrupts so far (Linux's event counter).
     pub events: AtomicU32,
-    /// The same, per hart index that ran the top half (/proc/interrupts).
-    pub per_hart: [AtomicU32; MAX_HARTS],
+    /// The same, per CPU index that ran the top half (/proc/interrupts).
+    pub per_cpu: [AtomicU32; MAX_CPUS],
     pub waiters: WaitQueue,
 }
 
@@ -88,7 +88,7 @@ impl UioDevice {
             }
             Source::Platform => {
                 if let Some(irq) = self.irq {
-                    crate::drivers::plic::set_enabled(irq, self.hartid.load(Ordering::Acquire), enable);
+                    crate::drivers::plic::set_enabled(irq, self.hwid.load(Ordering::Acquire), enable);
                 }
             }
         }
@@ -105,7 +105,7 @@ impl UioDevice {
         }
         self.irq_control(false);
         self.events.fetch_add(1, Ordering::AcqRel);
-        if let Some(c) = self.per_hart.get(crate::sched::hart::this_hart().index()) {
+        if let Some(c) = self.per_cpu.get(crate::sched::cpu::this_cpu().index()) {
             c.fetch_add(1, Ordering::Relaxed);
         }
         self.waiters.wake_all();

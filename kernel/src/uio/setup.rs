@@ -1,14 +1,14 @@
 //! Finding the devices the program asked for (`uio=` specs) at boot:
 //! PCI functions on the ECAM bridge, platform nodes by `compatible`. Each
 //! gets its BARs or register block as maps, a physically contiguous DMA
-//! region as its last map, its interrupt routed to one hart, and its
+//! region as its last map, its interrupt routed to one CPU, and its
 //! /dev and /sys entries.
 
 use super::{affinity, sysfs, Map, Source, UioDevice, DEVICES};
 use crate::boot::devnodes::{PciHostNode, PlatformNode};
 use crate::boot::machine::Machine;
 use crate::drivers::{pci, plic};
-use crate::sched::hart;
+use crate::sched::cpu;
 use crate::sched::wait::WaitQueue;
 use alloc::format;
 use alloc::string::String;
@@ -33,7 +33,7 @@ struct Found {
 pub fn init(m: &Machine, raw_specs: &[Vec<u8>]) {
     let (specs, bad) = uiospec::parse_all(raw_specs);
     for b in bad {
-        crate::println!("gometal: ignoring uio={} (want pci:VVVV:DDDD[@HART] or dt:COMPATIBLE[@HART])", String::from_utf8_lossy(&b));
+        crate::println!("gometal: ignoring uio={} (want pci:VVVV:DDDD[@CPU] or dt:COMPATIBLE[@CPU])", String::from_utf8_lossy(&b));
     }
     let mut pci_bus = m.pci_host.as_ref().and_then(PciBus::new);
     let mut devices = Vec::new();
@@ -56,7 +56,7 @@ pub fn init(m: &Machine, raw_specs: &[Vec<u8>]) {
     for d in &devices {
         sysfs::publish(d);
         if let Some(irq) = d.irq {
-            plic::route(irq, d.hartid.load(Ordering::Acquire));
+            plic::route(irq, d.hwid.load(Ordering::Acquire));
         }
     }
     affinity::publish(&devices);
@@ -64,19 +64,19 @@ pub fn init(m: &Machine, raw_specs: &[Vec<u8>]) {
 }
 
 fn finish(f: Found, spec: &Spec, index: usize) -> Arc<UioDevice> {
-    let online = hart::online_count();
-    let at = uiospec::hart_for(spec.hart, index, online);
-    let hartid = hart::hart(at).hartid();
+    let online = cpu::online_count();
+    let at = uiospec::cpu_for(spec.cpu, index, online);
+    let hwid = cpu::cpu(at).hwid();
     Arc::new(UioDevice {
         index,
         name: f.name,
         source: f.source,
         maps: f.maps,
         irq: f.irq,
-        hartid: AtomicUsize::new(hartid),
+        hwid: AtomicUsize::new(hwid),
         affinity: AtomicU64::new(1u64.checked_shl(at as u32).unwrap_or(1)),
         events: AtomicU32::new(0),
-        per_hart: [const { AtomicU32::new(0) }; crate::param::MAX_HARTS],
+        per_cpu: [const { AtomicU32::new(0) }; crate::param::MAX_CPUS],
         waiters: WaitQueue::new(),
     })
 }

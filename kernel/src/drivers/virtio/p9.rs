@@ -2,7 +2,7 @@
 //! `VirtIO9p` driver moves one request and its reply at a time; the 9P
 //! client on top of it is fs/p9client.rs, used by the live shares
 //! (fs/share.rs) at each system call that touches them. A request is
-//! polled to its end (no interrupt): the hart spins for the round trip
+//! polled to its end (no interrupt): the CPU spins for the round trip
 //! through QEMU instead of switching threads, and one share's requests go
 //! one at a time (its client's lock).
 

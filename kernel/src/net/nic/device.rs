@@ -6,9 +6,9 @@
 //!
 //! Sending never waits for the device. The crate's `VirtIONet::send`
 //! spins until the device has taken the frame, and under QEMU that is
-//! when QEMU's main loop thread has run: with more harts than host cores
-//! that thread waits for a host core while the sending hart spins holding
-//! the NIC lock and other harts spin for the lock (transfers at 4 harts
+//! when QEMU's main loop thread has run: with more CPUs than host cores
+//! that thread waits for a host core while the sending CPU spins holding
+//! the NIC lock and other CPUs spin for the lock (transfers at 4 CPUs
 //! stalled for up to 0.5 s per poll before this). Here a frame is queued
 //! and its buffer comes back when the device reports it used (`reclaim`).
 
@@ -23,7 +23,7 @@ use virtio_drivers::device::net::VirtIONetRaw;
 
 /// Receive and transmit queue depth (QEMU offers 256). The crate keeps a
 /// queue's shadow descriptors inline, and the device is built on the boot
-/// hart's 32 KiB stack: 128 overflowed it (the kernel's data below was
+/// CPU's 32 KiB stack: 128 overflowed it (the kernel's data below was
 /// overwritten), 64 leaves room.
 pub const QUEUE: usize = 64;
 /// A frame buffer: one Ethernet frame plus the virtio-net header (the

@@ -9,13 +9,13 @@
 //!
 //! Locking: one lock (`NIC`) covers the device, the smoltcp interface, the
 //! socket sets and the connection tables. Polls (the device's interrupt, an
-//! idle hart, a program that moved bytes through a socket, the stack's
-//! timer) only try it: a hart that finds it held leaves a note (PENDING)
-//! and the holder polls once more before it lets go, so no hart spins for
+//! idle CPU, a program that moved bytes through a socket, the stack's
+//! timer) only try it: a CPU that finds it held leaves a note (PENDING)
+//! and the holder polls once more before it lets go, so no CPU spins for
 //! it (`poll_soon`). listen and connect wait for it. Under it the pump
 //! takes pipe, socket and listener locks, so no caller may hold one of
 //! those when it calls in here. The kernel runs with interrupts off, so the
-//! interrupt never finds its own hart holding the lock.
+//! interrupt never finds its own CPU holding the lock.
 
 mod addr;
 mod buffers;
@@ -118,8 +118,8 @@ pub fn irq() -> Option<u32> {
 }
 
 /// The device's interrupt: frames arrived or were sent. Each poll
-/// acknowledges it first; while another hart polls, the interrupt stays
-/// raised until that hart's next round (it polls again for this one).
+/// acknowledges it first; while another CPU polls, the interrupt stays
+/// raised until that CPU's next round (it polls again for this one).
 pub fn on_interrupt() {
     stats::POLL_IRQ.add(1);
     poll_soon();
@@ -134,7 +134,7 @@ pub fn kick(shard: usize) {
 }
 
 /// A program shut down or closed a connection of set `shard`: its FIN or
-/// reset goes out at the next poll (at the latest when a hart idles).
+/// reset goes out at the next poll (at the latest when a CPU idles).
 /// Only marks the set: the caller may hold locks a poll takes.
 pub fn changed(shard: usize) {
     shard::mark(shard);
@@ -148,7 +148,7 @@ pub fn listener_room() {
     }
 }
 
-/// A hart goes idle: what the threads left behind moves, and one more
+/// A CPU goes idle: what the threads left behind moves, and one more
 /// socket set is swept (shard.rs). Cheap without -net.
 pub fn idle_kick() {
     if !present() {

@@ -1,4 +1,4 @@
-//! Polling the NIC: who polls (poll_soon: whoever asks, unless another hart
+//! Polling the NIC: who polls (poll_soon: whoever asks, unless another CPU
 //! already polls, which then polls once more for it), what a poll does
 //! (frames in, each to its socket set; then the pump and frames out for the
 //! sets with work), smoltcp's timer (a kernel timer event armed from each
@@ -56,7 +56,7 @@ static TIMER: TimerEvent = TimerEvent::new(on_timer);
 const TIMER_MIN_NS: u64 = 1_000_000;
 
 /// The timer fired and the poll it asked for has not run yet (it may run
-/// on the hart that held the lock): that poll's frames count as the timer's.
+/// on the CPU that held the lock): that poll's frames count as the timer's.
 static TIMER_DUE: AtomicBool = AtomicBool::new(false);
 
 fn on_timer() {
@@ -118,9 +118,9 @@ fn arm_timer(nic: &Nic) {
 
 const DEADLINE_EVERY_NS: u64 = 2_000_000;
 
-/// Polls now, or has the hart that holds the NIC lock poll once more
-/// before it lets go: no hart ever spins for the lock here. (Spinning was
-/// the 4-hart stall: with more harts than host cores, the harts waiting
+/// Polls now, or has the CPU that holds the NIC lock poll once more
+/// before it lets go: no CPU ever spins for the lock here. (Spinning was
+/// the 4-CPU stall: with more CPUs than host cores, the CPUs waiting
 /// for the lock took the host time the holder needed.)
 pub fn poll_soon() {
     loop {
@@ -132,7 +132,7 @@ pub fn poll_soon() {
             }
         }
         drop(guard);
-        // A hart that failed try_lock after our last look left PENDING set.
+        // A CPU that failed try_lock after our last look left PENDING set.
         if !PENDING.load(Ordering::SeqCst) {
             return;
         }
@@ -143,7 +143,7 @@ pub fn poll_soon() {
 /// its connections goes out (Linux keeps sending a closed socket's data
 /// after its process is gone; here the machine would stop with it). Polls
 /// until every connection's data is acknowledged, for at most
-/// DRAIN_LIMIT_NS. Other harts are stopped, so nothing else polls.
+/// DRAIN_LIMIT_NS. Other CPUs are stopped, so nothing else polls.
 pub fn drain() {
     if !present() {
         return;
@@ -151,7 +151,7 @@ pub fn drain() {
     let clock = crate::sched::clock::monotonic_ns;
     let limit = clock() + DRAIN_LIMIT_NS;
     while clock() < limit {
-        let Some(mut guard) = NIC.try_lock() else { return }; // a stopped hart held it
+        let Some(mut guard) = NIC.try_lock() else { return }; // a stopped CPU held it
         let Some(nic) = guard.as_mut() else { return };
         shard::mark_all();
         poll(nic);
@@ -169,11 +169,11 @@ pub fn drain() {
 const DRAIN_LIMIT_NS: u64 = 2_000_000_000;
 
 /// Rounds of one poll at most: a flood (10,000 connections closing at once)
-/// took seconds in 64 rounds, with the hart's threads waiting.
+/// took seconds in 64 rounds, with the CPU's threads waiting.
 const ROUNDS: usize = 16;
 
 /// Polls smoltcp and pumps connections until no frame waits (bounded, so
-/// a flood cannot keep a hart here forever): frames in, each to its socket
+/// a flood cannot keep a CPU here forever): frames in, each to its socket
 /// set, then for the sets with work the pump and frames out, and again
 /// only if more frames came meanwhile. Frames are taken one at a time so
 /// that a listening socket used up by a SYN is moved aside before the next

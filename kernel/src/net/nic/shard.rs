@@ -10,7 +10,7 @@
 //! tags those endpoints with their set); its smoltcp deadline passing (the
 //! timer); keep-alive options that settled; address resolution (every
 //! set: a socket anywhere may wait for the answer). Shard 0 also holds the
-//! raw UDP and ICMP sockets, so datagrams mark it. An idle hart sweeps one
+//! raw UDP and ICMP sockets, so datagrams mark it. An idle CPU sweeps one
 //! more set in turn, so a change nothing marked still moves, a little later.
 
 use super::tcp::Tcp;
@@ -44,7 +44,7 @@ pub fn make() -> alloc::vec::Vec<Shard> {
 
 /// The sets with work waiting, a bit each.
 static DIRTY: [AtomicU64; WORDS] = [const { AtomicU64::new(0) }; WORDS];
-/// The next set an idle hart sweeps.
+/// The next set an idle CPU sweeps.
 static SWEEP: AtomicUsize = AtomicUsize::new(0);
 
 /// Set `shard` has work.
@@ -61,7 +61,7 @@ pub fn mark_all() {
     }
 }
 
-/// Marks the next set in turn (an idle hart's sweep).
+/// Marks the next set in turn (an idle CPU's sweep).
 pub fn mark_next() {
     mark(SWEEP.fetch_add(1, Ordering::Relaxed) % SHARDS);
 }

@@ -1,5 +1,5 @@
 //! What the NIC did, for the `stats` kernel argument: how often the stack
-//! was polled and why, how often a hart found the NIC lock held, how long it was held,
+//! was polled and why, how often a CPU found the NIC lock held, how long it was held,
 //! and how often the pump found a program's pipe full (the remote then
 //! sees our receive window close) and later reopened it.
 

@@ -1,21 +1,21 @@
-//! Per-hart state, reached through tp while in the kernel (xv6's `struct
-//! cpu`). Harts are numbered 0..n in device-tree order ("index"); the SBI
-//! hart id can differ.
+//! Per-CPU state, reached through tp while in the kernel (xv6's `struct
+//! cpu`). CPUs are numbered 0..n in device-tree order ("index"); the SBI
+//! CPU id can differ.
 
 use super::thread::Thread;
 use crate::arch::{csr, Context};
-use crate::param::MAX_HARTS;
+use crate::param::MAX_CPUS;
 use alloc::sync::Arc;
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 
-/// Lifecycle of a hart (InfOS's states).
+/// Lifecycle of a CPU (InfOS's states).
 #[repr(u8)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HartState {
+pub enum CpuState {
     /// Not found or not started yet.
     Offline = 0,
-    /// hart_start issued, waiting for it to reach Rust.
+    /// cpu_start issued, waiting for it to reach Rust.
     Bootstrap = 1,
     /// Running the kernel.
     Online = 2,
@@ -27,14 +27,14 @@ pub enum HartState {
 
 /// Counters the user sees with `stats`/`-v` after the program exits.
 #[derive(Default)]
-pub struct HartStats {
+pub struct CpuStats {
     pub busy_ns: AtomicU64,
     pub idle_ns: AtomicU64,
     pub threads_run: AtomicU64,
     pub switches: AtomicU64,
-    /// Threads that last ran on another hart.
+    /// Threads that last ran on another CPU.
     pub migrations: AtomicU64,
-    /// Threads this hart took from another hart's queue.
+    /// Threads this CPU took from another CPU's queue.
     pub steals: AtomicU64,
     pub ipis_sent: AtomicU64,
     pub ipis_received: AtomicU64,
@@ -42,13 +42,13 @@ pub struct HartStats {
     pub interrupts: AtomicU64,
 }
 
-pub struct Hart {
-    pub hartid: AtomicUsize,
+pub struct Cpu {
+    pub hwid: AtomicUsize,
     state: AtomicU8,
     /// The scheduler loop's context while a thread runs.
     scheduler_context: UnsafeCell<Context>,
     current: UnsafeCell<Option<Arc<Thread>>>,
-    /// The root page table this hart has installed.
+    /// The root page table this CPU has installed.
     pub page_table: AtomicU64,
     /// Next tick deadline in `time` ticks.
     pub next_tick: AtomicU64,
@@ -58,39 +58,39 @@ pub struct Hart {
     /// In the idle loop: not running a thread (placement prefers it).
     pub idle: AtomicBool,
     /// Idle and about to `wfi` or in it: new work for it needs an IPI. An
-    /// idle hart that is not napping polls its queue and needs none.
+    /// idle CPU that is not napping polls its queue and needs none.
     pub napping: AtomicBool,
     /// A wakeup queued a thread here while it ran one: switch at the next
     /// trap (wakeup preemption, place.rs).
     pub need_resched: AtomicBool,
     /// How long the idle loop polls before it naps (ns; adapted, idle.rs).
     pub poll_ns: AtomicU64,
-    /// Lock classes this hart holds (debug builds; lockorder.rs).
+    /// Lock classes this CPU holds (debug builds; lockorder.rs).
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
     pub held_locks: AtomicU32,
     /// Running a thread (for placement's load count).
     pub running: AtomicBool,
-    /// When another hart last sent this idle hart an IPI for work, and when
-    /// this hart then left `wfi` (monotonic ns; 0: none), for the statistics.
+    /// When another CPU last sent this idle CPU an IPI for work, and when
+    /// this CPU then left `wfi` (monotonic ns; 0: none), for the statistics.
     pub kicked_at: AtomicU64,
     pub awake_at: AtomicU64,
     /// The `kicked_at` that `awake_at` answered.
     pub kick_answered: AtomicU64,
-    /// TLB shootdown generations asked of this hart, and done by it.
+    /// TLB shootdown generations asked of this CPU, and done by it.
     pub tlb_requested: AtomicU64,
     pub tlb_done: AtomicU64,
-    pub stats: HartStats,
+    pub stats: CpuStats,
 }
 
 // SAFETY: scheduler_context and current are only accessed by code running on
-// this hart (through tp), never from another hart.
-unsafe impl Sync for Hart {}
+// this CPU (through tp), never from another CPU.
+unsafe impl Sync for Cpu {}
 
-impl Hart {
+impl Cpu {
     const fn new() -> Self {
-        Hart {
-            hartid: AtomicUsize::new(usize::MAX),
-            state: AtomicU8::new(HartState::Offline as u8),
+        Cpu {
+            hwid: AtomicUsize::new(usize::MAX),
+            state: AtomicU8::new(CpuState::Offline as u8),
             scheduler_context: UnsafeCell::new(Context { ra: 0, sp: 0, s: [0; 12] }),
             current: UnsafeCell::new(None),
             page_table: AtomicU64::new(0),
@@ -107,7 +107,7 @@ impl Hart {
             kick_answered: AtomicU64::new(0),
             tlb_requested: AtomicU64::new(0),
             tlb_done: AtomicU64::new(0),
-            stats: HartStats {
+            stats: CpuStats {
                 busy_ns: AtomicU64::new(0),
                 idle_ns: AtomicU64::new(0),
                 threads_run: AtomicU64::new(0),
@@ -122,28 +122,28 @@ impl Hart {
         }
     }
 
-    /// This hart's number: 0 for the boot hart, then device-tree order.
+    /// This CPU's number: 0 for the boot CPU, then device-tree order.
     pub fn index(&self) -> usize {
-        (self as *const Hart as usize - HARTS.as_ptr() as usize) / core::mem::size_of::<Hart>()
+        (self as *const Cpu as usize - CPUS.as_ptr() as usize) / core::mem::size_of::<Cpu>()
     }
 
-    pub fn state(&self) -> HartState {
+    pub fn state(&self) -> CpuState {
         match self.state.load(Ordering::Acquire) {
-            1 => HartState::Bootstrap,
-            2 => HartState::Online,
-            3 => HartState::Error,
-            4 => HartState::Parked,
-            _ => HartState::Offline,
+            1 => CpuState::Bootstrap,
+            2 => CpuState::Online,
+            3 => CpuState::Error,
+            4 => CpuState::Parked,
+            _ => CpuState::Offline,
         }
     }
 
     /// Moves from `from` to `to` atomically; false if the state was not `from`
-    /// (a late hart and a boot hart giving up on it cannot both win).
-    pub fn transition(&self, from: HartState, to: HartState) -> bool {
+    /// (a late CPU and a boot CPU giving up on it cannot both win).
+    pub fn transition(&self, from: CpuState, to: CpuState) -> bool {
         self.state.compare_exchange(from as u8, to as u8, Ordering::AcqRel, Ordering::Acquire).is_ok()
     }
 
-    pub fn set_state(&self, s: HartState) {
+    pub fn set_state(&self, s: CpuState) {
         self.state.store(s as u8, Ordering::Release);
     }
 
@@ -151,54 +151,54 @@ impl Hart {
         self.running.load(Ordering::Relaxed)
     }
 
-    pub fn hartid(&self) -> usize {
-        self.hartid.load(Ordering::Relaxed)
+    pub fn hwid(&self) -> usize {
+        self.hwid.load(Ordering::Relaxed)
     }
 
     pub fn scheduler_context(&self) -> *mut Context {
         self.scheduler_context.get()
     }
 
-    /// The thread running on this hart. Only call on this hart.
+    /// The thread running on this CPU. Only call on this CPU.
     pub fn current(&self) -> Option<&Arc<Thread>> {
-        // SAFETY: only this hart touches `current` (see Sync).
+        // SAFETY: only this CPU touches `current` (see Sync).
         unsafe { (*self.current.get()).as_ref() }
     }
 
     pub fn set_current(&self, t: Option<Arc<Thread>>) -> Option<Arc<Thread>> {
-        // SAFETY: only this hart touches `current` (see Sync).
+        // SAFETY: only this CPU touches `current` (see Sync).
         unsafe { core::mem::replace(&mut *self.current.get(), t) }
     }
 }
 
-static HARTS: [Hart; MAX_HARTS] = [const { Hart::new() }; MAX_HARTS];
+static CPUS: [Cpu; MAX_CPUS] = [const { Cpu::new() }; MAX_CPUS];
 
-pub fn hart(index: usize) -> &'static Hart {
-    &HARTS[index]
+pub fn cpu(index: usize) -> &'static Cpu {
+    &CPUS[index]
 }
 
-pub fn all() -> &'static [Hart] {
-    &HARTS
+pub fn all() -> &'static [Cpu] {
+    &CPUS
 }
 
-/// Points tp at hart `index` and sets up its CSRs. Called once per hart.
-pub fn enter(index: usize, hartid: usize) {
-    let h = hart(index);
-    h.hartid.store(hartid, Ordering::Relaxed);
+/// Points tp at CPU `index` and sets up its CSRs. Called once per CPU.
+pub fn enter(index: usize, hwid: usize) {
+    let h = cpu(index);
+    h.hwid.store(hwid, Ordering::Relaxed);
     // SAFETY: HARTS is static, so the pointer stays valid forever, and only
-    // this hart runs with this index.
-    unsafe { csr::set_tp(h as *const Hart as u64) };
+    // this CPU runs with this index.
+    unsafe { csr::set_tp(h as *const Cpu as u64) };
     csr::init_hart(crate::arch::trap_vector as *const () as usize);
 }
 
-/// The hart the caller runs on.
-pub fn this_hart() -> &'static Hart {
-    // SAFETY: tp was set by `enter` on this hart to an element of the static
+/// The CPU the caller runs on.
+pub fn this_cpu() -> &'static Cpu {
+    // SAFETY: tp was set by `enter` on this CPU to an element of the static
     // HARTS array; the trap entry restores it from the TrapFrame.
-    unsafe { &*(csr::tp() as *const Hart) }
+    unsafe { &*(csr::tp() as *const Cpu) }
 }
 
-/// The number of harts that run the kernel.
+/// The number of CPUs that run the kernel.
 pub fn online_count() -> usize {
-    HARTS.iter().filter(|h| h.state() == HartState::Online).count()
+    CPUS.iter().filter(|h| h.state() == CpuState::Online).count()
 }
