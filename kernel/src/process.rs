@@ -131,7 +131,7 @@ pub fn exit(status: u32) -> ! {
     crate::net::nic::drain(); // what the program sent reaches its peers
     crate::stats::report_if_requested();
     crate::console::drain();
-    crate::drivers::poweroff::power_off(status)
+    crate::arch::power_off(status)
 }
 
 /// Terminates the program because of signal `signo` (default action), with

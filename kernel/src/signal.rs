@@ -3,13 +3,13 @@
 //! rt_sigreturn. Go depends on this for async preemption (SIGURG) and for
 //! turning faults (SIGSEGV with si_addr) into panics.
 
-use crate::arch;
-use crate::memlayout::SIGRETURN_TRAMPOLINE;
+use crate::arch::{self, signal::FRAME_SIZE};
+use crate::memlayout::VDSO_BASE;
 use crate::mm::uaccess::{UserPtr, UserSpace};
 use crate::process::{self, process};
 use crate::sched::Thread;
 use alloc::sync::Arc;
-use gometal_core::sigframe::{self, SigInfo, UserContext, FRAME_SIZE};
+use gometal_core::sigframe::{self, SigInfo, StackT};
 use gometal_core::signal::{self as sig, DefaultAction, SigAction, SigSet};
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -145,22 +145,19 @@ fn build_frame(user: &mut UserSpace, t: &Arc<Thread>, signo: usize, info: &SigIn
     };
     let use_alt = action.flags & sig::SA_ONSTACK != 0 && alt.enabled() && !alt.contains(frame.sp());
     let top = if use_alt { alt.sp + alt.size } else { frame.sp() };
-    let sp = sigframe::frame_sp(top);
+    let sp = sigframe::frame_sp(top, FRAME_SIZE);
     arch::save_fp(t.fp());
-    let mut ctx = UserContext { pc: frame.pc(), x: frame.regs, f: t.fp().f, fcsr: t.fp().fcsr as u32 };
-    ctx.x[0] = 0;
     let on_alt = if alt.contains(frame.sp()) { sig::SS_ONSTACK } else { alt.flags };
     let mut buf = [0u8; FRAME_SIZE];
-    sigframe::write_frame(&mut buf, info, &ctx, old_mask, (alt.sp, on_alt, alt.size));
+    let stack = StackT { sp: alt.sp, flags: on_alt, size: alt.size };
+    arch::signal::write_frame(&mut buf, frame, t.fp(), info, old_mask, stack);
     if user.write_bytes(UserPtr::new(sp).slice(FRAME_SIZE), &buf).is_err() {
         return false;
     }
-    frame.set_pc(action.handler);
-    frame.regs[1] = SIGRETURN_TRAMPOLINE; // ra
-    frame.regs[2] = sp;
-    frame.regs[10] = signo as u64;
-    frame.regs[11] = sp + sigframe::SI_SIGNO as u64;
-    frame.regs[12] = sp + sigframe::UCONTEXT as u64;
+    // The handler returns into the vDSO's rt_sigreturn (Go on riscv64 and
+    // arm64 passes no SA_RESTORER; Linux does the same).
+    let restorer = VDSO_BASE + arch::vdso::sigreturn_offset() as u64;
+    arch::signal::enter_handler(frame, action.handler, sp, signo, restorer);
     let mut s = t.signals.lock();
     s.blocked |= action.mask;
     if action.flags & sig::SA_NODEFER == 0 {
@@ -183,12 +180,8 @@ pub fn sigreturn(user: &mut UserSpace, t: &Arc<Thread>) {
         Ok(bytes) => buf.copy_from_slice(&bytes),
         Err(_) => process::kill_by_signal(sig::SIGSEGV, Some(sp), frame.pc()),
     }
-    let (ctx, mask) = sigframe::read_frame(&buf);
-    frame.regs = ctx.x;
-    frame.regs[0] = ctx.pc;
     let fp = t.fp();
-    fp.f = ctx.f;
-    fp.fcsr = ctx.fcsr as u64;
+    let mask = arch::signal::read_frame(&buf, frame, fp);
     arch::restore_fp(fp);
     t.signals.lock().blocked = mask & !sig::UNBLOCKABLE;
 }

@@ -173,6 +173,10 @@ pub fn report_if_requested() {
         );
     }
     report_wake_delays();
+    let spurious = crate::drivers::irq::spurious();
+    if spurious > 0 {
+        crate::println!("gometal: {spurious} interrupts on lines no driver registered");
+    }
     crate::net::nic::stats::report();
     let top = crate::linux::most_frequent(8);
     if !top.is_empty() {

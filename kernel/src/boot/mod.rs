@@ -3,4 +3,6 @@
 #[deny(unsafe_code)]
 pub mod cpus;
 pub mod devnodes;
+#[deny(unsafe_code)]
+pub mod dtirq;
 pub mod machine;

@@ -1,6 +1,6 @@
 //! TLB maintenance after page-table entries are removed or weakened.
 
-use crate::arch::csr;
+use crate::arch;
 use crate::memlayout::PAGE_SIZE;
 
 /// Beyond this many pages a full flush is cheaper than one per page.
@@ -10,12 +10,12 @@ const FULL_FLUSH_PAGES: u64 = 64;
 pub fn flush_range(start: u64, end: u64) {
     let pages = (end.saturating_sub(start)).div_ceil(PAGE_SIZE as u64);
     if pages > FULL_FLUSH_PAGES {
-        csr::flush_tlb_all();
+        arch::flush_tlb_all();
         return;
     }
     let mut va = start;
     while va < end {
-        csr::flush_tlb_page(va);
+        arch::flush_tlb_page(va);
         va += PAGE_SIZE as u64;
     }
 }

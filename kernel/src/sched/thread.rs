@@ -11,7 +11,7 @@ const KERNEL_STACK_PAGES: usize = KERNEL_STACK_SIZE / crate::memlayout::PAGE_SIZ
 use crate::signal::ThreadSignals;
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use super::lockorder::{Lock, LockClass};
+use crate::sync::{Lock, LockClass};
 use spin::Mutex;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
