@@ -72,7 +72,7 @@ pub fn fire_expired() {
         };
         match due {
             Some(((deadline, _, generation), t)) => {
-                crate::stats::TIMER_LATE.record(clock::monotonic_ns().saturating_sub(deadline));
+                crate::sched::latency::TIMER_LATE.record(clock::monotonic_ns().saturating_sub(deadline));
                 wake(&t, generation)
             }
             None => break,
