@@ -27,7 +27,6 @@ mod statfs;
 mod sync;
 mod thread;
 mod time;
-mod tty;
 
 use crate::mm::uaccess::UserSpace;
 use crate::sched::current;
