@@ -1,6 +1,6 @@
 //! The serial console (UART): the kernel's own messages. The program's
 //! stdin/stdout/stderr use it only as a fallback, on a machine without the
-//! virtio console (stdio.rs); bytes arriving on the UART are buffered here
+//! virtio console (stdio/); bytes arriving on the UART are buffered here
 //! for that fallback's stdin. /dev/console and /dev/tty are this console
 //! as a file (`ConsoleFile`).
 

@@ -6,7 +6,6 @@
 use super::fd::OpenFile;
 use super::file::{seek_in, File};
 use super::inode::Inode;
-use super::stat::Stat;
 use alloc::sync::Arc;
 use gometal_core::errno::{Errno, EISDIR};
 
@@ -34,16 +33,8 @@ impl File for DirFile {
         seek_in(of, offset, whence, 0)
     }
 
-    fn stat(&self) -> Stat {
-        Stat::of_inode(&self.node, false)
-    }
-
     fn allocate(&self, _: u64, _: u64, _: bool) -> Result<(), Errno> {
         Err(EISDIR)
-    }
-
-    fn fsync(&self) -> Result<(), Errno> {
-        super::hostfile::fsync(&self.node)
     }
 
     fn inode(&self) -> Option<&Arc<Inode>> {

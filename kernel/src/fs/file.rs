@@ -9,7 +9,11 @@
 //!
 //! The defaults are what Linux answers for an operation a file does not
 //! have (read and write EINVAL, seek ESPIPE, ioctl ENOTTY, mmap ENODEV,
-//! fsync EINVAL, epoll EPERM), so a kind implements only what it does.
+//! fsync EINVAL, epoll EPERM), so a kind implements only what it does;
+//! for a file that is a node of the tree (`inode`), stat, truncate, fsync,
+//! mmap and sendfile default to what every node has, as Linux's generic
+//! file operations do.
+//!
 //! Per-open state (the offset, O_NONBLOCK, the access mode) is the open
 //! file description's (fd.rs: `OpenFile`), passed in as `of` where needed.
 //!
@@ -18,7 +22,7 @@
 //! (`OpenFile::downcast`), which names the one type they work on.
 
 use super::fd::OpenFile;
-use super::inode::Inode;
+use super::inode::{Inode, Kind};
 use super::pollhub::PollHub;
 use super::stat::Stat;
 use crate::mm::addrspace::AddressSpace;
@@ -77,15 +81,20 @@ pub trait File: Any + Send + Sync {
         Err(ENOTTY)
     }
 
-    /// fstat: an anonymous inode's by default (eventfd, epoll).
+    /// fstat: the node's, or an anonymous inode's (eventfd, epoll).
     fn stat(&self) -> Stat {
-        Stat::anonymous()
+        match self.inode() {
+            Some(node) => Stat::of_inode(node, false),
+            None => Stat::anonymous(),
+        }
     }
 
-    /// ftruncate(2).
+    /// ftruncate(2): a node's size, through a description open for writing.
     fn truncate(&self, of: &OpenFile, len: i64) -> Result<(), Errno> {
-        let _ = (of, len);
-        Err(EINVAL)
+        match self.inode() {
+            Some(node) if of.writable() => super::regular::truncate_node(node, len),
+            _ => Err(EINVAL),
+        }
     }
 
     /// fallocate(2) making [offset, offset+len) part of the file (the
@@ -95,14 +104,18 @@ pub trait File: Any + Send + Sync {
         Err(ENODEV)
     }
 
-    /// fsync(2) and fdatasync(2).
+    /// fsync(2) and fdatasync(2): a node of a share is written back to
+    /// the host (the in-memory tree has nowhere to write).
     fn fsync(&self) -> Result<(), Errno> {
-        Err(EINVAL)
+        match self.inode() {
+            Some(node) => super::hostfile::fsync(node),
+            None => Err(EINVAL),
+        }
     }
 
-    /// What mmap of the file maps; None is ENODEV.
+    /// What mmap of the file maps (a regular file's pages); None is ENODEV.
     fn mapping(&self) -> Option<Mapping<'_>> {
-        None
+        self.inode().filter(|n| matches!(n.kind, Kind::File(_))).map(Mapping::Pages)
     }
 
     /// Where the file announces readiness changes to epoll; None for a
@@ -140,14 +153,14 @@ pub trait File: Any + Send + Sync {
         false
     }
 
-    /// splice may write a pipe's bytes to it (regular files, sockets).
+    /// splice may write a pipe's bytes to it (a regular file, a socket).
     fn splice_target(&self) -> bool {
-        false
+        self.inode().is_some_and(|n| matches!(n.kind, Kind::File(_)))
     }
 
-    /// sendfile may read from it (regular files).
+    /// sendfile may read from it (a regular file).
     fn sendfile_source(&self) -> bool {
-        false
+        self.inode().is_some_and(|n| matches!(n.kind, Kind::File(_)))
     }
 }
 
@@ -200,4 +213,13 @@ pub fn seek_in(of: &OpenFile, offset: i64, whence: u32, size: i64) -> Result<u64
 pub fn downcast_arc<T: File>(file: Arc<dyn File>) -> Option<Arc<T>> {
     let any: Arc<dyn Any + Send + Sync> = file;
     any.downcast().ok()
+}
+
+/// lseek on a node of the tree: SEEK_END is from its size, for a share's
+/// file the host's size now.
+pub fn seek_node(of: &OpenFile, node: &Inode, offset: i64, whence: u32) -> Result<u64, Errno> {
+    if whence == 2 {
+        super::hostops::refresh_attrs(node)?;
+    }
+    seek_in(of, offset, whence, node.size() as i64)
 }

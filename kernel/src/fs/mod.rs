@@ -18,6 +18,7 @@ pub mod p9client;
 pub mod path;
 pub mod pathfile;
 pub mod pipe;
+pub mod pipefile;
 pub mod pollhub;
 pub mod readonly;
 pub mod regular;

@@ -5,9 +5,8 @@
 //! writable); stat, the *at calls and lseek work on the node.
 
 use super::fd::OpenFile;
-use super::file::{seek_in, File};
+use super::file::{seek_node, File};
 use super::inode::Inode;
-use super::stat::Stat;
 use alloc::sync::Arc;
 use gometal_core::errno::Errno;
 
@@ -28,25 +27,10 @@ impl File for PathFile {
     }
 
     fn seek(&self, of: &OpenFile, offset: i64, whence: u32) -> Result<u64, Errno> {
-        if whence == 2 {
-            super::hostops::refresh_attrs(&self.node)?;
-        }
-        seek_in(of, offset, whence, self.node.size() as i64)
-    }
-
-    fn stat(&self) -> Stat {
-        Stat::of_inode(&self.node, false)
-    }
-
-    fn fsync(&self) -> Result<(), Errno> {
-        super::hostfile::fsync(&self.node)
+        seek_node(of, &self.node, offset, whence)
     }
 
     fn inode(&self) -> Option<&Arc<Inode>> {
         Some(&self.node)
-    }
-
-    fn splice_target(&self) -> bool {
-        true
     }
 }

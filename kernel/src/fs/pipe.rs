@@ -7,18 +7,14 @@
 //! (fallibly) and given back when a read drains it: an idle pipe costs only
 //! its bookkeeping. All pipe buffers together may use a share of the heap
 //! (`budget`); past it a pipe holds one page at most, like Linux's pipes
-//! beyond pipe-user-pages-soft.
+//! beyond pipe-user-pages-soft. pipefile.rs makes a pipe's ends files.
 
-use super::epoll::{in_out, EPOLLERR, EPOLLHUP};
-use super::fd::OpenFile;
-use super::file::File;
-use super::pollhub::{notify_linked, Hub, PollHub};
-use super::stat::Stat;
+use super::pollhub::{notify_linked, Hub};
 use crate::sched::wait::WaitQueue;
 use alloc::sync::Arc;
 use alloc::collections::VecDeque;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use gometal_core::errno::{Errno, EAGAIN, EINTR, ENOMEM, EPIPE, ESPIPE};
+use gometal_core::errno::{Errno, EAGAIN, EINTR, ENOMEM, EPIPE};
 use spin::Mutex;
 
 /// Linux's default pipe capacity.
@@ -273,52 +269,6 @@ impl Pipe {
         let count = if write_end { &self.writers } else { &self.readers };
         count.fetch_sub(1, Ordering::AcqRel);
         self.changed();
-    }
-}
-
-/// A pipe end (pipe2) or an open FIFO: which end(s) is the description's
-/// access mode.
-impl File for Pipe {
-    fn read(&self, of: &OpenFile, buf: &mut [u8], _: Option<u64>) -> Result<usize, Errno> {
-        Pipe::read(self, buf, of.nonblocking())
-    }
-
-    fn write(&self, of: &OpenFile, data: &[u8], _: Option<u64>) -> Result<usize, Errno> {
-        Pipe::write(self, data, of.nonblocking())
-    }
-
-    fn stat(&self) -> Stat {
-        Stat::pipe()
-    }
-
-    fn allocate(&self, _: u64, _: u64, _: bool) -> Result<(), Errno> {
-        Err(ESPIPE)
-    }
-
-    fn poll_hub(&self) -> Option<PollHub> {
-        Some(PollHub::Own(self.hub.clone()))
-    }
-
-    fn poll(&self, of: &OpenFile) -> (u32, u64) {
-        let (r, w) = (of.readable(), of.writable());
-        let hup = if r && self.hung_up_for_reader() { EPOLLHUP } else { 0 };
-        let err = if w && self.broken_for_writer() { EPOLLERR } else { 0 };
-        (in_out(r && self.readable(), w && self.writable()) | hup | err, self.generation.load(Ordering::Acquire))
-    }
-
-    /// The last descriptor (and dup) of a pipe end is gone: readers may
-    /// see the end of file, writers EPIPE (`changed` tells epoll).
-    fn closed(&self, of: &OpenFile) {
-        if of.readable() {
-            self.close_end(false);
-        }
-        if of.writable() {
-            self.close_end(true);
-        }
-    }
-
-    fn splice_target(&self) -> bool {
-        true
     }
 }
 

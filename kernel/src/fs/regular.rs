@@ -4,9 +4,8 @@
 //! read or write the same bytes twice; pread and pwrite leave it alone.
 
 use super::fd::OpenFile;
-use super::file::{seek_in, File, Mapping};
+use super::file::{seek_node, File};
 use super::inode::{FileData, Inode, Kind, MAX_FILE_SIZE};
-use super::stat::Stat;
 use alloc::sync::Arc;
 use gometal_core::errno::{Errno, EFBIG, EINVAL, EISDIR};
 use spin::Mutex;
@@ -63,18 +62,7 @@ impl File for MemFile {
     }
 
     fn seek(&self, of: &OpenFile, offset: i64, whence: u32) -> Result<u64, Errno> {
-        seek_in(of, offset, whence, self.node.size() as i64)
-    }
-
-    fn stat(&self) -> Stat {
-        Stat::of_inode(&self.node, false)
-    }
-
-    fn truncate(&self, of: &OpenFile, len: i64) -> Result<(), Errno> {
-        if !of.writable() {
-            return Err(EINVAL);
-        }
-        truncate_node(&self.node, len)
+        seek_node(of, &self.node, offset, whence)
     }
 
     fn allocate(&self, offset: u64, len: u64, keep_size: bool) -> Result<(), Errno> {
@@ -91,25 +79,8 @@ impl File for MemFile {
         Ok(())
     }
 
-    /// Nowhere to write it: the file is memory.
-    fn fsync(&self) -> Result<(), Errno> {
-        Ok(())
-    }
-
-    fn mapping(&self) -> Option<Mapping<'_>> {
-        Some(Mapping::Pages(&self.node))
-    }
-
     fn inode(&self) -> Option<&Arc<Inode>> {
         Some(&self.node)
-    }
-
-    fn splice_target(&self) -> bool {
-        true
-    }
-
-    fn sendfile_source(&self) -> bool {
-        true
     }
 }
 

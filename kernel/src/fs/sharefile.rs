@@ -3,12 +3,11 @@
 //! the size is the host's, asked again for SEEK_END and stat.
 
 use super::fd::OpenFile;
-use super::file::{seek_in, File, Mapping};
+use super::file::{seek_node, File};
 use super::hostfile;
 use super::inode::{Inode, MAX_FILE_SIZE};
-use super::stat::Stat;
 use alloc::sync::Arc;
-use gometal_core::errno::{Errno, EFBIG, EINVAL};
+use gometal_core::errno::{Errno, EFBIG};
 
 /// Bytes per read or write step: one 9P message's worth (each step is a
 /// round trip to the host, the costly part).
@@ -56,21 +55,7 @@ impl File for HostFile {
     }
 
     fn seek(&self, of: &OpenFile, offset: i64, whence: u32) -> Result<u64, Errno> {
-        if whence == 2 {
-            super::hostops::refresh_attrs(&self.node)?; // the host's size now
-        }
-        seek_in(of, offset, whence, self.node.size() as i64)
-    }
-
-    fn stat(&self) -> Stat {
-        Stat::of_inode(&self.node, false)
-    }
-
-    fn truncate(&self, of: &OpenFile, len: i64) -> Result<(), Errno> {
-        if !of.writable() {
-            return Err(EINVAL);
-        }
-        super::regular::truncate_node(&self.node, len)
+        seek_node(of, &self.node, offset, whence)
     }
 
     /// Grown on the host (no blocks are reserved there).
@@ -82,23 +67,7 @@ impl File for HostFile {
         Ok(())
     }
 
-    fn fsync(&self) -> Result<(), Errno> {
-        hostfile::fsync(&self.node)
-    }
-
-    fn mapping(&self) -> Option<Mapping<'_>> {
-        Some(Mapping::Pages(&self.node))
-    }
-
     fn inode(&self) -> Option<&Arc<Inode>> {
         Some(&self.node)
-    }
-
-    fn splice_target(&self) -> bool {
-        true
-    }
-
-    fn sendfile_source(&self) -> bool {
-        true
     }
 }
