@@ -1,9 +1,10 @@
-//! Loading the program: map a static riscv64 ELF from the initramfs into a
-//! new address space, build the Linux initial stack (argv, envp, auxv), map
-//! the signal-return trampoline, and make the main thread.
+//! Loading the program: map a static ELF for this architecture from the
+//! initramfs into a new address space, build the Linux initial stack (argv,
+//! envp, auxv), map the vDSO (clock_gettime without a system call, and
+//! where signal handlers return), and make the main thread.
 
 use crate::arch::{FpState, TrapFrame};
-use crate::memlayout::{PAGE_SIZE, SIGRETURN_TRAMPOLINE, USER_STACK_SIZE, USER_STACK_TOP, VDSO_BASE};
+use crate::memlayout::{PAGE_SIZE, USER_STACK_SIZE, USER_STACK_TOP, VDSO_BASE};
 
 /// Where the vDSO's ELF header is (man 7 vdso).
 const AT_SYSINFO_EHDR: u64 = 33;
@@ -12,28 +13,11 @@ use crate::mm::{frames, uaccess};
 use crate::sched::Thread;
 use crate::signal::ThreadSignals;
 use alloc::string::String;
-use alloc::vec::Vec;
 use gometal_core::elf::{self, ExecImage};
 use gometal_core::initstack::{self, *};
 use gometal_core::vma::Prot;
 
 const PAGE: u64 = PAGE_SIZE as u64;
-
-/// `li a7, 139 (rt_sigreturn); ecall`: where signal handlers return to.
-const TRAMPOLINE_CODE: [u32; 2] = [0x08b0_0893, 0x0000_0073];
-
-/// HWCAP bits for rv64imafdc (one bit per extension letter).
-const HWCAP_RV64GC: u64 = hwcap(b"imafdc");
-
-const fn hwcap(letters: &[u8]) -> u64 {
-    let mut bits = 0;
-    let mut i = 0;
-    while i < letters.len() {
-        bits |= 1 << (letters[i] - b'a');
-        i += 1;
-    }
-    bits
-}
 
 pub struct Loaded {
     pub mm: AddressSpace,
@@ -80,28 +64,25 @@ fn map_segments(mm: &mut AddressSpace, exe: &ExecImage, bytes: &[u8]) -> Result<
 
 /// Builds the program's address space from the ELF `bytes`.
 pub fn load(bytes: &[u8], argv: &[&[u8]], envp: &[&[u8]]) -> Result<Loaded, String> {
-    let exe = elf::parse_exec(bytes).map_err(describe)?;
+    let exe = elf::parse_exec(bytes, crate::arch::ELF_TARGET).map_err(describe)?;
     let mut mm = AddressSpace::new().ok_or("out of memory")?;
     let image_end = map_segments(&mut mm, &exe, bytes)?;
     mm.brk_start = image_end;
     mm.brk = image_end;
-
-    mm.map(SIGRETURN_TRAMPOLINE, PAGE, Prot { read: true, write: false, exec: true }, true);
-    let code: Vec<u8> = TRAMPOLINE_CODE.iter().flat_map(|w| w.to_le_bytes()).collect();
-    fill(&mut mm, SIGRETURN_TRAMPOLINE, &code)?;
 
     mm.map(VDSO_BASE, PAGE, Prot { read: true, write: false, exec: true }, true);
     let vdso_page = mm.page_for(VDSO_BASE, Access::Populate).map_err(|_| "out of memory")?;
     crate::vdso::fill_page(vdso_page);
 
     mm.map(USER_STACK_TOP - USER_STACK_SIZE, USER_STACK_SIZE, Prot::RW, true);
-    let auxv = [
+    let (hwcap, hwcap2) = crate::arch::hwcaps();
+    let mut auxv = alloc::vec![
         (AT_PAGESZ, PAGE),
         (AT_PHDR, exe.phdr_vaddr),
         (AT_PHENT, exe.phentsize as u64),
         (AT_PHNUM, exe.phnum as u64),
         (AT_ENTRY, exe.entry),
-        (AT_HWCAP, HWCAP_RV64GC),
+        (AT_HWCAP, hwcap),
         (AT_CLKTCK, 100),
         (AT_UID, 0),
         (AT_EUID, 0),
@@ -110,6 +91,9 @@ pub fn load(bytes: &[u8], argv: &[&[u8]], envp: &[&[u8]]) -> Result<Loaded, Stri
         (AT_SECURE, 0),
         (AT_SYSINFO_EHDR, VDSO_BASE),
     ];
+    if let Some(bits) = hwcap2 {
+        auxv.push((AT_HWCAP2, bits));
+    }
     let mut random = [0u8; 16];
     crate::random::fill(&mut random);
     let stack = initstack::build(USER_STACK_TOP, argv, envp, &auxv, random);
@@ -129,6 +113,6 @@ pub fn load(bytes: &[u8], argv: &[&[u8]], envp: &[&[u8]]) -> Result<Loaded, Stri
 pub fn main_thread(tid: u32, loaded: &Loaded) -> Option<Thread> {
     let mut frame = TrapFrame::zeroed();
     frame.set_pc(loaded.entry);
-    frame.regs[2] = loaded.sp;
+    frame.set_sp(loaded.sp);
     Thread::new(tid, frame, FpState::default(), ThreadSignals::inherit(0))
 }

@@ -1,8 +1,9 @@
 //! gometal: a small kernel that runs one unmodified, statically linked
-//! Linux/riscv64 Go program on bare metal (QEMU virt, S-mode under OpenSBI).
+//! Linux Go program on bare metal (QEMU virt: riscv64 in S-mode under
+//! OpenSBI; everything architecture-specific is under arch/).
 //!
 //! Principles: implement exactly the Linux ABI the Go runtime uses, with the
-//! semantics it relies on; keep S-mode interrupts off (the kernel is never
+//! semantics it relies on; keep interrupts masked in the kernel (it is never
 //! preempted, so locks need no interrupt masking); keep pure logic in
 //! `gometal_core`, tested on the host; `unsafe` only at the hardware edge.
 
@@ -21,8 +22,6 @@ mod arch;
 mod boot;
 #[deny(unsafe_code)]
 mod console;
-#[deny(unsafe_code)]
-mod devices;
 mod drivers;
 #[deny(unsafe_code)]
 mod fs;
@@ -43,15 +42,15 @@ mod random;
 mod sched;
 #[deny(unsafe_code)]
 mod signal;
-#[deny(unsafe_code)]
-mod smp;
 mod start;
 #[deny(unsafe_code)]
 mod stats;
 #[deny(unsafe_code)]
 mod stdio;
+mod sync;
 mod trap;
 mod uio;
+#[deny(unsafe_code)]
 mod vdso;
 mod version;
 
@@ -67,8 +66,8 @@ fn panic(info: &PanicInfo) -> ! {
             arch::wait_for_interrupt();
         }
     }
-    let cpu = arch::csr::tp();
+    let cpu = arch::cpu_local();
     console::print_fmt_unlocked(format_args!("\ngometal: kernel panic (cpu struct {cpu:#x}): {info}\n"));
     drivers::uart::drain();
-    drivers::poweroff::power_off(param::KERNEL_PANIC_STATUS)
+    arch::power_off(param::KERNEL_PANIC_STATUS)
 }

@@ -3,61 +3,17 @@
 //! rt_sigreturn. Go depends on this for async preemption (SIGURG) and for
 //! turning faults (SIGSEGV with si_addr) into panics.
 
-use crate::arch;
-use crate::memlayout::SIGRETURN_TRAMPOLINE;
+use crate::arch::{self, signal::FRAME_SIZE};
+use crate::memlayout::VDSO_BASE;
 use crate::mm::uaccess::{UserPtr, UserSpace};
 use crate::process::{self, process};
 use crate::sched::Thread;
 use alloc::sync::Arc;
-use gometal_core::sigframe::{self, SigInfo, UserContext, FRAME_SIZE};
-use gometal_core::signal::{self as sig, DefaultAction, SigAction, SigSet};
+use gometal_core::sigframe::{self, SigInfo, StackT};
+use gometal_core::signal::{self as sig, DefaultAction, SigAction};
 
-#[derive(Clone, Copy, Debug, Default)]
-pub struct AltStack {
-    pub sp: u64,
-    pub size: u64,
-    pub flags: i32,
-}
+pub use crate::sched::sigstate::{AltStack, ThreadSignals};
 
-impl AltStack {
-    fn enabled(&self) -> bool {
-        self.flags & sig::SS_DISABLE == 0 && self.size != 0
-    }
-    fn contains(&self, sp: u64) -> bool {
-        self.enabled() && sp > self.sp && sp <= self.sp + self.size
-    }
-}
-
-/// A thread's signal state.
-#[derive(Clone)]
-pub struct ThreadSignals {
-    pub blocked: SigSet,
-    pub pending: SigSet,
-    /// The siginfo of each pending signal (standard signals do not queue).
-    info: [SigInfo; 64],
-    pub altstack: AltStack,
-}
-
-impl ThreadSignals {
-    /// A new thread: inherits the creator's mask, no alternate stack.
-    pub fn inherit(blocked: SigSet) -> Self {
-        ThreadSignals {
-            blocked,
-            pending: 0,
-            info: [SigInfo::default(); 64],
-            altstack: AltStack { flags: sig::SS_DISABLE, ..AltStack::default() },
-        }
-    }
-}
-
-fn deliverable(t: &Thread) -> SigSet {
-    let s = t.signals.lock();
-    s.pending & !s.blocked
-}
-
-pub fn has_deliverable(t: &Thread) -> bool {
-    deliverable(t) != 0
-}
 
 /// Makes `signo` pending on `t` and, unless `t` blocks it, interrupts the
 /// wait it is in (so the wait returns EINTR and the signal is delivered). A
@@ -78,7 +34,7 @@ pub fn send_to_thread(t: &Arc<Thread>, signo: usize, info: SigInfo) {
     // Running on another CPU: make it trap now, so the signal (SIGURG for
     // preemption above all) is delivered without waiting for its next tick.
     if let Some(h) = t.running_on() {
-        crate::smp::interrupt(crate::sched::cpu::cpu(h));
+        crate::sched::smp::interrupt(crate::sched::cpu::cpu(h));
     }
 }
 
@@ -145,22 +101,19 @@ fn build_frame(user: &mut UserSpace, t: &Arc<Thread>, signo: usize, info: &SigIn
     };
     let use_alt = action.flags & sig::SA_ONSTACK != 0 && alt.enabled() && !alt.contains(frame.sp());
     let top = if use_alt { alt.sp + alt.size } else { frame.sp() };
-    let sp = sigframe::frame_sp(top);
+    let sp = sigframe::frame_sp(top, FRAME_SIZE);
     arch::save_fp(t.fp());
-    let mut ctx = UserContext { pc: frame.pc(), x: frame.regs, f: t.fp().f, fcsr: t.fp().fcsr as u32 };
-    ctx.x[0] = 0;
     let on_alt = if alt.contains(frame.sp()) { sig::SS_ONSTACK } else { alt.flags };
     let mut buf = [0u8; FRAME_SIZE];
-    sigframe::write_frame(&mut buf, info, &ctx, old_mask, (alt.sp, on_alt, alt.size));
+    let stack = StackT { sp: alt.sp, flags: on_alt, size: alt.size };
+    arch::signal::write_frame(&mut buf, frame, t.fp(), info, old_mask, stack);
     if user.write_bytes(UserPtr::new(sp).slice(FRAME_SIZE), &buf).is_err() {
         return false;
     }
-    frame.set_pc(action.handler);
-    frame.regs[1] = SIGRETURN_TRAMPOLINE; // ra
-    frame.regs[2] = sp;
-    frame.regs[10] = signo as u64;
-    frame.regs[11] = sp + sigframe::SI_SIGNO as u64;
-    frame.regs[12] = sp + sigframe::UCONTEXT as u64;
+    // The handler returns into the vDSO's rt_sigreturn (Go on riscv64 and
+    // arm64 passes no SA_RESTORER; Linux does the same).
+    let restorer = VDSO_BASE + arch::vdso::sigreturn_offset() as u64;
+    arch::signal::enter_handler(frame, action.handler, sp, signo, restorer);
     let mut s = t.signals.lock();
     s.blocked |= action.mask;
     if action.flags & sig::SA_NODEFER == 0 {
@@ -183,12 +136,8 @@ pub fn sigreturn(user: &mut UserSpace, t: &Arc<Thread>) {
         Ok(bytes) => buf.copy_from_slice(&bytes),
         Err(_) => process::kill_by_signal(sig::SIGSEGV, Some(sp), frame.pc()),
     }
-    let (ctx, mask) = sigframe::read_frame(&buf);
-    frame.regs = ctx.x;
-    frame.regs[0] = ctx.pc;
     let fp = t.fp();
-    fp.f = ctx.f;
-    fp.fcsr = ctx.fcsr as u64;
+    let mask = arch::signal::read_frame(&buf, frame, fp);
     arch::restore_fp(fp);
     t.signals.lock().blocked = mask & !sig::UNBLOCKABLE;
 }

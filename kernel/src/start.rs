@@ -1,8 +1,9 @@
 //! The boot sequence: from the first Rust instruction on the boot CPU to
 //! the program's first instruction, and the entry of the other CPUs.
 
-use crate::boot::{cpus, machine};
-use crate::drivers::{plic, poweroff, rtc, uart};
+use crate::boot::machine;
+use crate::sched::bringup as cpus;
+use crate::drivers::{rtc, uart};
 use crate::fs::{fd::FdTable, tree};
 use crate::sched::{clock, cpu, place, scheduler, timer};
 use crate::{loader, mm, process};
@@ -42,9 +43,10 @@ fn clear_bss() {
 
 #[no_mangle]
 extern "C" fn rust_boot(hwid: usize, dtb_pa: usize) -> ! {
-    KERNEL_ENTRY_TICKS.store(crate::arch::csr::time(), Ordering::Relaxed);
+    KERNEL_ENTRY_TICKS.store(crate::arch::ticks(), Ordering::Relaxed);
     clear_bss();
     cpu::enter(0, hwid);
+    wire_layers();
     mm::heap::init_early();
     // SAFETY: a1 from OpenSBI is the device tree; nothing has reused it.
     let m = unsafe { machine::read(dtb_pa as u64) };
@@ -72,6 +74,16 @@ extern "C" fn rust_boot(hwid: usize, dtb_pa: usize) -> ! {
     scheduler::run(boot)
 }
 
+/// The registrations through which a lower layer reaches a higher one
+/// (docs/architecture.md, "Layers"): each is a function the lower layer
+/// cannot name.
+fn wire_layers() {
+    crate::sched::idle::set_interrupt_poller(crate::trap::poll_interrupts);
+    crate::sched::idle::set_idle_work(crate::net::nic::idle_kick);
+    mm::tlb::register_shootdown(crate::sched::smp::shootdown);
+    process::set_exit_report(crate::stats::report_if_requested);
+}
+
 fn ram_mib(m: &machine::Machine) -> u64 {
     m.memory.iter().map(|r| r.end - r.start).sum::<u64>() >> 20
 }
@@ -81,21 +93,13 @@ fn init_devices(m: &machine::Machine) -> Option<u64> {
         // SAFETY: the address of the device tree's ns16550a node.
         unsafe { uart::init(pa) };
     }
-    if let Some(pa) = m.test_device {
-        // SAFETY: the address of the device tree's sifive,test0 node.
-        unsafe { poweroff::init(pa) };
-    }
-    if let Some(pa) = m.plic {
-        // SAFETY: the address of the device tree's PLIC node.
-        unsafe { plic::init(pa) };
-        if let Some(irq) = m.uart_irq {
-            crate::devices::set_uart_irq(irq);
-            plic::route(irq, cpu::cpu(0).hwid());
-        }
+    crate::arch::init_platform(&m.arch);
+    if let Some(irq) = m.uart_irq {
+        crate::drivers::irq::attach(irq, |_| crate::console::receive());
     }
     // SAFETY: the device tree's goldfish RTC node.
     let rtc_now = m.rtc.map(|pa| unsafe { rtc::read_ns(pa) });
-    clock::init(m.timebase_hz, rtc_now);
+    clock::init(m.arch.timebase_hz, rtc_now);
     rtc_now
 }
 
@@ -103,14 +107,16 @@ fn init_devices(m: &machine::Machine) -> Option<u64> {
 /// entropy for the random generator, the console for stdin/out/err.
 fn start_virtio(m: &machine::Machine, rtc_now: Option<u64>, verbose: bool) {
     let mut key = [0u8; crate::random::KEY_LEN];
-    let got = crate::drivers::virtio::probe(&m.virtio, &mut key);
-    if m.has_zkr && verbose {
-        // The seed CSR is the firmware's to grant (mseccfg.SSEED); QEMU
-        // 7.2's OpenSBI 1.1 does not, and a read then traps. Not used.
-        crate::println!("gometal: the CPU has Zkr, but S-mode use of its seed CSR depends on the firmware; not used");
+    let found = crate::drivers::virtio::probe(&m.virtio, &mut key);
+    if let Some((transport, irq)) = found.nic {
+        crate::net::nic::add(transport, irq);
+    }
+    let got = found.entropy;
+    if let (Some(note), true) = (m.arch.entropy_note(), verbose) {
+        crate::println!("gometal: {note}");
     }
     let entropy = (got == key.len()).then_some(key);
-    crate::random::init(entropy, rtc_now.unwrap_or(0), crate::arch::csr::time());
+    crate::random::init(entropy, rtc_now.unwrap_or(0), crate::arch::ticks());
     if verbose && entropy.is_some() {
         crate::println!("gometal: random generator (ChaCha20) keyed from virtio-rng");
     }
@@ -120,10 +126,10 @@ fn start_virtio(m: &machine::Machine, rtc_now: Option<u64>, verbose: bool) {
         );
     }
     if let Some(irq) = crate::drivers::virtio::console::irq() {
-        plic::route(irq, cpu::cpu(0).hwid());
+        crate::drivers::irq::attach(irq, |_| crate::drivers::virtio::console::on_interrupt());
     }
     if let Some(irq) = crate::net::nic::irq() {
-        plic::route(irq, cpu::cpu(0).hwid());
+        crate::drivers::irq::attach(irq, |_| crate::net::nic::on_interrupt());
     }
 }
 
@@ -143,7 +149,7 @@ fn report_args(args: &BootArgs) {
             place::DEFAULT_POLICY
         }),
     };
-    place::set_policy(policy, crate::arch::csr::time());
+    place::set_policy(policy, crate::arch::ticks());
     if let Some(us) = args.idle_poll_us {
         crate::sched::idle::configure(us as u64);
     }

@@ -8,73 +8,13 @@ use crate::sched::cpu::{self, CpuState};
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use crate::sched::latency::{self, BOUNDS_US, IDLE_EXIT_TO_RUN, IPI_TO_WAKE, TIMER_LATE, WAKE_ALL_BUSY, WAKE_WITH_IDLE_CPU};
+use core::sync::atomic::{AtomicBool, Ordering};
 
 static REQUESTED: AtomicBool = AtomicBool::new(false);
 
-/// A latency histogram: counts by upper bound in µs, plus the maximum.
-pub struct Histogram {
-    counts: [AtomicU64; 7],
-    max_ns: AtomicU64,
-}
-
-const BOUNDS_US: [u64; 7] = [16, 64, 256, 1024, 4096, 16384, u64::MAX];
-const LABELS: [&str; 7] = ["<16us", "<64us", "<256us", "<1ms", "<4ms", "<16ms", ">=16ms"];
-
-impl Histogram {
-    pub const fn new() -> Self {
-        Histogram { counts: [const { AtomicU64::new(0) }; 7], max_ns: AtomicU64::new(0) }
-    }
-
-    pub fn record(&self, ns: u64) {
-        let us = ns / 1000;
-        let i = BOUNDS_US.iter().position(|&b| us < b).unwrap_or(BOUNDS_US.len() - 1);
-        self.counts[i].fetch_add(1, Ordering::Relaxed);
-        self.max_ns.fetch_max(ns, Ordering::Relaxed);
-    }
-
-    /// The counts and the maximum in µs.
-    fn snapshot(&self) -> ([u64; 7], u64) {
-        (self.counts.each_ref().map(|c| c.load(Ordering::Relaxed)), self.max_ns.load(Ordering::Relaxed) / 1000)
-    }
-
-    pub fn report(&self, what: &str) {
-        let counts: alloc::vec::Vec<u64> = self.counts.iter().map(|c| c.load(Ordering::Relaxed)).collect();
-        if counts.iter().sum::<u64>() == 0 {
-            return;
-        }
-        let parts: alloc::vec::Vec<alloc::string::String> =
-            LABELS.iter().zip(&counts).map(|(l, c)| alloc::format!("{l} {c}")).collect();
-        crate::println!("gometal: {what}: {}; max {} us", parts.join(", "), self.max_ns.load(Ordering::Relaxed) / 1000);
-    }
-}
-
-/// Wake-to-run delays (a wakeup making a thread runnable → a CPU switching
-/// to it), split by whether some CPU was idle when the thread was queued
-/// (it should run at once) or every CPU was busy (it queued behind one).
-pub static WAKE_WITH_IDLE_CPU: Histogram = Histogram::new();
-pub static WAKE_ALL_BUSY: Histogram = Histogram::new();
-/// The stages of a wakeup that went to an idle CPU: IPI sent → the target
-/// CPU leaves `wfi`; leaves `wfi` → switches to the thread.
-pub static IPI_TO_WAKE: Histogram = Histogram::new();
-pub static IDLE_EXIT_TO_RUN: Histogram = Histogram::new();
-/// Timer expiry: deadline → the sleeper made runnable (interrupt latency).
-pub static TIMER_LATE: Histogram = Histogram::new();
-
-/// The slowest wakeup's stages (monotonic ns): made runnable, IPI sent to
-/// the idle CPU that ran it (0: none — it was polling or busy), that CPU
-/// awake, the thread running.
-static SLOWEST: spin::Mutex<[u64; 4]> = spin::Mutex::new([0; 4]);
-
-pub fn record_slowest(woken: u64, kicked: u64, awake: u64, running: u64) {
-    let mut s = SLOWEST.lock();
-    if running - woken > s[3] - s[0] {
-        *s = [woken, kicked, awake, running];
-    }
-}
-
 fn report_slowest() {
-    let [woken, kicked, awake, running] = *SLOWEST.lock();
+    let [woken, kicked, awake, running] = latency::slowest();
     if running == 0 {
         return;
     }
@@ -173,6 +113,10 @@ pub fn report_if_requested() {
         );
     }
     report_wake_delays();
+    let spurious = crate::drivers::irq::spurious();
+    if spurious > 0 {
+        crate::println!("gometal: {spurious} interrupts on lines no driver registered");
+    }
     crate::net::nic::stats::report();
     let top = crate::linux::most_frequent(8);
     if !top.is_empty() {

@@ -1,8 +1,10 @@
-//! Traps: from user mode (system calls, page faults, interrupts) and, as a
-//! kernel bug, from S-mode. Interrupts are only ever taken from user mode;
-//! idle CPUs poll for them with `poll_interrupts`.
+//! Traps from user mode: system calls, page faults, other faults and
+//! interrupts, as the architecture decoded them (arch::TrapCause). The
+//! kernel never takes a trap in kernel mode except as a bug (the arch's
+//! kernel_trap); interrupts are taken from user mode here, or polled by idle
+//! CPUs with `poll_interrupts`.
 
-use crate::arch::{self, csr, TrapFrame};
+use crate::arch::{self, FaultAccess, InterruptSink, TrapCause, TrapFrame};
 use crate::mm::addrspace::{Access, Fault};
 use crate::mm::uaccess::UserSpace;
 use crate::sched::cpu::{this_cpu, Cpu};
@@ -11,38 +13,30 @@ use crate::signal;
 use core::sync::atomic::Ordering;
 use gometal_core::signal as sig;
 
-const IRQ_SOFTWARE: u64 = 1;
-const IRQ_TIMER: u64 = 5;
-const IRQ_EXTERNAL: u64 = 9;
-
-const EXC_INSN_MISALIGNED: u64 = 0;
-const EXC_INSN_ACCESS: u64 = 1;
-const EXC_ILLEGAL_INSN: u64 = 2;
-const EXC_BREAKPOINT: u64 = 3;
-const EXC_LOAD_MISALIGNED: u64 = 4;
-const EXC_LOAD_ACCESS: u64 = 5;
-const EXC_STORE_MISALIGNED: u64 = 6;
-const EXC_STORE_ACCESS: u64 = 7;
-const EXC_USER_ECALL: u64 = 8;
-const EXC_INSN_PAGE_FAULT: u64 = 12;
-const EXC_LOAD_PAGE_FAULT: u64 = 13;
-const EXC_STORE_PAGE_FAULT: u64 = 15;
-
-/// Entered from trap.S with the user registers saved in `frame`.
+/// Entered from the architecture's trap vector with the user registers
+/// saved in `frame` (the current thread's).
 #[no_mangle]
-extern "C" fn user_trap(_frame: *mut TrapFrame) -> ! {
-    let scause = csr::scause();
-    let code = scause & !csr::SCAUSE_INTERRUPT;
+extern "C" fn user_trap(frame: *mut TrapFrame) -> ! {
+    // SAFETY: trap entry passes the current thread's frame, which nothing
+    // else touches while this thread runs in the kernel.
+    let cause = arch::trap_cause(unsafe { &mut *frame });
     let mut slice_over = false;
-    if scause & csr::SCAUSE_INTERRUPT != 0 {
-        slice_over = handle_interrupt(this_cpu(), code);
-    } else if code == EXC_USER_ECALL {
-        this_cpu().stats.syscalls.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: just entered from user mode: this CPU holds no lock.
-        let mut user = unsafe { UserSpace::enter() };
-        crate::linux::syscall(&mut user);
-    } else {
-        user_exception(code, csr::stval());
+    match cause {
+        TrapCause::Syscall => {
+            this_cpu().stats.syscalls.fetch_add(1, Ordering::Relaxed);
+            // SAFETY: just entered from user mode: this CPU holds no lock.
+            let mut user = unsafe { UserSpace::enter(&crate::process::process().mm) };
+            crate::linux::syscall(&mut user);
+        }
+        TrapCause::PageFault { addr, access } => page_fault(addr, access),
+        TrapCause::Fault { signo, code, addr } => signal::force_fault(&current(), signo, code, addr),
+        TrapCause::Interrupt => {
+            let cpu = this_cpu();
+            cpu.stats.interrupts.fetch_add(1, Ordering::Relaxed);
+            let mut sink = Sink { cpu, slice_over: false };
+            arch::take_interrupts(cpu.hwid(), &mut sink);
+            slice_over = sink.slice_over;
+        }
     }
     // The tick ended the slice, or a wakeup queued a thread here (place.rs).
     if slice_over || crate::sched::place::should_preempt(this_cpu()) {
@@ -51,119 +45,81 @@ extern "C" fn user_trap(_frame: *mut TrapFrame) -> ! {
     return_to_user()
 }
 
+/// Entered through the architecture's `thread_trampoline` the first time a
+/// thread runs.
+#[no_mangle]
+extern "C" fn thread_first_run(_frame: *mut TrapFrame) -> ! {
+    let t = current();
+    arch::restore_fp(t.fp());
+    drop(t);
+    return_to_user()
+}
+
 /// Delivers pending signals and returns to the current thread's user code.
 pub fn return_to_user() -> ! {
-    crate::smp::halt_if_requested();
+    crate::sched::smp::halt_if_requested();
     let t = current();
     // SAFETY: about to leave for user mode: this CPU holds no lock (the
     // callers are the trap handler's end and a new thread's first run).
-    let mut user = unsafe { UserSpace::enter() };
+    let mut user = unsafe { UserSpace::enter(&crate::process::process().mm) };
     signal::deliver_pending(&mut user, &t);
     let cpu = this_cpu();
     // Not through the mm lock: every return to user passes here.
     let root = crate::process::process().root;
     if cpu.page_table.swap(root, Ordering::Relaxed) != root {
-        csr::set_page_table(root);
+        arch::activate_user_root(root);
     }
-    let frame = t.frame();
-    frame.kernel_sp = t.kernel_stack_top();
-    frame.kernel_tp = this_cpu() as *const Cpu as u64;
+    let kernel_sp = t.kernel_stack_top();
     let frame_ptr = t.frame_ptr();
     drop(t);
-    csr::prepare_user_return();
     // SAFETY: the frame lives in the current thread, which stays alive while
-    // it runs (the CPU's `current` holds it); the CPU was set up above.
-    unsafe { arch::enter_user(frame_ptr) }
+    // it runs (the CPU's `current` holds it); kernel_sp is its kernel stack.
+    unsafe { arch::enter_user(frame_ptr, kernel_sp, cpu as *const Cpu as usize) }
 }
 
-/// Handles interrupt `code`; returns true if the running thread should yield.
-fn handle_interrupt(cpu: &Cpu, code: u64) -> bool {
-    cpu.stats.interrupts.fetch_add(1, Ordering::Relaxed);
-    match code {
-        IRQ_TIMER => timer::on_interrupt(cpu) && crate::sched::runqueue::has_local_work(cpu),
-        IRQ_SOFTWARE => {
-            csr::clear_software_interrupt();
-            crate::smp::handle_ipi(cpu);
-            false
-        }
-        IRQ_EXTERNAL => {
-            handle_external(cpu);
-            false
-        }
-        _ => false,
+/// What this kernel does with each interrupt: timers wake sleepers and end
+/// time slices, IPIs carry requests between CPUs, device lines go to the
+/// handler their driver registered (drivers/irq.rs).
+struct Sink<'a> {
+    cpu: &'a Cpu,
+    slice_over: bool,
+}
+
+impl InterruptSink for Sink<'_> {
+    fn timer(&mut self) {
+        self.slice_over |= timer::on_interrupt(self.cpu) && crate::sched::runqueue::has_local_work(self.cpu);
+    }
+    fn ipi(&mut self) {
+        crate::sched::smp::handle_ipi(self.cpu);
+    }
+    fn device(&mut self, line: u32) {
+        crate::drivers::irq::dispatch(line);
     }
 }
 
-fn handle_external(cpu: &Cpu) {
-    while let Some(irq) = crate::drivers::plic::claim_irq(cpu.hwid()) {
-        if Some(irq) == crate::devices::uart_irq() {
-            crate::console::receive();
-        } else if Some(irq) == crate::drivers::virtio::console::irq() {
-            crate::drivers::virtio::console::on_interrupt();
-        } else if Some(irq) == crate::net::nic::irq() {
-            crate::net::nic::on_interrupt();
-        } else {
-            crate::uio::on_irq(irq);
-        }
-        crate::drivers::plic::complete(irq, cpu.hwid());
-    }
-}
-
-/// Handles whatever interrupts are pending on an idle CPU.
+/// Handles whatever interrupts are pending on an idle CPU (registered with
+/// sched/idle.rs at boot).
 pub fn poll_interrupts(cpu: &Cpu) {
-    let sip = csr::sip();
-    if sip & csr::SIE_STIE != 0 {
-        handle_interrupt(cpu, IRQ_TIMER);
-    }
-    if sip & csr::SIE_SSIE != 0 {
-        handle_interrupt(cpu, IRQ_SOFTWARE);
-    }
-    if sip & csr::SIE_SEIE != 0 {
-        handle_interrupt(cpu, IRQ_EXTERNAL);
-    }
+    let mut sink = Sink { cpu, slice_over: false };
+    arch::poll_interrupts(cpu.hwid(), &mut sink);
 }
 
-/// A fault in user code: demand paging, or a signal for the program.
-fn user_exception(code: u64, stval: u64) {
+/// A page fault in user code: demand paging, or a signal for the program.
+fn page_fault(addr: u64, access: FaultAccess) {
     let t = current();
-    let access = match code {
-        EXC_LOAD_PAGE_FAULT => Some(Access::Read),
-        EXC_STORE_PAGE_FAULT => Some(Access::Write),
-        EXC_INSN_PAGE_FAULT => Some(Access::Execute),
-        _ => None,
+    let access = match access {
+        FaultAccess::Read => Access::Read,
+        FaultAccess::Write => Access::Write,
+        FaultAccess::Execute => Access::Execute,
     };
-    if let Some(access) = access {
-        // SAFETY: a page fault from user mode: this CPU holds no lock.
-        let mut user = unsafe { UserSpace::enter() };
-        let result = user.lock().page_for(stval, access);
-        match result {
-            Ok(_) => csr::flush_tlb_page(stval),
-            Err(Fault::Unmapped) => signal::force_fault(&t, sig::SIGSEGV, sig::SEGV_MAPERR, stval),
-            Err(Fault::Denied) => signal::force_fault(&t, sig::SIGSEGV, sig::SEGV_ACCERR, stval),
-            Err(Fault::OutOfMemory) => crate::process::out_of_memory(),
-            Err(Fault::BeyondEnd) => signal::force_fault(&t, sig::SIGBUS, sig::BUS_ADRERR, stval),
-        }
-        return;
+    // SAFETY: a page fault from user mode: this CPU holds no lock.
+    let mut user = unsafe { UserSpace::enter(&crate::process::process().mm) };
+    let result = user.lock().page_for(addr, access);
+    match result {
+        Ok(_) => arch::flush_tlb_page(addr),
+        Err(Fault::Unmapped) => signal::force_fault(&t, sig::SIGSEGV, sig::SEGV_MAPERR, addr),
+        Err(Fault::Denied) => signal::force_fault(&t, sig::SIGSEGV, sig::SEGV_ACCERR, addr),
+        Err(Fault::OutOfMemory) => crate::process::out_of_memory(),
+        Err(Fault::BeyondEnd) => signal::force_fault(&t, sig::SIGBUS, sig::BUS_ADRERR, addr),
     }
-    let (signo, si_code) = match code {
-        EXC_ILLEGAL_INSN => (sig::SIGILL, sig::ILL_ILLOPC),
-        EXC_BREAKPOINT => (sig::SIGTRAP, 1),
-        EXC_INSN_MISALIGNED | EXC_LOAD_MISALIGNED | EXC_STORE_MISALIGNED => (sig::SIGBUS, sig::BUS_ADRALN),
-        EXC_INSN_ACCESS | EXC_LOAD_ACCESS | EXC_STORE_ACCESS => (sig::SIGSEGV, sig::SEGV_ACCERR),
-        _ => (sig::SIGILL, sig::ILL_ILLOPC),
-    };
-    signal::force_fault(&t, signo, si_code, stval);
-}
-
-/// A trap taken in S-mode is always a kernel bug.
-#[no_mangle]
-extern "C" fn kernel_trap(frame: &TrapFrame) -> ! {
-    panic!(
-        "trap in kernel: scause {:#x} stval {:#x} sepc {:#x} ra {:#x} sp {:#x}",
-        csr::scause(),
-        csr::stval(),
-        frame.pc(),
-        frame.regs[1],
-        frame.regs[2]
-    )
 }

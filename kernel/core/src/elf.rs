@@ -1,21 +1,26 @@
-//! Validation of the programs gometal runs: static little-endian RV64 ELF
-//! executables (ET_EXEC, no interpreter), which is what
-//! `CGO_ENABLED=0 GOOS=linux GOARCH=riscv64 go build` produces. The result
+//! Validation of the programs gometal runs: static little-endian 64-bit ELF
+//! executables (ET_EXEC, no interpreter) for the machine's architecture,
+//! which is what `CGO_ENABLED=0 GOOS=linux GOARCH=riscv64 go build` (or
+//! arm64) produces. The result
 //! lists the PT_LOAD segments the kernel must map and the facts it puts in
 //! the auxiliary vector. Every offset and size is checked here, so the loader
 //! can slice the file without further checks.
 
 use alloc::vec::Vec;
 
-/// One past the highest user address under Sv39 (the lower half).
-const USER_END: u64 = 0x40_0000_0000;
+/// What the running kernel accepts: the architecture's ELF machine number
+/// (e_machine) and one past its highest user address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target {
+    pub machine: u16,
+    pub user_end: u64,
+}
 /// The lowest address a segment may use; page 0 stays unmapped so that nil
 /// dereferences fault.
 const USER_MIN: u64 = 0x1000;
 
 const EHDR_LEN: usize = 64;
 const PHDR_LEN: usize = 56;
-const EM_RISCV: u16 = 243;
 const ET_EXEC: u16 = 2;
 const ET_DYN: u16 = 3;
 const PT_LOAD: u32 = 1;
@@ -69,7 +74,7 @@ impl ElfError {
             ElfError::NotElf => "not an ELF file",
             ElfError::Not64Bit => "not a 64-bit ELF file",
             ElfError::NotLittleEndian => "not a little-endian ELF file",
-            ElfError::WrongMachine(_) => "not a RISC-V executable",
+            ElfError::WrongMachine(_) => "built for another architecture",
             ElfError::NotExecutable(_) => "not an executable (ET_EXEC) ELF file",
             ElfError::Dynamic => "dynamically linked; build with CGO_ENABLED=0",
             ElfError::Truncated => "ELF file is truncated",
@@ -90,8 +95,8 @@ fn u64_at(b: &[u8], off: usize) -> u64 {
     u64::from_le_bytes(b[off..off + 8].try_into().unwrap_or([0; 8]))
 }
 
-/// Checks that `bytes` is a static RV64 executable and describes it.
-pub fn parse_exec(bytes: &[u8]) -> Result<ExecImage, ElfError> {
+/// Checks that `bytes` is a static executable for `target` and describes it.
+pub fn parse_exec(bytes: &[u8], target: Target) -> Result<ExecImage, ElfError> {
     if bytes.len() < 4 || &bytes[..4] != b"\x7fELF" {
         return Err(ElfError::NotElf);
     }
@@ -105,7 +110,7 @@ pub fn parse_exec(bytes: &[u8]) -> Result<ExecImage, ElfError> {
         return Err(ElfError::NotLittleEndian);
     }
     let machine = u16_at(bytes, 18);
-    if machine != EM_RISCV {
+    if machine != target.machine {
         return Err(ElfError::WrongMachine(machine));
     }
     match u16_at(bytes, 16) {
@@ -131,7 +136,7 @@ pub fn parse_exec(bytes: &[u8]) -> Result<ExecImage, ElfError> {
     for i in 0..phnum as usize {
         let ph = &bytes[phoff as usize + i * phentsize as usize..][..PHDR_LEN];
         match u32_at(ph, 0) {
-            PT_LOAD => segments.push(load_segment(ph, bytes.len() as u64)?),
+            PT_LOAD => segments.push(load_segment(ph, bytes.len() as u64, target.user_end)?),
             PT_INTERP | PT_DYNAMIC => return Err(ElfError::Dynamic),
             PT_PHDR => pt_phdr = Some(u64_at(ph, 16)),
             _ => {}
@@ -155,7 +160,7 @@ pub fn parse_exec(bytes: &[u8]) -> Result<ExecImage, ElfError> {
     })
 }
 
-fn load_segment(ph: &[u8], file_len: u64) -> Result<Segment, ElfError> {
+fn load_segment(ph: &[u8], file_len: u64, user_end: u64) -> Result<Segment, ElfError> {
     let flags = u32_at(ph, 4);
     let seg = Segment {
         offset: u64_at(ph, 8),
@@ -174,7 +179,7 @@ fn load_segment(ph: &[u8], file_len: u64) -> Result<Segment, ElfError> {
         && seg
             .vaddr
             .checked_add(seg.memsz)
-            .is_some_and(|end| end <= USER_END);
+            .is_some_and(|end| end <= user_end);
     if !in_file {
         return Err(ElfError::Truncated);
     }

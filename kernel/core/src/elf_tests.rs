@@ -2,6 +2,15 @@
 
 use super::*;
 
+const EM_RISCV: u16 = 243;
+const USER_END: u64 = crate::arch::riscv64::sv39::USER_END;
+/// The tests check a riscv64 kernel's view (any host runs them).
+const RV64: Target = Target { machine: EM_RISCV, user_end: USER_END };
+
+fn parse_exec(b: &[u8]) -> Result<ExecImage, ElfError> {
+    super::parse_exec(b, RV64)
+}
+
 /// (p_type, p_flags, offset, vaddr, filesz, memsz)
 type Ph = (u32, u32, u64, u64, u64, u64);
 

@@ -17,6 +17,8 @@ pub const AT_UID: u64 = 11;
 pub const AT_EUID: u64 = 12;
 pub const AT_GID: u64 = 13;
 pub const AT_EGID: u64 = 14;
+/// More HWCAP bits (aarch64 has them; riscv64 Linux does not send it).
+pub const AT_HWCAP2: u64 = 26;
 pub const AT_HWCAP: u64 = 16;
 pub const AT_CLKTCK: u64 = 17;
 pub const AT_SECURE: u64 = 23;

@@ -10,7 +10,7 @@ use crate::errno::{Errno, EINVAL};
 use alloc::string::String;
 use core::fmt::Write;
 
-/// All CPUs of `CPUs` online ones, as a mask.
+/// All CPUs of `cpus` online ones, as a mask.
 pub fn all(cpus: usize) -> u64 {
     if cpus >= 64 {
         u64::MAX
@@ -85,7 +85,7 @@ pub fn target(mask: u64, cpus: usize) -> usize {
     }
 }
 
-/// The mask as smp_affinity reads: as many hex digits as `CPUs` needs,
+/// The mask as smp_affinity reads: as many hex digits as `cpus` needs,
 /// in groups of 8 from the right separated by commas, and a newline.
 pub fn format_mask(mask: u64, cpus: usize) -> String {
     let digits = cpus.clamp(1, 64).div_ceil(4);

@@ -1,7 +1,7 @@
 //! Pure, host-testable logic of the gometal kernel: everything that can be
 //! decided without touching hardware (syscall numbers, boot-argument parsing,
-//! cpio/ELF reading, the initial user stack, Sv39 page-table walks over an
-//! abstract memory, virtual-memory-area bookkeeping, futex queues, signal
+//! cpio/ELF reading, the initial user stack, page-table walks over an
+//! abstract memory and entry format, virtual-memory-area bookkeeping, futex queues, signal
 //! frames, time conversion, the halt-polling window, advisory file locks). The kernel binary supplies the hardware side;
 //! `cargo test -p gometal-core` runs all of this on the host.
 #![cfg_attr(not(test), no_std)]
@@ -9,6 +9,7 @@
 
 extern crate alloc;
 
+pub mod arch;
 pub mod bootargs;
 pub mod cpio;
 pub mod elf;

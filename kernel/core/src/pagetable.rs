@@ -1,84 +1,62 @@
-//! Sv39 page tables, written against an abstract physical memory (`Frames`)
-//! so that walking, mapping and tearing down are tested on the host. The
-//! kernel implements `Frames` over its frame allocator and the identity- or
-//! offset-mapped physical memory. Only 4 KiB leaves are created here; a
-//! superpage leaf met on the way (the kernel's own mappings) is respected
-//! and never split.
-
-use core::ops::BitOr;
+//! Page tables of 4 KiB pages in 512-entry tables, written against an
+//! abstract physical memory (`Frames`) and an entry format (`PteFormat`,
+//! one per architecture under arch/: Sv39 on riscv64, the 4 KiB-granule
+//! stage-1 descriptors on aarch64), so that walking, mapping and tearing
+//! down are written once and tested on the host. Sv39 and aarch64 with a
+//! 39-bit address space both have 3 levels; x86-64 and Sv48 have 4, which
+//! `PteFormat::LEVELS` expresses. Only 4 KiB leaves are created here; a
+//! block (superpage) met on the way, such as the kernel's own mappings, is
+//! respected and never split.
 
 pub const PAGE_SIZE: usize = 4096;
-/// One past the highest user address: the lower half of Sv39 (root entries
-/// 0..256). Root entries 256..512 hold kernel mappings shared by all tables.
-pub const USER_END: u64 = 0x40_0000_0000;
 const ENTRIES: usize = 512;
-const USER_ROOT_ENTRIES: usize = 256;
-const PPN_MASK: u64 = (1 << 44) - 1;
 
-/// PTE permission/status bits (the low 8 bits of a PTE).
+/// What a 4 KiB page lets the program do. A page with `user: false` keeps
+/// its frame mapped (mprotect(PROT_NONE) must not lose data) while every
+/// user access faults.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PteFlags(pub u64);
+pub struct Rights {
+    pub user: bool,
+    pub read: bool,
+    pub write: bool,
+    pub exec: bool,
+}
 
-impl PteFlags {
-    pub const NONE: PteFlags = PteFlags(0);
-    pub const V: PteFlags = PteFlags(1 << 0);
-    pub const R: PteFlags = PteFlags(1 << 1);
-    pub const W: PteFlags = PteFlags(1 << 2);
-    pub const X: PteFlags = PteFlags(1 << 3);
-    pub const U: PteFlags = PteFlags(1 << 4);
-    pub const G: PteFlags = PteFlags(1 << 5);
-    pub const A: PteFlags = PteFlags(1 << 6);
-    pub const D: PteFlags = PteFlags(1 << 7);
+impl Rights {
+    pub const NONE: Rights = Rights { user: false, read: false, write: false, exec: false };
 
-    pub const fn bits(self) -> u64 {
-        self.0
-    }
-
-    pub const fn contains(self, other: PteFlags) -> bool {
-        self.0 & other.0 == other.0
+    /// True when `self` allows an access that `other` does not: replacing
+    /// `self` by `other` takes a right away, so stale TLB entries must go.
+    pub fn exceeds(self, other: Rights) -> bool {
+        (self.user && !other.user)
+            || (self.read && !other.read)
+            || (self.write && !other.write)
+            || (self.exec && !other.exec)
     }
 }
 
-impl BitOr for PteFlags {
-    type Output = PteFlags;
-    fn bitor(self, rhs: PteFlags) -> PteFlags {
-        PteFlags(self.0 | rhs.0)
-    }
+/// An architecture's page-table entry format.
+pub trait PteFormat {
+    /// Levels of tables: the root is level `LEVELS - 1`, 4 KiB pages are
+    /// mapped at level 0.
+    const LEVELS: usize;
+    /// Root entries of the user half, from index 0; the rest belong to the
+    /// kernel (or, with a separate kernel root register, are unused).
+    const USER_ROOT_ENTRIES: usize;
+    /// An entry pointing at the next-level table at `pa`.
+    fn table(pa: u64) -> u64;
+    /// A level-0 entry mapping the 4 KiB frame at `pa`.
+    fn page(pa: u64, rights: Rights) -> u64;
+    fn is_valid(pte: u64) -> bool;
+    /// A valid entry at `level` > 0 that points to a table (not a block).
+    fn is_table(pte: u64, level: usize) -> bool;
+    /// The physical address the entry points at (table, block or page).
+    fn address(pte: u64) -> u64;
+    /// What a valid page or block entry allows.
+    fn rights(pte: u64) -> Rights;
 }
 
-/// A raw Sv39 page-table entry.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Pte(pub u64);
-
-impl Pte {
-    pub fn new(ppn: u64, flags: PteFlags) -> Pte {
-        Pte((ppn & PPN_MASK) << 10 | (flags.0 & 0xff))
-    }
-
-    pub fn is_valid(self) -> bool {
-        self.0 & PteFlags::V.0 != 0
-    }
-
-    /// A valid entry with any of R/W/X maps memory; otherwise it points to
-    /// the next-level table.
-    pub fn is_leaf(self) -> bool {
-        self.is_valid() && self.0 & (PteFlags::R.0 | PteFlags::W.0 | PteFlags::X.0) != 0
-    }
-
-    pub fn ppn(self) -> u64 {
-        (self.0 >> 10) & PPN_MASK
-    }
-
-    pub fn flags(self) -> PteFlags {
-        PteFlags(self.0 & 0xff)
-    }
-
-    pub fn pa(self) -> u64 {
-        self.ppn() << 12
-    }
-}
-
-/// The index into the level-`level` table for `va` (level 2 is the root).
+/// The index into the level-`level` table for `va`.
 pub fn vpn(va: u64, level: usize) -> usize {
     ((va >> (12 + 9 * level)) & 0x1ff) as usize
 }
@@ -98,127 +76,145 @@ pub enum MapError {
     AlreadyMapped,
 }
 
-/// Where the level-0 PTE for `va` lives, without allocating: Ok((table, index)),
-/// or Err(Some(pte)) for a superpage leaf at a higher level, Err(None) if a
-/// table on the way is missing.
-fn walk<F: Frames>(f: &F, root: u64, va: u64) -> Result<(u64, usize), Option<(Pte, usize)>> {
+/// Where the level-0 entry for `va` lives, without allocating: Ok((table,
+/// index)), or Err(Some((pte, level))) for a block at a higher level,
+/// Err(None) if a table on the way is missing.
+fn walk<P: PteFormat, F: Frames>(f: &F, root: u64, va: u64) -> Result<(u64, usize), Option<(u64, usize)>> {
     let mut table = root;
-    for level in [2, 1] {
-        let pte = Pte(f.read_pte(table, vpn(va, level)));
-        if !pte.is_valid() {
+    for level in (1..P::LEVELS).rev() {
+        let pte = f.read_pte(table, vpn(va, level));
+        if !P::is_valid(pte) {
             return Err(None);
         }
-        if pte.is_leaf() {
+        if !P::is_table(pte, level) {
             return Err(Some((pte, level)));
         }
-        table = pte.pa();
+        table = P::address(pte);
     }
     Ok((table, vpn(va, 0)))
 }
 
-/// The physical address of the page holding `va` and its flags.
-pub fn translate<F: Frames>(f: &F, root: u64, va: u64) -> Option<(u64, PteFlags)> {
-    match walk(f, root, va) {
+/// The physical address of the page holding `va` and its rights.
+pub fn translate<P: PteFormat, F: Frames>(f: &F, root: u64, va: u64) -> Option<(u64, Rights)> {
+    match walk::<P, F>(f, root, va) {
         Ok((table, index)) => {
             // At level 0 every valid entry maps a page, even one whose
-            // R/W/X were cleared by set_flags (PROT_NONE).
-            let pte = Pte(f.read_pte(table, index));
-            pte.is_valid().then(|| (pte.pa(), pte.flags()))
+            // rights were all taken away (PROT_NONE).
+            let pte = f.read_pte(table, index);
+            P::is_valid(pte).then(|| (P::address(pte), P::rights(pte)))
         }
         Err(Some((pte, level))) => {
-            // Inside a superpage: add the page-aligned offset within it.
+            // Inside a block: add the page-aligned offset within it.
             let span = 1u64 << (12 + 9 * level);
             let offset = va & (span - 1) & !(PAGE_SIZE as u64 - 1);
-            Some((pte.pa() + offset, pte.flags()))
+            Some((P::address(pte) + offset, P::rights(pte)))
         }
         Err(None) => None,
     }
 }
 
 /// Maps the 4 KiB page at `va` to `pa`, creating intermediate tables.
-/// V is added to `flags`; the caller chooses R/W/X/U/A/D.
-pub fn map_page<F: Frames>(
-    f: &mut F,
-    root: u64,
-    va: u64,
-    pa: u64,
-    flags: PteFlags,
-) -> Result<(), MapError> {
+pub fn map_page<P: PteFormat, F: Frames>(f: &mut F, root: u64, va: u64, pa: u64, rights: Rights) -> Result<(), MapError> {
     let mut table = root;
-    for level in [2, 1] {
+    for level in (1..P::LEVELS).rev() {
         let index = vpn(va, level);
-        let pte = Pte(f.read_pte(table, index));
-        table = if pte.is_leaf() {
+        let pte = f.read_pte(table, index);
+        table = if P::is_valid(pte) && !P::is_table(pte, level) {
             return Err(MapError::AlreadyMapped);
-        } else if pte.is_valid() {
-            pte.pa()
+        } else if P::is_valid(pte) {
+            P::address(pte)
         } else {
             let next = f.alloc_zeroed().ok_or(MapError::NoMemory)?;
-            // Non-leaf entries carry only V: U/A/D are reserved there.
-            f.write_pte(table, index, Pte::new(next >> 12, PteFlags::V).0);
+            f.write_pte(table, index, P::table(next));
             next
         };
     }
     let index = vpn(va, 0);
-    if Pte(f.read_pte(table, index)).is_valid() {
+    if P::is_valid(f.read_pte(table, index)) {
         return Err(MapError::AlreadyMapped);
     }
-    f.write_pte(table, index, Pte::new(pa >> 12, flags | PteFlags::V).0);
+    f.write_pte(table, index, P::page(pa, rights));
     Ok(())
 }
 
 /// Removes the 4 KiB mapping of `va`; returns the physical page it mapped.
 /// The frame is not freed and the TLB is not flushed: both are the caller's.
-pub fn unmap_page<F: Frames>(f: &mut F, root: u64, va: u64) -> Option<u64> {
-    let (table, index) = walk(f, root, va).ok()?;
-    let pte = Pte(f.read_pte(table, index));
-    if !pte.is_valid() {
+pub fn unmap_page<P: PteFormat, F: Frames>(f: &mut F, root: u64, va: u64) -> Option<u64> {
+    let (table, index) = walk::<P, F>(f, root, va).ok()?;
+    let pte = f.read_pte(table, index);
+    if !P::is_valid(pte) {
         return None;
     }
     f.write_pte(table, index, 0);
-    Some(pte.pa())
+    Some(P::address(pte))
 }
 
-/// Replaces the flags of the 4 KiB mapping of `va` (V is kept); false if
-/// `va` is not mapped by a 4 KiB leaf.
-pub fn set_flags<F: Frames>(f: &mut F, root: u64, va: u64, flags: PteFlags) -> bool {
-    let Ok((table, index)) = walk(f, root, va) else {
+/// Replaces the rights of the 4 KiB mapping of `va`; false if `va` is not
+/// mapped by a 4 KiB page.
+pub fn set_rights<P: PteFormat, F: Frames>(f: &mut F, root: u64, va: u64, rights: Rights) -> bool {
+    let Ok((table, index)) = walk::<P, F>(f, root, va) else {
         return false;
     };
-    let pte = Pte(f.read_pte(table, index));
-    if !pte.is_valid() {
+    let pte = f.read_pte(table, index);
+    if !P::is_valid(pte) {
         return false;
     }
-    f.write_pte(table, index, Pte::new(pte.ppn(), flags | PteFlags::V).0);
+    f.write_pte(table, index, P::page(P::address(pte), rights));
     true
 }
 
-/// Tears down the user half (root entries 0..256): frees every 4 KiB page
-/// mapped there and every intermediate table, and clears those root
-/// entries. The root and the kernel half stay. Pages that must outlive the
-/// process (a shared trampoline) have to be unmapped before this.
-pub fn free_user_tables<F: Frames>(f: &mut F, root: u64) {
-    for i in 0..USER_ROOT_ENTRIES {
-        let l1 = Pte(f.read_pte(root, i));
-        if !l1.is_valid() || l1.is_leaf() {
+/// The start of the next naturally aligned level-`level` region after `va`.
+pub fn next_region(va: u64, level: usize) -> u64 {
+    let shift = 12 + 9 * level as u32;
+    ((va >> shift) + 1) << shift
+}
+
+/// Whether the tables down to level `level` exist for `va` (so a scan can
+/// skip a whole unpopulated region at once).
+pub fn populated<P: PteFormat, F: Frames>(f: &F, root: u64, va: u64, level: usize) -> bool {
+    let mut table = root;
+    for l in (level..P::LEVELS).rev() {
+        let pte = f.read_pte(table, vpn(va, l));
+        if !P::is_valid(pte) {
+            return false;
+        }
+        if l == level || !P::is_table(pte, l) {
+            return true;
+        }
+        table = P::address(pte);
+    }
+    true
+}
+
+/// Tears down the user half (the first `USER_ROOT_ENTRIES` root entries):
+/// frees every 4 KiB page mapped there and every intermediate table, and
+/// clears those root entries. The root and the kernel half stay. Pages that
+/// must outlive the process (a shared trampoline) have to be unmapped
+/// before this.
+pub fn free_user_tables<P: PteFormat, F: Frames>(f: &mut F, root: u64) {
+    for i in 0..P::USER_ROOT_ENTRIES {
+        let pte = f.read_pte(root, i);
+        if P::is_valid(pte) && P::is_table(pte, P::LEVELS - 1) {
+            free_table::<P, F>(f, P::address(pte), P::LEVELS - 2);
+            f.write_pte(root, i, 0);
+        }
+    }
+}
+
+/// Frees the level-`level` table at `table`, what it maps and its subtables.
+fn free_table<P: PteFormat, F: Frames>(f: &mut F, table: u64, level: usize) {
+    for i in 0..ENTRIES {
+        let pte = f.read_pte(table, i);
+        if !P::is_valid(pte) {
             continue;
         }
-        for j in 0..ENTRIES {
-            let l0 = Pte(f.read_pte(l1.pa(), j));
-            if !l0.is_valid() || l0.is_leaf() {
-                continue;
-            }
-            for k in 0..ENTRIES {
-                let leaf = Pte(f.read_pte(l0.pa(), k));
-                if leaf.is_valid() {
-                    f.free(leaf.pa());
-                }
-            }
-            f.free(l0.pa());
+        if level == 0 {
+            f.free(P::address(pte));
+        } else if P::is_table(pte, level) {
+            free_table::<P, F>(f, P::address(pte), level - 1);
         }
-        f.free(l1.pa());
-        f.write_pte(root, i, 0);
     }
+    f.free(table);
 }
 
 #[cfg(test)]

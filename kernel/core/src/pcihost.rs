@@ -62,8 +62,9 @@ pub fn parse_ranges(cells: &[u32], parent_cells: usize) -> Vec<Window> {
 /// device at `device` (0..31) on bus `bus`, from `interrupt-map` and
 /// `interrupt-map-mask`. Each map entry is 3 child address cells, 1 child
 /// interrupt cell, the parent's phandle, `parent_addr_cells` and then
-/// `parent_int_cells` cells (the first of which is the interrupt number).
-pub fn route_intx(map: &[u32], mask: &[u32], bus: u8, device: u8, pin: u8, parent_addr_cells: usize, parent_int_cells: usize) -> Option<u32> {
+/// `parent_int_cells` cells: the parent's interrupt specifier, which this
+/// returns (the architecture decodes it: one cell for the PLIC, three for a GIC).
+pub fn route_intx<'a>(map: &'a [u32], mask: &[u32], bus: u8, device: u8, pin: u8, parent_addr_cells: usize, parent_int_cells: usize) -> Option<&'a [u32]> {
     // Cell counts come from the device tree: bound them (the spec's
     // largest is 3) so the entry length cannot overflow.
     if mask.len() != 4 || parent_int_cells == 0 || parent_int_cells > 3 || parent_addr_cells > 3 || !(1..=4).contains(&pin) {
@@ -72,7 +73,7 @@ pub fn route_intx(map: &[u32], mask: &[u32], bus: u8, device: u8, pin: u8, paren
     let key = [(bus as u32) << 16 | (device as u32) << 11, 0, 0, pin as u32];
     let want: Vec<u32> = key.iter().zip(mask).map(|(k, m)| k & m).collect();
     let entry = 5 + parent_addr_cells + parent_int_cells;
-    map.chunks_exact(entry).find(|e| e[..4].iter().zip(mask).map(|(c, m)| c & m).eq(want.iter().copied())).map(|e| e[5 + parent_addr_cells])
+    map.chunks_exact(entry).find(|e| e[..4].iter().zip(mask).map(|(c, m)| c & m).eq(want.iter().copied())).map(|e| &e[5 + parent_addr_cells..])
 }
 
 /// Hands out naturally aligned BAR addresses from one memory window, in
@@ -148,11 +149,11 @@ mod tests {
         let map = virt_map();
         let mask = [0x1800, 0, 0, 7];
         // Device 1 (the first after the host bridge), INTA: PLIC 33.
-        assert_eq!(route_intx(&map, &mask, 0, 1, 1, 0, 1), Some(0x21));
-        assert_eq!(route_intx(&map, &mask, 0, 0, 1, 0, 1), Some(0x20));
-        assert_eq!(route_intx(&map, &mask, 0, 3, 4, 0, 1), Some(0x22));
+        assert_eq!(route_intx(&map, &mask, 0, 1, 1, 0, 1), Some(&[0x21][..]));
+        assert_eq!(route_intx(&map, &mask, 0, 0, 1, 0, 1), Some(&[0x20][..]));
+        assert_eq!(route_intx(&map, &mask, 0, 3, 4, 0, 1), Some(&[0x22][..]));
         // The mask folds device 5 onto slot 1.
-        assert_eq!(route_intx(&map, &mask, 0, 5, 1, 0, 1), Some(0x21));
+        assert_eq!(route_intx(&map, &mask, 0, 5, 1, 0, 1), Some(&[0x21][..]));
         assert_eq!(route_intx(&map, &mask, 0, 1, 0, 0, 1), None);
         assert_eq!(route_intx(&map, &mask[..3], 0, 1, 1, 0, 1), None);
         assert_eq!(route_intx(&map[..5], &mask, 0, 1, 1, 0, 1), None);

@@ -49,7 +49,7 @@ pub fn parse(raw: &[u8]) -> Option<Spec> {
 }
 
 /// The CPU for the `index`-th exposed device's interrupt: the one asked
-/// for if it is online, else spread round-robin over the `CPUs` online.
+/// for if it is online, else spread round-robin over the `cpus` online.
 pub fn cpu_for(spec_cpu: Option<usize>, index: usize, cpus: usize) -> usize {
     let cpus = cpus.max(1);
     match spec_cpu {

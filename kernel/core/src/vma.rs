@@ -8,7 +8,7 @@
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
-use crate::pagetable::{PAGE_SIZE, USER_END};
+use crate::pagetable::PAGE_SIZE;
 
 const PAGE: u64 = PAGE_SIZE as u64;
 /// Hints below this are ignored, like Linux's default mmap_min_addr.
@@ -89,6 +89,8 @@ pub struct VmaMap {
     areas: BTreeMap<u64, Vma>,
     mmap_base: u64,
     mmap_top: u64,
+    /// One past the highest user address (the architecture's).
+    user_end: u64,
 }
 
 /// [start, start+len) widened to whole pages; None if empty or past u64.
@@ -100,12 +102,13 @@ fn page_range(start: u64, len: u64) -> Option<(u64, u64)> {
 
 impl VmaMap {
     /// Addresses chosen by the kernel (no usable hint) come from
-    /// [mmap_base, mmap_top), highest first.
-    pub fn new(mmap_base: u64, mmap_top: u64) -> VmaMap {
+    /// [mmap_base, mmap_top), highest first; a hint may go up to `user_end`.
+    pub fn new(mmap_base: u64, mmap_top: u64, user_end: u64) -> VmaMap {
         VmaMap {
             areas: BTreeMap::new(),
             mmap_base,
             mmap_top,
+            user_end,
         }
     }
 
@@ -143,7 +146,7 @@ impl VmaMap {
         let (_, rounded) = page_range(0, len)?;
         if hint != 0 && hint.is_multiple_of(PAGE) && hint >= MIN_HINT {
             if let Some(end) = hint.checked_add(rounded) {
-                if end <= USER_END && self.is_free(hint, end) {
+                if end <= self.user_end && self.is_free(hint, end) {
                     return Some(hint);
                 }
             }

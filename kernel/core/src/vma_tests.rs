@@ -2,6 +2,9 @@
 
 use super::*;
 
+/// The user half of Sv39 (tests run on any host, so the figure is fixed).
+const USER_END: u64 = crate::arch::riscv64::sv39::USER_END;
+
 const BASE: u64 = 0x10_0000_0000;
 const TOP: u64 = 0x20_0000_0000;
 const R: Prot = Prot {
@@ -28,7 +31,7 @@ fn prot_from_linux() {
 
 #[test]
 fn insert_rounds_length_up() {
-    let mut m = VmaMap::new(BASE, TOP);
+    let mut m = VmaMap::new(BASE, TOP, USER_END);
     assert!(m.insert_fixed(0x10000, 69648, Prot::RW).is_empty());
     assert_eq!(areas(&m), vec![(0x10000, 0x10000 + 0x12000, Prot::RW)]);
     assert_eq!(m.mapped_bytes(), 0x12000);
@@ -38,7 +41,7 @@ fn insert_rounds_length_up() {
 
 #[test]
 fn insert_fixed_replaces_and_splits() {
-    let mut m = VmaMap::new(BASE, TOP);
+    let mut m = VmaMap::new(BASE, TOP, USER_END);
     m.insert_fixed(0x100000, 0x10000, Prot::NONE);
     // Commit the middle RW: the reservation splits in three.
     let replaced = m.insert_fixed(0x104000, 0x2000, Prot::RW);
@@ -75,7 +78,7 @@ fn insert_fixed_replaces_and_splits() {
 
 #[test]
 fn neighbours_with_equal_prot_merge() {
-    let mut m = VmaMap::new(BASE, TOP);
+    let mut m = VmaMap::new(BASE, TOP, USER_END);
     m.insert_fixed(0x100000, 0x1000, Prot::RW);
     m.insert_fixed(0x102000, 0x1000, Prot::RW);
     assert_eq!(m.iter().count(), 2);
@@ -85,7 +88,7 @@ fn neighbours_with_equal_prot_merge() {
     m.insert_fixed(0x103000, 0x1000, R);
     assert_eq!(m.iter().count(), 2);
     // Committing a whole reservation piecewise ends as one area.
-    let mut m = VmaMap::new(BASE, TOP);
+    let mut m = VmaMap::new(BASE, TOP, USER_END);
     m.insert_fixed(0x200000, 0x8000, Prot::NONE);
     for i in 0..8 {
         m.insert_fixed(0x200000 + i * 0x1000, 0x1000, Prot::RW);
@@ -95,7 +98,7 @@ fn neighbours_with_equal_prot_merge() {
 
 #[test]
 fn unmap_trims_and_splits() {
-    let mut m = VmaMap::new(BASE, TOP);
+    let mut m = VmaMap::new(BASE, TOP, USER_END);
     m.insert_fixed(0x100000, 0x10000, Prot::RW);
     assert_eq!(m.unmap(0x100000, 0x1000), vec![(0x100000, 0x101000)]); // head
     assert_eq!(m.unmap(0x10f000, 0x1000), vec![(0x10f000, 0x110000)]); // tail
@@ -122,7 +125,7 @@ fn unmap_trims_and_splits() {
 
 #[test]
 fn protect_requires_full_coverage() {
-    let mut m = VmaMap::new(BASE, TOP);
+    let mut m = VmaMap::new(BASE, TOP, USER_END);
     m.insert_fixed(0x100000, 0x4000, Prot::RW);
     m.insert_fixed(0x105000, 0x1000, Prot::RW);
     let before = areas(&m);
@@ -157,7 +160,7 @@ fn protect_requires_full_coverage() {
 
 #[test]
 fn find_looks_up_addresses() {
-    let mut m = VmaMap::new(BASE, TOP);
+    let mut m = VmaMap::new(BASE, TOP, USER_END);
     m.insert_fixed(0x100000, 0x2000, RX);
     assert_eq!(m.find(0x100000).unwrap().start, 0x100000);
     assert_eq!(m.find(0x101fff).unwrap().end, 0x102000);
@@ -168,7 +171,7 @@ fn find_looks_up_addresses() {
 
 #[test]
 fn find_free_uses_good_hints() {
-    let mut m = VmaMap::new(BASE, TOP);
+    let mut m = VmaMap::new(BASE, TOP, USER_END);
     m.insert_fixed(0x100000, 0x2000, Prot::RW);
     assert_eq!(m.find_free(0x1000, 0x200000), Some(0x200000));
     // Overlapping, unaligned, too low, or beyond Sv39 hints fall back to top-down.
@@ -187,7 +190,7 @@ fn find_free_uses_good_hints() {
 
 #[test]
 fn find_free_is_top_down_and_fills_gaps() {
-    let mut m = VmaMap::new(BASE, TOP);
+    let mut m = VmaMap::new(BASE, TOP, USER_END);
     let a = m.map_anywhere(0x3000, 0, Prot::RW).unwrap();
     assert_eq!(a, TOP - 0x3000);
     let b = m.map_anywhere(69648, 0, Prot::NONE).unwrap();
@@ -201,14 +204,14 @@ fn find_free_is_top_down_and_fills_gaps() {
     // Too big for the hole: goes below b.
     assert_eq!(m.find_free(0x2000, 0), Some(b - 0x2000));
     // Areas straddling or above mmap_top are stepped over.
-    let mut m = VmaMap::new(BASE, TOP);
+    let mut m = VmaMap::new(BASE, TOP, USER_END);
     m.insert_fixed(TOP - 0x1000, 0x3000, Prot::RW);
     assert_eq!(m.find_free(0x1000, 0), Some(TOP - 0x2000));
 }
 
 #[test]
 fn find_free_respects_base_and_exhaustion() {
-    let mut m = VmaMap::new(0x100000, 0x110000);
+    let mut m = VmaMap::new(0x100000, 0x110000, USER_END);
     assert_eq!(m.find_free(0x10000, 0), Some(0x100000));
     assert_eq!(m.find_free(0x11000, 0), None);
     m.insert_fixed(0x108000, 0x1000, Prot::RW);
@@ -225,7 +228,7 @@ fn find_free_respects_base_and_exhaustion() {
 
 #[test]
 fn file_areas_keep_their_offsets_through_splits() {
-    let mut m = VmaMap::new(0x1000_0000, 0x2000_0000);
+    let mut m = VmaMap::new(0x1000_0000, 0x2000_0000, USER_END);
     let file = Backing::File { id: 7, offset: 0x3000, shared: true };
     let base = 0x100000;
     m.insert_backed(base, 8 * PAGE, Prot::RW, file);
@@ -247,7 +250,7 @@ fn file_areas_keep_their_offsets_through_splits() {
 
 #[test]
 fn areas_of_different_backing_never_merge() {
-    let mut m = VmaMap::new(0x1000_0000, 0x2000_0000);
+    let mut m = VmaMap::new(0x1000_0000, 0x2000_0000, USER_END);
     let base = 0x100000;
     m.insert_fixed(base, PAGE, Prot::RW);
     m.insert_backed(base + PAGE, PAGE, Prot::RW, Backing::File { id: 1, offset: 0, shared: false });

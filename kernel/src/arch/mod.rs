@@ -1,95 +1,109 @@
-//! RISC-V 64 specifics: the assembly entry points, trap frames, kernel
-//! contexts, FP state and the few CSR operations the rest of the kernel needs.
+//! The architecture interface: everything that differs between CPUs, behind
+//! one neutral API that the rest of the kernel (mm, sched, fs, net, uio,
+//! linux/, process, signal, loader, trap, start) calls. Each architecture
+//! is a folder with the same files (docs/porting.md lists them and what
+//! each must provide), selected here by `cfg(target_arch)`:
+//!
+//! ```text
+//! entry.S   boot entry (boot CPU and the others), early page table
+//! trap.S    trap vector, user entry and exit
+//! switch.S  kernel context switch, a new thread's first instructions
+//! fp.S      FP/SIMD state save and restore
+//! vdso.S    the vDSO image (clock_gettime, rt_sigreturn)
+//! context   the saved user registers (TrapFrame), kernel Context, FpState
+//! cpu       the per-CPU pointer register, per-CPU setup, waiting, counter
+//! trap      decoding a trap's cause; taking pending interrupts
+//! irq       the interrupt controller; IPIs
+//! timer     the per-CPU timer deadline
+//! cpus      starting a CPU through the firmware, its status
+//! power     power off with an exit status
+//! mmu       the kernel's linear map, user roots, TLB maintenance
+//! signal    the signal frame's registers, the handler's entry, sigreturn
+//! machine   what this architecture reads from the device tree
+//! elf       the ELF machine, HWCAP, uname's machine name
+//! ```
+//!
+//! The kernel runs with interrupts masked. An interrupt is taken only from
+//! user mode (the trap vector) or polled by an idle CPU; either way the
+//! architecture finds out which sources are pending, acknowledges them at
+//! its controller, and reports each to an [`InterruptSink`] the generic
+//! trap code passes in — so no architecture code calls upward.
+//!
+//! Written for riscv64 now, aarch64 next and x86-64 later: nothing here
+//! assumes three levels of page table (the entry format says), an SBI or a
+//! device-tree-only machine (`machine` may come from ACPI), or a
+//! particular register for the syscall number.
 
-pub mod csr;
-#[deny(unsafe_code)]
-pub mod frames;
+pub mod mmio;
 
-pub use frames::{Context, FpState, TrapFrame};
+#[cfg(target_arch = "riscv64")]
+pub mod riscv64;
+#[cfg(target_arch = "riscv64")]
+use riscv64 as this;
 
-core::arch::global_asm!(include_str!("entry.S"));
-core::arch::global_asm!(include_str!("trap.S"));
-core::arch::global_asm!(include_str!("switch.S"));
-core::arch::global_asm!(include_str!("fp.S"));
-core::arch::global_asm!(include_str!("vdso.S"));
+pub use this::context::{Context, FpState, TrapFrame};
+pub use this::cpu::{cpu_local, init_cpu, set_cpu_local, ticks, wait_for_interrupt};
+pub use this::cpus::{describe_cpu_status, start_cpu};
+pub use this::elf::{hwcaps, ELF_TARGET, UNAME_MACHINE};
+pub use this::irq::{decode_dt_interrupt, reroute_irq, route_irq, send_ipi, set_irq_enabled, IRQ_CHIP};
+pub use this::machine::{read_machine, MachineInfo};
+pub use this::trap::trap_cause;
+pub use this::mmu::{
+    activate_user_root, flush_tlb_all, flush_tlb_all_cpus, flush_tlb_page, init_user_root, phys_to_virt,
+    virt_to_phys, PageFormat, USER_END,
+};
+pub use this::power::power_off;
+pub use this::timer::set_timer;
+pub use this::trap::{poll_interrupts, take_interrupts};
+pub use this::{enter_user, init_platform, restore_fp, save_fp, switch};
 
-extern "C" {
-    fn switch_context(old: *mut Context, new: *const Context);
-    fn user_return(frame: *mut TrapFrame) -> !;
-    fn fp_save(state: *mut FpState);
-    fn fp_restore(state: *const FpState);
-    pub fn trap_vector();
-    pub fn thread_trampoline();
-    static secondary_start_pa: u64;
-    static boot_page_table_pa: u64;
-    static secondary_stacks_pa: u64;
+/// The vDSO image, its data words and the signal-return entry (vdso.rs).
+pub mod vdso {
+    pub use super::this::vdso::{data_offset, image, sigreturn_offset};
 }
 
-/// Records the stack `hartid` is started with, for a hart that OpenSBI
-/// releases into the cold-boot entry by mistake (see entry.S).
-pub fn publish_secondary_stack(hartid: usize, top: u64) {
-    if hartid >= crate::param::MAX_CPUS {
-        return;
-    }
-    // SAFETY: an immutable word in .rodata, written by the linker.
-    let table = unsafe { secondary_stacks_pa };
-    let slot = crate::memlayout::phys_to_virt(table + 8 * hartid as u64) as *mut u64;
-    // SAFETY: slot is inside the 64-entry table in the boot data section,
-    // mapped by the linear map; a misdirected hart polls it with plain loads.
-    unsafe { core::ptr::write_volatile(slot, top) };
-    core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
+/// The signal frame as this architecture lays it out (signal.rs).
+pub mod signal {
+    pub use super::this::signal::{enter_handler, read_frame, write_frame, FRAME_SIZE};
 }
 
-/// Where harts started with SBI hart_start begin (a physical address).
-pub fn secondary_entry_pa() -> u64 {
-    // SAFETY: an immutable word in .rodata, written by the linker.
-    unsafe { secondary_start_pa }
+/// Why a thread entered the kernel from user mode, as the architecture
+/// decoded it. A system call's number and arguments are in the TrapFrame,
+/// whose pc already points past the instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrapCause {
+    Syscall,
+    /// A page fault on a user access (demand paging or a signal).
+    PageFault { addr: u64, access: FaultAccess },
+    /// One or more interrupts are pending: call [`take_interrupts`].
+    Interrupt,
+    /// Any other synchronous exception: the signal Linux sends for it.
+    Fault { signo: usize, code: i32, addr: u64 },
 }
 
-/// The physical address of the boot page table, the kernel's own root.
-pub fn boot_page_table() -> u64 {
-    // SAFETY: an immutable word in .rodata, written by the linker.
-    unsafe { boot_page_table_pa }
+/// The kind of access that faulted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultAccess {
+    Read,
+    Write,
+    Execute,
 }
 
-/// Saves the running kernel context in `old` and resumes `new`.
-///
-/// # Safety
-/// Both contexts must stay valid (not moved or freed) until the switch back,
-/// and `new` must hold a context saved by this function or built by
-/// [`Context::new_thread`].
-pub unsafe fn switch(old: *mut Context, new: *const Context) {
-    // SAFETY: forwarded from the caller's contract.
-    unsafe { switch_context(old, new) }
+/// What the generic kernel does with each interrupt the architecture takes.
+pub trait InterruptSink {
+    /// This CPU's timer deadline passed (the timer is already disarmed).
+    fn timer(&mut self);
+    /// Another CPU sent this one an IPI (already acknowledged).
+    fn ipi(&mut self);
+    /// Device interrupt line `irq` (completed at the controller after this returns).
+    fn device(&mut self, irq: u32);
 }
 
-/// Returns to user mode with the registers in `frame`.
-///
-/// # Safety
-/// `frame` must stay valid while the thread runs in user mode (it is where
-/// the next trap saves registers) and the hart must be set up for the return
-/// ([`csr::prepare_user_return`]).
-pub unsafe fn enter_user(frame: *mut TrapFrame) -> ! {
-    // SAFETY: forwarded from the caller's contract.
-    unsafe { user_return(frame) }
-}
-
-/// Saves the hart's floating-point registers into `state`.
-pub fn save_fp(state: &mut FpState) {
-    // SAFETY: fp_save writes exactly size_of::<FpState>() bytes to a valid,
-    // exclusively borrowed FpState; FP is enabled in sstatus on every hart.
-    unsafe { fp_save(state) }
-}
-
-/// Loads the hart's floating-point registers from `state`.
-pub fn restore_fp(state: &FpState) {
-    // SAFETY: fp_restore only reads the FpState it is given.
-    unsafe { fp_restore(state) }
-}
-
-/// Waits for an interrupt to become pending (it is not taken: S-mode runs
-/// with interrupts disabled and the caller polls `sip`).
-pub fn wait_for_interrupt() {
-    // SAFETY: wfi has no memory effects.
-    unsafe { core::arch::asm!("wfi") }
+/// Why a CPU could not be started.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StartError {
+    /// The firmware says it is already running (or starting).
+    AlreadyRunning,
+    /// The firmware refused, with its error code.
+    Refused(isize),
 }

@@ -17,7 +17,8 @@ pub struct PciHostNode {
     pub windows: Vec<Window>,
     pub interrupt_map: Vec<u32>,
     pub interrupt_map_mask: Vec<u32>,
-    /// #address-cells and #interrupt-cells of the interrupt parent (the PLIC).
+    /// #address-cells and #interrupt-cells of the interrupt parent named in
+    /// interrupt-map (the PLIC, a GIC).
     pub parent_addr_cells: usize,
     pub parent_int_cells: usize,
 }
@@ -49,15 +50,18 @@ pub fn pci_host(fdt: &Fdt) -> Option<PciHostNode> {
     // The bridge's parent (QEMU's /soc) has 2 address cells; an entry is then
     // 7 cells. A 1-cell parent gives 6-cell entries.
     let parent_cells = if ranges.len().is_multiple_of(7) { 2 } else { 1 };
-    let plic = fdt.find_compatible(&["riscv,plic0", "sifive,plic-1.0.0"]);
+    let map = cells(&node, "interrupt-map");
+    // Each entry: child unit address (3 cells), child pin (1), the parent's
+    // phandle, then the parent's address and specifier.
+    let parent = map.get(4).and_then(|&phandle| fdt.find_phandle(phandle));
     Some(PciHostNode {
         ecam: reg.starting_address as u64,
         ecam_size: reg.size.unwrap_or(0) as u64,
         windows: parse_ranges(&ranges, parent_cells),
-        interrupt_map: cells(&node, "interrupt-map"),
+        interrupt_map: map,
         interrupt_map_mask: cells(&node, "interrupt-map-mask"),
-        parent_addr_cells: plic.as_ref().and_then(|p| usize_prop(p, "#address-cells")).unwrap_or(0),
-        parent_int_cells: plic.as_ref().and_then(|p| usize_prop(p, "#interrupt-cells")).unwrap_or(1),
+        parent_addr_cells: parent.as_ref().and_then(|p| usize_prop(p, "#address-cells")).unwrap_or(0),
+        parent_int_cells: parent.as_ref().and_then(|p| usize_prop(p, "#interrupt-cells")).unwrap_or(1),
     })
 }
 
@@ -66,7 +70,7 @@ pub fn platform(fdt: &Fdt) -> Vec<PlatformNode> {
     let mut out = Vec::new();
     for node in fdt.all_nodes() {
         let (Some(compat), Some(reg), Some(irq)) =
-            (node.compatible(), node.reg().and_then(|mut r| r.next()), node.interrupts().and_then(|mut i| i.next()))
+            (node.compatible(), node.reg().and_then(|mut r| r.next()), super::dtirq::first(fdt, &node))
         else {
             continue;
         };
@@ -75,7 +79,7 @@ pub fn platform(fdt: &Fdt) -> Vec<PlatformNode> {
             compatible: compat.all().map(String::from).collect(),
             base: reg.starting_address as u64,
             size: reg.size.unwrap_or(0x1000) as u64,
-            irq: irq as u32,
+            irq,
         });
     }
     out

@@ -16,12 +16,9 @@ pub struct Machine {
     pub memory: Vec<Range>,
     /// CPU ids of the CPUs whose status is okay, in device-tree order.
     pub hwids: Vec<usize>,
-    pub timebase_hz: u64,
     pub uart: Option<u64>,
     pub uart_irq: Option<u32>,
-    pub plic: Option<u64>,
     pub rtc: Option<u64>,
-    pub test_device: Option<u64>,
     pub bootargs: Vec<u8>,
     pub initrd: Option<Range>,
     pub fdt: Range,
@@ -30,8 +27,8 @@ pub struct Machine {
     /// The PCIe host bridge and the platform devices UIO may expose.
     pub pci_host: Option<super::devnodes::PciHostNode>,
     pub platform: Vec<super::devnodes::PlatformNode>,
-    /// The boot CPU's riscv,isa names Zkr: the `seed` CSR exists.
-    pub has_zkr: bool,
+    /// What the architecture reads for itself.
+    pub arch: crate::arch::MachineInfo,
 }
 
 /// One `virtio,mmio` node: its register block and interrupt.
@@ -67,14 +64,8 @@ pub unsafe fn read(dtb_pa: u64) -> Machine {
         if okay {
             m.hwids.push(cpu.ids().first());
         }
-        if m.hwids.len() == 1 {
-            let isa = cpu.property("riscv,isa").and_then(|p| p.as_str()).unwrap_or("");
-            m.has_zkr = isa.split('_').any(|ext| ext == "zkr");
-        }
-        if m.timebase_hz == 0 {
-            m.timebase_hz = cpu.timebase_frequency() as u64;
-        }
     }
+    m.arch = crate::arch::read_machine(&fdt);
     let reg = |compat: &[&str]| {
         fdt.find_compatible(compat)
             .and_then(|n| n.reg())
@@ -82,21 +73,15 @@ pub unsafe fn read(dtb_pa: u64) -> Machine {
             .map(|r| r.starting_address as u64)
     };
     m.uart = reg(&["ns16550a", "ns16550"]);
-    m.uart_irq = fdt
-        .find_compatible(&["ns16550a", "ns16550"])
-        .and_then(|n| n.interrupts())
-        .and_then(|mut i| i.next())
-        .map(|i| i as u32);
-    m.plic = reg(&["riscv,plic0", "sifive,plic-1.0.0"]);
+    m.uart_irq = fdt.find_compatible(&["ns16550a", "ns16550"]).and_then(|n| super::dtirq::first(&fdt, &n));
     m.rtc = reg(&["google,goldfish-rtc"]);
-    m.test_device = reg(&["sifive,test0", "sifive,test1"]);
     for node in fdt.all_nodes() {
         let virtio = node.compatible().is_some_and(|c| c.all().any(|s| s == "virtio,mmio"));
         let reg = node.reg().and_then(|mut r| r.next());
-        let irq = node.interrupts().and_then(|mut i| i.next());
+        let irq = super::dtirq::first(&fdt, &node);
         if let (true, Some(reg), Some(irq)) = (virtio, reg, irq) {
             let size = reg.size.unwrap_or(0x1000) as u64;
-            m.virtio.push(VirtioSlot { base: reg.starting_address as u64, size, irq: irq as u32 });
+            m.virtio.push(VirtioSlot { base: reg.starting_address as u64, size, irq });
         }
     }
     m.pci_host = super::devnodes::pci_host(&fdt);

@@ -1,9 +1,10 @@
-//! Drivers for the QEMU virt platform devices the kernel uses itself.
+//! Drivers for the devices the kernel uses itself (UART, RTC, PCI, virtio),
+//! and the table of device interrupt handlers. Interrupt controllers and
+//! power-off belong to the architecture (arch/).
 
-pub mod mmio;
+#[deny(unsafe_code)]
+pub mod irq;
 pub mod pci;
-pub mod plic;
-pub mod poweroff;
 pub mod rtc;
 pub mod uart;
 pub mod virtio;

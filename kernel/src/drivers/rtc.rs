@@ -1,7 +1,7 @@
 //! The Goldfish real-time clock of QEMU virt: nanoseconds since the Unix
 //! epoch, read once at boot to anchor CLOCK_REALTIME.
 
-use super::mmio::Mmio;
+use crate::arch::mmio::Mmio;
 
 const TIME_LOW: usize = 0x00;
 const TIME_HIGH: usize = 0x04;

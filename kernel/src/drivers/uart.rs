@@ -2,7 +2,7 @@
 //! byte at a time, waiting for the transmit holding register), input raises
 //! an interrupt through the PLIC.
 
-use super::mmio::Mmio;
+use crate::arch::mmio::Mmio;
 use spin::Once;
 
 const RBR_THR: usize = 0; // receive buffer / transmit holding

@@ -16,7 +16,7 @@
 //! under them: each ready list keeps room for every watch of its instance
 //! (reserved, fallibly, when the watch is added).
 
-use crate::sched::lockorder::{Lock, LockClass};
+use crate::sync::{Lock, LockClass};
 use crate::sched::wait::WaitQueue;
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;

@@ -9,7 +9,7 @@ use super::SysResult;
 use crate::mm::uaccess::{UserPtr, UserSpace};
 use crate::sched::clock;
 use crate::sched::block::{begin_wait, block, wake as wake_thread, WaitError};
-use crate::sched::lockorder::{Lock, LockClass};
+use crate::sync::{Lock, LockClass};
 use crate::sched::Thread;
 use alloc::sync::Arc;
 use gometal_core::errno::{Errno, EAGAIN, EFAULT, EINTR, EINVAL, ENOSYS, ETIMEDOUT};

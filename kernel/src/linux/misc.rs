@@ -32,11 +32,6 @@ pub fn prctl(_: &mut UserSpace) -> SysResult {
     Err(EINVAL)
 }
 
-/// Deliberate: reporting the vector extension would make Go use it.
-pub fn riscv_hwprobe(_: &mut UserSpace) -> SysResult {
-    Err(ENOSYS)
-}
-
 /// Deliberate and not logged: Go's `os` tries copy_file_range in io.Copy
 /// between files, takes ENOSYS as "the kernel lacks it" (never asking
 /// again) and copies with read/write, so there is nothing to report.
@@ -59,7 +54,7 @@ pub fn uname(user: &mut UserSpace, out: UserPtr<[u8; 6 * 65]>) -> SysResult {
         b"gometal",
         b"6.6.0-gometal",
         concat!("gometal ", env!("CARGO_PKG_VERSION")).as_bytes(),
-        b"riscv64",
+        crate::arch::UNAME_MACHINE,
         b"(none)",
     ] {
         buf.extend_from_slice(&field(s));

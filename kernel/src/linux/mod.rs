@@ -1,9 +1,10 @@
 //! The Linux system-call interface: take the call from the trap frame,
 //! dispatch by number through the one table (table.rs, the asm-generic
-//! numbers riscv64 uses) and put the result (or -errno) back in a0. Handlers
+//! numbers riscv64 and aarch64 share) and put the result (or -errno) back in a0. Handlers
 //! live with their family, one file each: typed functions (args.rs decodes
 //! the registers) returning `Result<usize, Errno>`.
 
+mod arch;
 mod args;
 mod dirs;
 mod fallocate;
@@ -58,8 +59,7 @@ use table::dispatch;
 pub fn syscall(user: &mut UserSpace) {
     let t = current();
     let frame = t.frame();
-    frame.regs[0] += 4; // resume after the ecall (clone children too)
-    let number = frame.regs[17] as usize;
+    let number = frame.syscall_number();
     let args: Args = core::array::from_fn(|i| frame.arg(i));
     drop(t);
     if number == nr::RT_SIGRETURN {

@@ -7,7 +7,7 @@
 
 use super::args::{Args, Handler};
 use super::{
-    dirs, fallocate, fs, futex, io, locks, memory, misc, mmapfile, nr, poll, sendfile, signal, socket, sockmsg, sockopt, splice, stat, statfs, sync, thread, time, unknown,
+    arch, dirs, fallocate, fs, futex, io, locks, memory, misc, mmapfile, nr, poll, sendfile, signal, socket, sockmsg, sockopt, splice, stat, statfs, sync, thread, time, unknown,
     SysResult,
 };
 use crate::mm::uaccess::UserSpace;
@@ -110,7 +110,7 @@ syscall_table! {
     REBOOT => misc::reboot,
     GETRUSAGE => misc::getrusage,
     PRCTL => misc::prctl,
-    RISCV_HWPROBE => misc::riscv_hwprobe,
+    RISCV_HWPROBE => arch::hwprobe,
     COPY_FILE_RANGE => misc::copy_file_range,
     SOCKET => socket::socket,
     SOCKETPAIR => socket::socketpair,

@@ -33,12 +33,12 @@ pub fn clone(
     }
     let parent = current();
     let mut frame = parent.frame().clone();
-    frame.regs[10] = 0; // the child sees 0
+    frame.set_ret(0); // the child sees 0
     if stack != 0 {
-        frame.regs[2] = stack;
+        frame.set_sp(stack);
     }
     if flags.contains(CloneFlags::SETTLS) {
-        frame.regs[4] = tls;
+        frame.set_tls(tls);
     }
     arch::save_fp(parent.fp());
     let blocked = parent.signals.lock().blocked;

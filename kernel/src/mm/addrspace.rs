@@ -5,12 +5,11 @@
 
 use super::devmap::{DeviceArea, DeviceAreas};
 use super::frames;
-use super::pagetable::{self, PhysFrames};
+use super::pagetable::{self, Rights};
 use crate::memlayout::{MMAP_BASE, MMAP_TOP, PAGE_SIZE, USER_END};
 use alloc::collections::BTreeMap;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use gometal_core::pagetable::{self as pt, PteFlags};
 use gometal_core::vma::{Backing, Prot, Vma, VmaMap};
 
 /// Why a user access could not be satisfied.
@@ -68,28 +67,16 @@ fn page_down(a: u64) -> u64 {
     a & !(PAGE - 1)
 }
 
-fn pte_flags(prot: Prot) -> PteFlags {
+/// What a page of an area with `prot` lets the program do. PROT_NONE keeps
+/// the frame mapped (mprotect must not lose data) out of the program's
+/// reach; the entry format (arch) decides the bits, e.g. that writable
+/// implies readable where the hardware has no write-only pages.
+fn rights(prot: Prot) -> Rights {
     if prot == Prot::NONE {
-        // A leaf without U: the page keeps its frame (mprotect must not lose
-        // data) but every user access faults.
-        return PteFlags::V | PteFlags::R | PteFlags::A | PteFlags::D;
+        return Rights::NONE;
     }
-    let mut f = PteFlags::V | PteFlags::U | PteFlags::A | PteFlags::D;
-    // RISC-V has no write-only pages: writable implies readable.
-    if prot.read || prot.write {
-        f = f | PteFlags::R;
-    }
-    if prot.write {
-        f = f | PteFlags::W;
-    }
-    if prot.exec {
-        f = f | PteFlags::X;
-    }
-    f
+    Rights { user: true, read: prot.read, write: prot.write, exec: prot.exec }
 }
-
-/// The PTE bits that grant access (U: user mode may use the page at all).
-const PERMISSIONS: PteFlags = PteFlags(PteFlags::R.0 | PteFlags::W.0 | PteFlags::X.0 | PteFlags::U.0);
 
 fn allows(prot: Prot, access: Access) -> bool {
     match access {
@@ -104,7 +91,7 @@ impl AddressSpace {
     pub fn new() -> Option<Self> {
         Some(AddressSpace {
             root: pagetable::new_user_root()?,
-            vmas: VmaMap::new(MMAP_BASE, MMAP_TOP),
+            vmas: VmaMap::new(MMAP_BASE, MMAP_TOP, USER_END),
             resident: 0,
             brk_start: 0,
             brk: 0,
@@ -129,11 +116,11 @@ impl AddressSpace {
         let prot = vma.prot;
         let page = page_down(va);
         let backing = vma.backing_at(page);
-        if let Some((pa, _)) = pt::translate(&PhysFrames, self.root, page) {
+        if let Some((pa, _)) = pagetable::translate(self.root, page) {
             return Ok(pa);
         }
         if let Some(pa) = self.devices.phys(page) {
-            pt::map_page(&mut PhysFrames, self.root, page, pa, pte_flags(prot)).map_err(|_| Fault::OutOfMemory)?;
+            pagetable::map_page(self.root, page, pa, rights(prot)).map_err(|_| Fault::OutOfMemory)?;
             return Ok(pa);
         }
         let (pa, owned) = match backing {
@@ -143,7 +130,7 @@ impl AddressSpace {
                 super::filemap::page(node, offset, shared)?
             }
         };
-        if pt::map_page(&mut PhysFrames, self.root, page, pa, pte_flags(prot)).is_err() {
+        if pagetable::map_page(self.root, page, pa, rights(prot)).is_err() {
             if owned {
                 frames::free(pa);
             }
@@ -250,13 +237,13 @@ impl AddressSpace {
     pub fn protect(&mut self, start: u64, len: u64, prot: Prot) -> Result<(), ()> {
         self.vmas.protect(start, len, prot)?;
         let end = start + len.div_ceil(PAGE) * PAGE;
-        let flags = pte_flags(prot);
+        let new = rights(prot);
         let mut weakened = false;
         let mut va = start;
         while va < end {
-            if let Some((_, old)) = pt::translate(&PhysFrames, self.root, va) {
-                weakened |= old.0 & !flags.0 & PERMISSIONS.0 != 0;
-                pt::set_flags(&mut PhysFrames, self.root, va, flags);
+            if let Some((_, old)) = pagetable::translate(self.root, va) {
+                weakened |= old.exceeds(new);
+                pagetable::set_rights(self.root, va, new);
             }
             va += PAGE;
         }
@@ -287,7 +274,7 @@ impl Drop for AddressSpace {
         for pa in self.retired.drain(..) {
             frames::free(pa);
         }
-        pt::free_user_tables(&mut PhysFrames, self.root);
+        pagetable::free_user_tables(self.root);
         frames::free(self.root);
     }
 }

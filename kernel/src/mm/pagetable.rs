@@ -1,9 +1,12 @@
-//! Sv39 page tables in physical memory. The walking logic is in
-//! `gometal_core::pagetable` (host-tested); this file gives it real frames.
+//! Page tables in physical memory, in the architecture's entry format
+//! (arch::PageFormat). The walking logic is in `gometal_core::pagetable`
+//! (host-tested); this file gives it real frames.
 
 use super::frames;
+use crate::arch::PageFormat;
 use crate::memlayout::{phys_to_virt, PAGE_SIZE};
-use gometal_core::pagetable::{self as pt, Frames};
+pub use gometal_core::pagetable::{MapError, Rights};
+use gometal_core::pagetable::{self as pt, Frames, PteFormat};
 
 /// Real frames, reached through the linear map.
 pub struct PhysFrames;
@@ -32,48 +35,49 @@ impl Frames for PhysFrames {
     }
 }
 
-/// The physical address of the kernel's own root table.
-pub fn kernel_root() -> u64 {
-    crate::arch::boot_page_table()
-}
-
-/// A new root table for a program: empty user half, the kernel half copied
-/// from the kernel root (the same gigapage entries in every address space).
+/// A new root table for a program: an empty user half, set up by the
+/// architecture (riscv64 copies the kernel half into it).
 pub fn new_user_root() -> Option<u64> {
     let root = frames::alloc_zeroed()?;
-    let kernel = kernel_root();
-    let mut f = PhysFrames;
-    for i in 256..512 {
-        let e = f.read_pte(kernel, i);
-        f.write_pte(root, i, e);
-    }
+    crate::arch::init_user_root(root);
     Some(root)
 }
 
+/// The frame mapped at `va` and what the page allows.
+pub fn translate(root: u64, va: u64) -> Option<(u64, Rights)> {
+    pt::translate::<PageFormat, _>(&PhysFrames, root, va)
+}
+
+/// Maps the 4 KiB page at `va` to the frame `pa`.
+pub fn map_page(root: u64, va: u64, pa: u64, rights: Rights) -> Result<(), MapError> {
+    pt::map_page::<PageFormat, _>(&mut PhysFrames, root, va, pa, rights)
+}
+
+/// Changes what the page at `va` allows; false if it is not mapped.
+pub fn set_rights(root: u64, va: u64, rights: Rights) -> bool {
+    pt::set_rights::<PageFormat, _>(&mut PhysFrames, root, va, rights)
+}
+
+/// Frees every user page and table under `root` (the root itself stays).
+pub fn free_user_tables(root: u64) {
+    pt::free_user_tables::<PageFormat, _>(&mut PhysFrames, root)
+}
+
 /// Unmaps every page in [start, end), calling `freed(pa)` for each page that
-/// was mapped. Skips unpopulated 1 GiB and 2 MiB regions without visiting
-/// their pages, so tearing down a large PROT_NONE reservation is cheap.
+/// was mapped. Skips unpopulated regions (a table missing at level 1 or 2)
+/// without visiting their pages, so tearing down a large PROT_NONE
+/// reservation is cheap.
 pub fn unmap_range(root: u64, start: u64, end: u64, mut freed: impl FnMut(u64)) {
     let mut f = PhysFrames;
     let mut va = start;
     while va < end {
-        let l2 = pt::Pte(f.read_pte(root, pt::vpn(va, 2)));
-        if !l2.is_valid() {
-            va = next_boundary(va, 30);
+        if let Some(level) = (1..PageFormat::LEVELS).rev().find(|&l| !pt::populated::<PageFormat, _>(&f, root, va, l)) {
+            va = pt::next_region(va, level);
             continue;
         }
-        let l1 = pt::Pte(f.read_pte(l2.pa(), pt::vpn(va, 1)));
-        if !l1.is_valid() {
-            va = next_boundary(va, 21);
-            continue;
-        }
-        if let Some(pa) = pt::unmap_page(&mut f, root, va) {
+        if let Some(pa) = pt::unmap_page::<PageFormat, _>(&mut f, root, va) {
             freed(pa);
         }
         va += PAGE_SIZE as u64;
     }
-}
-
-fn next_boundary(va: u64, shift: u32) -> u64 {
-    ((va >> shift) + 1) << shift
 }

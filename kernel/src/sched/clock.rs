@@ -1,7 +1,7 @@
-//! Time as the kernel sees it: the `time` CSR (same value on every CPU)
-//! converted to nanoseconds, and the real-time clock's offset from it.
+//! Time as the kernel sees it: the architecture's counter (arch::ticks, the
+//! same value on every CPU) converted to nanoseconds, and the real-time
+//! clock's offset from it.
 
-use crate::arch::csr;
 use core::sync::atomic::{AtomicU64, Ordering};
 use gometal_core::timespec;
 
@@ -24,7 +24,7 @@ pub fn timebase_hz() -> u64 {
 
 /// Nanoseconds since the machine started; never goes backwards.
 pub fn monotonic_ns() -> u64 {
-    timespec::ticks_to_ns(csr::time(), timebase_hz())
+    timespec::ticks_to_ns(crate::arch::ticks(), timebase_hz())
 }
 
 /// Unix time at monotonic time 0, in ns (the vDSO adds it itself).

@@ -1,9 +1,10 @@
-//! Per-CPU state, reached through tp while in the kernel (xv6's `struct
-//! cpu`). CPUs are numbered 0..n in device-tree order ("index"); the SBI
-//! CPU id can differ.
+//! Per-CPU state, reached through the architecture's per-CPU pointer
+//! register while in the kernel (xv6's `struct cpu`). CPUs are numbered
+//! 0..n in device-tree order ("index"); the hardware id (`hwid`: a RISC-V
+//! hart id, an ARM MPIDR affinity) can differ.
 
 use super::thread::Thread;
-use crate::arch::{csr, Context};
+use crate::arch::{self, Context};
 use crate::param::MAX_CPUS;
 use alloc::sync::Arc;
 use core::cell::UnsafeCell;
@@ -15,13 +16,13 @@ use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize
 pub enum CpuState {
     /// Not found or not started yet.
     Offline = 0,
-    /// cpu_start issued, waiting for it to reach Rust.
+    /// Start requested from the firmware, waiting for it to reach Rust.
     Bootstrap = 1,
     /// Running the kernel.
     Online = 2,
     /// Failed to start (twice).
     Error = 3,
-    /// Present but not used (beyond `cores=` or MAX_HARTS).
+    /// Present but not used (beyond `cores=` or MAX_CPUS).
     Parked = 4,
 }
 
@@ -91,7 +92,7 @@ impl Cpu {
         Cpu {
             hwid: AtomicUsize::new(usize::MAX),
             state: AtomicU8::new(CpuState::Offline as u8),
-            scheduler_context: UnsafeCell::new(Context { ra: 0, sp: 0, s: [0; 12] }),
+            scheduler_context: UnsafeCell::new(Context::zeroed()),
             current: UnsafeCell::new(None),
             page_table: AtomicU64::new(0),
             next_tick: AtomicU64::new(0),
@@ -181,21 +182,32 @@ pub fn all() -> &'static [Cpu] {
     &CPUS
 }
 
-/// Points tp at CPU `index` and sets up its CSRs. Called once per CPU.
+/// Points the per-CPU register at CPU `index` and sets up the CPU's trap
+/// handling. Called once per CPU.
 pub fn enter(index: usize, hwid: usize) {
     let h = cpu(index);
     h.hwid.store(hwid, Ordering::Relaxed);
-    // SAFETY: HARTS is static, so the pointer stays valid forever, and only
+    // SAFETY: CPUS is static, so the pointer stays valid forever, and only
     // this CPU runs with this index.
-    unsafe { csr::set_tp(h as *const Cpu as u64) };
-    csr::init_hart(crate::arch::trap_vector as *const () as usize);
+    unsafe { arch::set_cpu_local(h as *const Cpu as usize) };
+    arch::init_cpu();
+    crate::sync::lockorder::register_held_word(held_locks);
+}
+
+/// This CPU's held lock classes, for the lock-order checks (sync/).
+fn held_locks() -> Option<(&'static AtomicU32, usize)> {
+    // Before a CPU has entered the kernel proper the pointer is 0: no checks.
+    (arch::cpu_local() != 0).then(|| {
+        let c = this_cpu();
+        (&c.held_locks, c.index())
+    })
 }
 
 /// The CPU the caller runs on.
 pub fn this_cpu() -> &'static Cpu {
-    // SAFETY: tp was set by `enter` on this CPU to an element of the static
-    // HARTS array; the trap entry restores it from the TrapFrame.
-    unsafe { &*(csr::tp() as *const Cpu) }
+    // SAFETY: the per-CPU pointer was set by `enter` on this CPU to an
+    // element of the static CPUS array; trap entry restores it.
+    unsafe { &*(arch::cpu_local() as *const Cpu) }
 }
 
 /// The number of CPUs that run the kernel.

@@ -9,13 +9,16 @@
 //! - event.rs: kernel timer events (a deadline that runs kernel code, not
 //!   a thread: the network stack's timers).
 //! - runqueue.rs, scheduler.rs, timer.rs, cpu.rs, thread.rs: the parts.
+//! - smp.rs: IPIs between CPUs, TLB shootdown, stopping every CPU at exit.
+//! - bringup.rs: starting the other CPUs at boot (through arch::start_cpu).
+//! - latency.rs: the wake and timer latency histograms (-kernel-args stats).
 //!
-//! Lock order (outermost first; lockorder.rs checks it in debug builds and
+//! Lock order (outermost first; sync/lockorder.rs checks it in debug builds and
 //! panics with the lock's name when a CPU takes a lock twice or out of
 //! order):
 //!
 //!   poll hub → epoll ready list → futex table → wait queue → thread state
-//!     → sleepers → run queue → IRQ affinity → PLIC enables
+//!     → sleepers → run queue → IRQ affinity → IRQ enables
 //!
 //! A readiness change (fs/pollhub.rs) holds an object's poll hub while it
 //! puts each watch on its epoll's ready list and wakes that epoll's wait
@@ -24,8 +27,8 @@
 //! table or wait queue, release that lock, then wake it; `wake` releases
 //! the thread state lock before queuing the thread. The thread state lock
 //! is taken before the thread's signal lock (block.rs looks at pending
-//! signals under it); nothing takes them the other way round. The PLIC
-//! enables lock (drivers/plic.rs) guards each enable-word read-modify-write
+//! signals under it); nothing takes them the other way round. The IRQ
+//! enables lock (arch/<arch>/irq.rs) guards each enable-word read-modify-write
 //! and is a leaf: a UIO top half takes it in the trap handler before it
 //! wakes anyone, irqcontrol takes it alone; a /proc/irq/N/smp_affinity
 //! write takes it under the IRQ affinity lock (uio/affinity.rs), which
@@ -34,18 +37,24 @@
 #[deny(unsafe_code)]
 pub mod block;
 #[deny(unsafe_code)]
+pub mod bringup;
+#[deny(unsafe_code)]
 pub mod clock;
 pub mod event;
 pub mod cpu;
 #[deny(unsafe_code)]
 pub mod idle;
 #[deny(unsafe_code)]
-pub mod lockorder;
+pub mod latency;
 #[deny(unsafe_code)]
 pub mod place;
 #[deny(unsafe_code)]
 pub mod runqueue;
+#[deny(unsafe_code)]
+pub mod smp;
 pub mod scheduler;
+#[deny(unsafe_code)]
+pub mod sigstate;
 pub mod thread;
 #[deny(unsafe_code)]
 pub mod timer;

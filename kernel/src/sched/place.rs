@@ -98,13 +98,13 @@ pub fn requeue_here(t: Arc<Thread>) {
 fn notify(target: &Cpu) {
     let me = this_cpu();
     if target.idle.load(Ordering::SeqCst) {
-        crate::smp::kick(target);
+        crate::sched::smp::kick(target);
     } else {
         // Busy: preempt what it runs. On this CPU the trap return checks
         // the flag; another CPU needs an IPI to trap.
         target.need_resched.store(true, Ordering::SeqCst);
         if !core::ptr::eq(me, target) {
-            crate::smp::interrupt(target);
+            crate::sched::smp::interrupt(target);
         }
     }
 }

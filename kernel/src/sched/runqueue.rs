@@ -4,7 +4,7 @@
 //! the longest one before it idles.
 
 use super::cpu::{Cpu, CpuState};
-use super::lockorder::{Lock, LockClass};
+use crate::sync::{Lock, LockClass};
 use super::thread::Thread;
 use crate::param::MAX_CPUS;
 use alloc::collections::VecDeque;

@@ -8,10 +8,10 @@ use crate::mm::frames;
 use crate::param::KERNEL_STACK_SIZE;
 
 const KERNEL_STACK_PAGES: usize = KERNEL_STACK_SIZE / crate::memlayout::PAGE_SIZE;
-use crate::signal::ThreadSignals;
+use super::sigstate::ThreadSignals;
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use super::lockorder::{Lock, LockClass};
+use crate::sync::{Lock, LockClass};
 use spin::Mutex;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,5 +1,5 @@
 //! Timed wakeups and the scheduler tick. Sleeping threads wait in a map
-//! ordered by deadline; a busy CPU's timer is programmed (through the SBI)
+//! ordered by deadline; a busy CPU's timer is programmed (arch::set_timer)
 //! for the earlier of its next tick and the earliest deadline; an idle CPU
 //! has no tick (idle.rs decides when it naps and for how long). A thread has
 //! at most one entry (it waits for one thing at a time), and removes it when
@@ -9,7 +9,7 @@
 use super::block::wake;
 use super::clock;
 use super::cpu::Cpu;
-use super::lockorder::{Lock, LockClass};
+use crate::sync::{Lock, LockClass};
 use super::thread::Thread;
 use crate::param::TICK_NS;
 use alloc::collections::BTreeMap;
@@ -72,7 +72,7 @@ pub fn fire_expired() {
         };
         match due {
             Some(((deadline, _, generation), t)) => {
-                crate::stats::TIMER_LATE.record(clock::monotonic_ns().saturating_sub(deadline));
+                crate::sched::latency::TIMER_LATE.record(clock::monotonic_ns().saturating_sub(deadline));
                 wake(&t, generation)
             }
             None => break,
@@ -96,7 +96,7 @@ pub fn program(cpu: &Cpu) {
 /// Sets this CPU's timer for monotonic time `ns` (u64::MAX: never).
 pub fn program_at(ns: u64) {
     let ticks = if ns == u64::MAX { u64::MAX } else { clock::ns_to_ticks(ns) };
-    sbi_rt::set_timer(ticks);
+    crate::arch::set_timer(ticks);
 }
 
 /// The timer interrupt: wake sleepers; returns true when the running

@@ -11,7 +11,7 @@
 
 use super::block::{begin_wait, block, wake};
 pub use super::block::{sleep_until, WaitError};
-use super::lockorder::{Lock, LockClass};
+use crate::sync::{Lock, LockClass};
 use super::thread::Thread;
 use alloc::sync::Arc;
 use alloc::vec::Vec;

@@ -88,7 +88,7 @@ impl UioDevice {
             }
             Source::Platform => {
                 if let Some(irq) = self.irq {
-                    crate::drivers::plic::set_enabled(irq, self.hwid.load(Ordering::Acquire), enable);
+                    crate::arch::set_irq_enabled(irq, self.hwid.load(Ordering::Acquire), enable);
                 }
             }
         }
@@ -113,8 +113,8 @@ impl UioDevice {
     }
 }
 
-/// Handles PLIC line `irq` if UIO devices use it; true if one did. The
-/// caller completes the interrupt at the PLIC.
+/// Handles interrupt line `irq` if UIO devices use it; true if one did.
+/// The caller completes the interrupt at the controller.
 pub fn on_irq(irq: u32) -> bool {
     let Some(devs) = DEVICES.get() else { return false };
     let mut handled = false;

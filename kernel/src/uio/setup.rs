@@ -7,7 +7,7 @@
 use super::{affinity, sysfs, Map, Source, UioDevice, DEVICES};
 use crate::boot::devnodes::{PciHostNode, PlatformNode};
 use crate::boot::machine::Machine;
-use crate::drivers::{pci, plic};
+use crate::drivers::pci;
 use crate::sched::cpu;
 use crate::sched::wait::WaitQueue;
 use alloc::format;
@@ -56,7 +56,11 @@ pub fn init(m: &Machine, raw_specs: &[Vec<u8>]) {
     for d in &devices {
         sysfs::publish(d);
         if let Some(irq) = d.irq {
-            plic::route(irq, d.hwid.load(Ordering::Acquire));
+            // Devices sharing a line (PCI INTx) share the handler too.
+            crate::drivers::irq::register(irq, |line| {
+                super::on_irq(line);
+            });
+            crate::arch::route_irq(irq, d.hwid.load(Ordering::Acquire));
         }
     }
     affinity::publish(&devices);
@@ -121,7 +125,8 @@ impl<'a> PciBus<'a> {
         let f = self.free.remove(at);
         let bars = pci::assign_bars(&self.ecam, &f, &mut self.windows);
         let h = self.host;
-        let irq = route_intx(&h.interrupt_map, &h.interrupt_map_mask, 0, f.addr.device(), f.pin, h.parent_addr_cells, h.parent_int_cells);
+        let irq = route_intx(&h.interrupt_map, &h.interrupt_map_mask, 0, f.addr.device(), f.pin, h.parent_addr_cells, h.parent_int_cells)
+            .and_then(crate::arch::decode_dt_interrupt);
         let maps = bars.iter().map(|b| Map { name: format!("BAR{}", b.slot), pa: b.pa, size: b.size }).collect();
         // Linux names every device bound to uio_pci_generic after the driver.
         Some(Found { name: String::from("uio_pci_generic"), source: Source::Pci { ecam: self.ecam, addr: f.addr }, maps, irq })

@@ -7,7 +7,7 @@
 //! hold any value: a bad BAR or header is logged and skipped); `pci_types`
 //! gives the address type only.
 
-use crate::drivers::mmio::Mmio;
+use crate::arch::mmio::Mmio;
 use gometal_core::pcihost::BarAllocator;
 use gometal_core::pciconfig::{self, BarError, BarKind, Layout};
 use pci_types::{ConfigRegionAccess, PciAddress};

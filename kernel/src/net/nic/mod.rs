@@ -88,7 +88,7 @@ pub fn add(transport: crate::drivers::virtio::Mmio, irq: u32) {
     };
     let mac = dev.net.mac_address();
     let mut config = Config::new(HardwareAddress::Ethernet(EthernetAddress(mac)));
-    config.random_seed = crate::arch::csr::time();
+    config.random_seed = crate::arch::ticks();
     let mut iface = Interface::new(config, &mut dev, now());
     iface.update_ip_addrs(|a| {
         let _ = a.push(IpCidr::new(IpAddress::v4(ADDR[0], ADDR[1], ADDR[2], ADDR[3]), PREFIX));

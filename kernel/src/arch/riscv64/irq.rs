@@ -1,19 +1,23 @@
-//! The platform-level interrupt controller: routes device interrupts (the
-//! UART's, UIO devices') to the S-mode context of a hart.
+//! Interrupts on riscv64: the platform-level interrupt controller (PLIC),
+//! which routes device lines (the UART's, virtio's, UIO devices') to the
+//! S-mode context of a hart, and IPIs through the SBI.
 //!
 //! The enable bits of 32 lines share one word per context and the PLIC has
 //! no set/clear registers, so changing a line is a read-modify-write: two
 //! harts changing lines of the same word at once could each write back the
 //! other's old bit and lose an enable (that line's interrupts would then
 //! stop for good). `ENABLES` serialises every enable change; it is the last
-//! class of the lock order (sched/mod.rs) and nothing is taken under it.
+//! class of the lock order (sched/mod.rs; LockClass::IrqEnables) and nothing is taken under it.
 
-use super::mmio::Mmio;
-use crate::sched::lockorder::{Lock, LockClass};
+use crate::arch::mmio::Mmio;
+use crate::sync::{Lock, LockClass};
 use spin::Once;
 
 static PLIC: Once<Mmio> = Once::new();
-static ENABLES: Lock<()> = Lock::new(LockClass::PlicEnables, ());
+
+/// The controller's name in /proc/interrupts.
+pub const IRQ_CHIP: &str = "PLIC";
+static ENABLES: Lock<()> = Lock::new(LockClass::IrqEnables, ());
 
 /// Interrupt sources a PLIC can have (0 means "none").
 const MAX_SOURCES: u32 = 1024;
@@ -27,7 +31,7 @@ fn enable(ctx: usize) -> usize {
 fn threshold(ctx: usize) -> usize {
     0x20_0000 + 0x1000 * ctx
 }
-fn claim(ctx: usize) -> usize {
+fn claim_register(ctx: usize) -> usize {
     threshold(ctx) + 4
 }
 
@@ -58,7 +62,7 @@ fn change_enable(p: &Mmio, irq: u32, ctx: usize, on: bool) {
 }
 
 /// Routes `irq` to `hartid`'s S-mode.
-pub fn route(irq: u32, hartid: usize) {
+pub fn route_irq(irq: u32, hartid: usize) {
     let Some(p) = PLIC.get() else { return };
     if irq == 0 || irq >= MAX_SOURCES {
         return;
@@ -73,7 +77,7 @@ pub fn route(irq: u32, hartid: usize) {
 /// enabled at the new hart first, so no interrupt is lost in between (one
 /// raised meanwhile is claimed by whichever hart sees it first; the PLIC
 /// hands it to one of them only).
-pub fn reroute(irq: u32, from: usize, to: usize) {
+pub fn reroute_irq(irq: u32, from: usize, to: usize) {
     let Some(p) = PLIC.get() else { return };
     if from == to {
         return;
@@ -84,9 +88,9 @@ pub fn reroute(irq: u32, from: usize, to: usize) {
 }
 
 /// The highest-priority pending interrupt for `hartid`, if any.
-pub fn claim_irq(hartid: usize) -> Option<u32> {
+pub fn claim(hartid: usize) -> Option<u32> {
     let p = PLIC.get()?;
-    match p.read32(claim(s_context(hartid))) {
+    match p.read32(claim_register(s_context(hartid))) {
         0 => None,
         irq => Some(irq),
     }
@@ -94,14 +98,27 @@ pub fn claim_irq(hartid: usize) -> Option<u32> {
 
 pub fn complete(irq: u32, hartid: usize) {
     if let Some(p) = PLIC.get() {
-        p.write32(claim(s_context(hartid)), irq);
+        p.write32(claim_register(s_context(hartid)), irq);
     }
 }
 
 /// Masks (false) or unmasks (true) `irq` for `hartid`'s S-mode: how UIO
 /// silences a platform device whose interrupt the program has not yet
 /// acknowledged.
-pub fn set_enabled(irq: u32, hartid: usize, on: bool) {
+pub fn set_irq_enabled(irq: u32, hartid: usize, on: bool) {
     let Some(p) = PLIC.get() else { return };
     change_enable(p, irq, s_context(hartid), on);
+}
+
+/// Sends a software interrupt to hart `hartid` (SBI IPI extension).
+pub fn send_ipi(hartid: usize) {
+    let _ = sbi_rt::send_ipi(sbi_rt::HartMask::from_mask_base(1, hartid));
+}
+
+/// The PLIC line a device-tree `interrupts` specifier names (one cell).
+pub fn decode_dt_interrupt(cells: &[u32]) -> Option<u32> {
+    match cells {
+        [line] if *line != 0 && *line < MAX_SOURCES => Some(*line),
+        _ => None,
+    }
 }

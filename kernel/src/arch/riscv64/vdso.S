@@ -13,7 +13,7 @@
     .option push
     .option arch, +m
     .balign 4096
-    .global vdso_start, vdso_end, vdso_data_offset
+    .global vdso_start, vdso_end, vdso_data_offset, vdso_sigreturn_offset
 vdso_start:
 # Elf64_Ehdr
     .byte   0x7f, 'E', 'L', 'F', 2, 1, 1, 0
@@ -119,6 +119,13 @@ clock_gettime:
     ret
 clock_gettime_end:
 
+# Where a signal handler returns to (the kernel points ra here): the
+# rt_sigreturn system call, as Linux's riscv64 vDSO has it.
+    .balign 4
+sigreturn:
+    li      a7, 139                     # rt_sigreturn
+    ecall
+
 # Filled in by the kernel when it maps the page.
     .balign 8
 vdso_data:
@@ -132,3 +139,5 @@ vdso_end:
 
 vdso_data_offset:
     .quad   vdso_data - vdso_start
+vdso_sigreturn_offset:
+    .quad   sigreturn - vdso_start

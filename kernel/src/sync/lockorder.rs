@@ -1,4 +1,4 @@
-//! The scheduler's locks, each with a class from the lock order written at
+//! The kernel's locks, each with a class from the lock order written at
 //! the top of sched/mod.rs. In debug builds every acquisition is checked
 //! against the locks this CPU already holds: taking a class while holding
 //! the same class or a later one panics with both names, instead of hanging
@@ -6,6 +6,7 @@
 //! inverted order). Release builds compile the checks away.
 
 use core::ops::{Deref, DerefMut};
+use core::sync::atomic::AtomicU32;
 use spin::{Mutex, MutexGuard};
 
 /// Lock classes in the order they may be nested: a CPU holding one may
@@ -29,8 +30,8 @@ pub enum LockClass {
     RunQueue = 6,
     /// Interrupt affinity changes (uio/affinity.rs).
     IrqAffinity = 7,
-    /// The PLIC's enable words (drivers/plic.rs): a leaf.
-    PlicEnables = 8,
+    /// The interrupt controller's enable words (arch/<arch>/irq.rs): a leaf.
+    IrqEnables = 8,
 }
 
 impl LockClass {
@@ -45,7 +46,7 @@ impl LockClass {
             LockClass::Sleepers => "sleepers",
             LockClass::RunQueue => "run queue",
             LockClass::IrqAffinity => "IRQ affinity",
-            LockClass::PlicEnables => "PLIC enables",
+            LockClass::IrqEnables => "IRQ enables",
         }
     }
 }
@@ -91,35 +92,43 @@ impl<T> Drop for LockGuard<'_, T> {
     }
 }
 
+/// This CPU's word of held classes (a bit each) and its number, or None
+/// before the CPU has entered the kernel proper. The scheduler registers
+/// it at boot (the word lives in its per-CPU structure); this module sits
+/// below the scheduler and the architecture, so it cannot ask them.
+pub type HeldWord = fn() -> Option<(&'static AtomicU32, usize)>;
+
+static HELD_WORD: spin::Once<HeldWord> = spin::Once::new();
+
+/// Registers how to find this CPU's held-class word (once, at boot).
+pub fn register_held_word(f: HeldWord) {
+    HELD_WORD.call_once(|| f);
+}
+
 #[cfg(debug_assertions)]
 mod held {
-    //! Per-CPU set of held classes (a bit each), in the CPU structure.
-    use super::LockClass;
+    //! Per-CPU set of held classes, checked on every acquisition.
+    use super::{LockClass, HELD_WORD};
     use core::sync::atomic::Ordering;
 
-    fn cpu() -> Option<&'static crate::sched::cpu::Cpu> {
-        // Before a CPU has entered the kernel proper tp is 0: no checks.
-        (crate::arch::csr::tp() != 0).then(crate::sched::cpu::this_cpu)
-    }
-
     pub fn acquire(class: LockClass) {
-        let Some(h) = cpu() else { return };
-        let held = h.held_locks.load(Ordering::Relaxed);
+        let Some((word, cpu)) = HELD_WORD.get().and_then(|f| f()) else { return };
+        let held = word.load(Ordering::Relaxed);
         let bit = 1u32 << class as u8;
         if held & bit != 0 {
-            panic!("lock order: cpu {} takes the {} lock twice", h.index(), class.name());
+            panic!("lock order: cpu {cpu} takes the {} lock twice", class.name());
         }
         // Any held class at or after this one is an inversion.
         if held >> class as u8 != 0 {
             let later = (class as u8..32).find(|&c| held & (1 << c) != 0).unwrap_or(0);
-            panic!("lock order: cpu {} takes the {} lock while holding class {later}", h.index(), class.name());
+            panic!("lock order: cpu {cpu} takes the {} lock while holding class {later}", class.name());
         }
-        h.held_locks.store(held | bit, Ordering::Relaxed);
+        word.store(held | bit, Ordering::Relaxed);
     }
 
     pub fn release(class: LockClass) {
-        if let Some(h) = cpu() {
-            h.held_locks.fetch_and(!(1u32 << class as u8), Ordering::Relaxed);
+        if let Some((word, _)) = HELD_WORD.get().and_then(|f| f()) {
+            word.fetch_and(!(1u32 << class as u8), Ordering::Relaxed);
         }
     }
 }

@@ -1,6 +1,6 @@
 //! Volatile access to device registers through the linear map.
 
-use crate::memlayout::phys_to_virt;
+use super::phys_to_virt;
 
 /// A block of device registers at a physical address found in the device tree.
 #[derive(Clone, Copy, Debug)]

@@ -13,9 +13,15 @@ pub struct TrapFrame {
     pub regs: [u64; 32],
     /// Top of this thread's kernel stack, loaded by trap entry.
     pub kernel_sp: u64,
-    /// This hart's `Hart` pointer, loaded into tp by trap entry.
+    /// This hart's per-CPU pointer, loaded into tp by trap entry.
     pub kernel_tp: u64,
 }
+
+const RA: usize = 1;
+const SP: usize = 2;
+const TP: usize = 4;
+const A0: usize = 10;
+const A7: usize = 17;
 
 impl TrapFrame {
     pub const fn zeroed() -> Self {
@@ -27,15 +33,39 @@ impl TrapFrame {
     pub fn set_pc(&mut self, pc: u64) {
         self.regs[0] = pc;
     }
-    /// Argument register a`n` (x10 + n).
-    pub fn arg(&self, n: usize) -> u64 {
-        self.regs[10 + n]
-    }
-    pub fn set_ret(&mut self, v: u64) {
-        self.regs[10] = v;
-    }
     pub fn sp(&self) -> u64 {
-        self.regs[2]
+        self.regs[SP]
+    }
+    pub fn set_sp(&mut self, sp: u64) {
+        self.regs[SP] = sp;
+    }
+    /// The thread pointer (Go's TLS base is the tp register).
+    pub fn set_tls(&mut self, tls: u64) {
+        self.regs[TP] = tls;
+    }
+    /// Sets the return address register (ra).
+    pub fn set_return_address(&mut self, ra: u64) {
+        self.regs[RA] = ra;
+    }
+    /// The system call number (a7).
+    pub fn syscall_number(&self) -> usize {
+        self.regs[A7] as usize
+    }
+    /// Argument register a`n`.
+    pub fn arg(&self, n: usize) -> u64 {
+        self.regs[A0 + n]
+    }
+    /// Sets argument register a`n` (a handler's arguments).
+    pub fn set_arg(&mut self, n: usize, v: u64) {
+        self.regs[A0 + n] = v;
+    }
+    /// The system call's result (a0).
+    pub fn set_ret(&mut self, v: u64) {
+        self.regs[A0] = v;
+    }
+    /// Moves the pc past the `ecall` that trapped (sepc points at it).
+    pub fn skip_syscall_instruction(&mut self) {
+        self.regs[0] += 4;
     }
 }
 
@@ -49,6 +79,10 @@ pub struct Context {
 }
 
 impl Context {
+    pub const fn zeroed() -> Self {
+        Context { ra: 0, sp: 0, s: [0; 12] }
+    }
+
     /// A context that starts in `thread_trampoline` on the stack `sp`, which
     /// passes `arg` (in s0) to `thread_first_run`.
     pub fn new_thread(sp: u64, arg: u64) -> Self {

@@ -1,10 +1,10 @@
-//! Starting the other CPUs with SBI HSM. Each CPU moves OFFLINE →
-//! BOOTSTRAP → ONLINE (or ERROR); CPUs beyond the `cores=` limit or
-//! MAX_HARTS are PARKED, never started.
+//! Starting the other CPUs through the firmware (arch::start_cpu: SBI HSM
+//! on riscv64). Each CPU moves OFFLINE → BOOTSTRAP → ONLINE (or ERROR);
+//! CPUs beyond the `cores=` limit or MAX_CPUS are PARKED, never started.
 //!
 //! All CPUs are started at once and then waited for together. A CPU that
-//! has not come up by the deadline gets one more cpu_start (unless the SBI
-//! says it is already running) and a second wait; after that it is ERROR,
+//! has not come up by the deadline gets one more start request (unless the
+//! firmware says it is already running) and a second wait; after that it is ERROR,
 //! its index is never reused, and if it turns up late it parks itself.
 
 use crate::param::{CPU_STACK_SIZE, MAX_CPUS};
@@ -17,13 +17,11 @@ use core::sync::atomic::Ordering;
 /// How long started CPUs get to reach Rust. Generous: under QEMU on a busy
 /// host a vCPU thread may wait long for a host core.
 const START_TIMEOUT_NS: u64 = 5_000_000_000;
-/// SBI error: the CPU is already started (or starting).
-const SBI_ERR_ALREADY_AVAILABLE: usize = (-6isize) as usize;
 
-/// Starts every CPU in `cpu_ids` except the boot CPU (index 0), up to
+/// Starts every CPU in `hwids` except the boot CPU (index 0), up to
 /// `limit` CPUs in all. Returns how many are online, the boot CPU included.
 pub fn start_all(hwids: &[usize], boot_hwid: usize, limit: usize, verbose: bool) -> usize {
-    let mut started: Vec<(usize, usize)> = Vec::new(); // (index, hardware CPU id)
+    let mut started: Vec<(usize, usize)> = Vec::new(); // (index, hwid)
     for (n, &hwid) in hwids.iter().filter(|&&id| id != boot_hwid).enumerate() {
         let index = n + 1;
         if index >= limit.min(MAX_CPUS) {
@@ -45,14 +43,12 @@ pub fn start_all(hwids: &[usize], boot_hwid: usize, limit: usize, verbose: bool)
     wait_online(&retried);
     for h in cpu::all() {
         if h.transition(CpuState::Bootstrap, CpuState::Error) {
-            // The SBI's view helps tell a CPU stuck in firmware (2 = start
-            // pending) from one that started and went astray (0 = started).
-            let sbi = sbi_rt::hart_get_status(h.hwid());
+            // The firmware's view helps tell a CPU stuck in firmware from
+            // one that started and went astray.
             crate::println!(
-                "gometal: cpu {} did not start (SBI status {}, error {}); continuing without it",
+                "gometal: cpu {} did not start ({}); continuing without it",
                 h.hwid(),
-                sbi.value as isize,
-                sbi.error as isize
+                crate::arch::describe_cpu_status(h.hwid())
             );
         }
     }
@@ -66,18 +62,16 @@ pub fn start_all(hwids: &[usize], boot_hwid: usize, limit: usize, verbose: bool)
     cpu::online_count()
 }
 
-/// Asks the SBI to start `hardware CPU id` with a fresh stack; true if it will run
-/// (or already runs).
+/// Asks the firmware to start `hwid` with a fresh stack; true if it will
+/// run (or already runs).
 fn request_start(hwid: usize) -> bool {
     // The stack lives for the rest of the boot: leak it on purpose.
     let stack = vec![0u8; CPU_STACK_SIZE].leak();
     let top = (stack.as_ptr() as usize + CPU_STACK_SIZE) & !15;
-    crate::arch::publish_secondary_stack(hwid, top as u64);
-    let ret = sbi_rt::hart_start(hwid, crate::arch::secondary_entry_pa() as usize, top);
-    ret.is_ok() || ret.error == SBI_ERR_ALREADY_AVAILABLE
+    matches!(crate::arch::start_cpu(hwid, top as u64), Ok(()) | Err(crate::arch::StartError::AlreadyRunning))
 }
 
-/// Waits until every CPU in `CPUs` is online or the deadline passes;
+/// Waits until every CPU in `cpus` is online or the deadline passes;
 /// returns those that are not.
 fn wait_online(cpus: &[(usize, usize)]) -> Vec<(usize, usize)> {
     let deadline = clock::monotonic_ns() + START_TIMEOUT_NS;
@@ -88,7 +82,7 @@ fn wait_online(cpus: &[(usize, usize)]) -> Vec<(usize, usize)> {
     pending().collect()
 }
 
-/// The index the boot CPU gave `hardware CPU id`, if it is still waiting for it.
+/// The index the boot CPU gave `hwid`, if it is still waiting for it.
 pub fn index_of(hwid: usize) -> Option<usize> {
     cpu::all()
         .iter()

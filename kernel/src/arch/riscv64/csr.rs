@@ -1,4 +1,4 @@
-//! The CSR operations the kernel uses, with names that say why.
+//! The CSR operations the riscv64 code uses, with names that say why.
 
 use core::arch::asm;
 
@@ -32,8 +32,7 @@ pub fn sip() -> u64 {
     read_csr!("sip")
 }
 
-/// The `time` CSR: ticks at the device tree's timebase-frequency, equal on
-/// every hart.
+/// The `time` CSR.
 pub fn time() -> u64 {
     read_csr!("time")
 }
@@ -91,7 +90,7 @@ pub fn flush_tlb_page(va: u64) {
     unsafe { asm!("sfence.vma {}, zero", in(reg) va) }
 }
 
-/// The running hart's `Hart` pointer (kept in tp while in the kernel).
+/// The running hart's per-CPU pointer (kept in tp while in the kernel).
 pub fn tp() -> u64 {
     let v: u64;
     // SAFETY: reads a register.
@@ -99,10 +98,11 @@ pub fn tp() -> u64 {
     v
 }
 
-/// Sets tp to this hart's `Hart` pointer.
+/// Sets tp to this hart's per-CPU pointer.
 ///
 /// # Safety
-/// `v` must point to this hart's `Hart` for as long as the kernel runs here.
+/// `v` must point to this hart's per-CPU structure for as long as the
+/// kernel runs here.
 pub unsafe fn set_tp(v: u64) {
     // SAFETY: forwarded from the caller's contract.
     unsafe { asm!("mv tp, {}", in(reg) v) }

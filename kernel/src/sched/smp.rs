@@ -9,7 +9,7 @@
 //! after every target has flushed: a stale TLB entry can never reach a
 //! frame that was reused.
 
-use crate::arch::csr;
+use crate::arch;
 use crate::sched::cpu::{self, Cpu};
 use core::sync::atomic::{AtomicU64, Ordering};
 
@@ -19,7 +19,7 @@ static TLB_GENERATION: AtomicU64 = AtomicU64::new(0);
 pub fn send_ipi(target: &Cpu) {
     let me = cpu::this_cpu();
     me.stats.ipis_sent.fetch_add(1, Ordering::Relaxed);
-    let _ = sbi_rt::send_ipi(sbi_rt::HartMask::from_mask_base(1, target.hwid()));
+    arch::send_ipi(target.hwid());
 }
 
 /// Makes sure idle `target` notices new work: IPI it if it naps in `wfi`
@@ -49,7 +49,7 @@ pub fn handle_ipi(me: &Cpu) {
     let kicked = me.kicked_at.swap(0, Ordering::Relaxed);
     if kicked != 0 {
         let now = crate::sched::clock::monotonic_ns();
-        crate::stats::IPI_TO_WAKE.record(now.saturating_sub(kicked));
+        crate::sched::latency::IPI_TO_WAKE.record(now.saturating_sub(kicked));
         me.awake_at.store(now, Ordering::Relaxed);
         me.kick_answered.store(kicked, Ordering::Relaxed);
     }
@@ -61,7 +61,7 @@ pub fn handle_ipi(me: &Cpu) {
 pub fn serve_flush(me: &Cpu) {
     let requested = me.tlb_requested.load(Ordering::Acquire);
     if requested > me.tlb_done.load(Ordering::Relaxed) {
-        csr::flush_tlb_all();
+        arch::flush_tlb_all();
         me.tlb_done.store(requested, Ordering::Release);
     }
 }
@@ -69,6 +69,9 @@ pub fn serve_flush(me: &Cpu) {
 /// Flushes every other CPU's TLB entries for the address space `root` and
 /// waits until all have. The caller must hold no lock.
 pub fn shootdown(root: u64) {
+    if arch::flush_tlb_all_cpus() {
+        return; // the architecture broadcast the flush (aarch64's TLBI ...IS)
+    }
     let me = cpu::this_cpu();
     let generation = TLB_GENERATION.fetch_add(1, Ordering::AcqRel) + 1;
     let mut targets = [false; crate::param::MAX_CPUS];
@@ -86,7 +89,7 @@ pub fn shootdown(root: u64) {
             core::hint::spin_loop();
         }
     }
-    csr::flush_tlb_all();
+    arch::flush_tlb_all();
 }
 
 /// Set when the program exits: every other CPU stops at its next trap or

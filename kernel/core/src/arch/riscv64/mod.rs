@@ -1,0 +1,34 @@
+//! riscv64's pure facts: the Sv39 entry format, the signal frame, and what
+//! the auxiliary vector says about the CPU.
+
+pub mod sigframe;
+pub mod sv39;
+
+/// e_machine of RISC-V ELF files.
+pub const ELF_MACHINE: u16 = 243;
+
+/// One past the highest user address (the lower half of Sv39).
+pub const USER_END: u64 = sv39::USER_END;
+
+/// AT_HWCAP for rv64imafdc: one bit per single-letter extension, as Linux
+/// reports it (bit n = letter 'a' + n).
+pub const HWCAP: u64 = hwcap(b"imafdc");
+
+const fn hwcap(letters: &[u8]) -> u64 {
+    let mut bits = 0;
+    let mut i = 0;
+    while i < letters.len() {
+        bits |= 1 << (letters[i] - b'a');
+        i += 1;
+    }
+    bits
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn hwcap_letters() {
+        // i=8 m=12 a=0 f=5 d=3 c=2
+        assert_eq!(super::HWCAP, (1 << 8) | (1 << 12) | 1 | (1 << 5) | (1 << 3) | (1 << 2));
+    }
+}

@@ -1,0 +1,71 @@
+//! Sv39 on riscv64: the kernel's linear map of physical memory in the
+//! upper half (the boot page table in entry.S makes it; every user root
+//! shares those entries), installing a user root in satp, and TLB
+//! maintenance. `sfence.vma` is local to a hart, so other harts' TLBs are
+//! flushed by IPI (smp.rs's shootdown).
+
+use super::csr;
+
+pub use gometal_core::arch::riscv64::sv39::Sv39 as PageFormat;
+pub use gometal_core::arch::riscv64::USER_END;
+
+/// Where physical address 0 appears in the kernel's address space.
+pub const PHYS_OFFSET: u64 = 0xffff_ffc0_0000_0000;
+
+/// Root entries 256..512: the kernel half, the same in every root.
+const KERNEL_ROOT_ENTRIES: core::ops::Range<usize> = 256..512;
+
+extern "C" {
+    static boot_page_table_pa: u64;
+}
+
+/// The kernel-virtual address of physical address `pa` (through the linear map).
+pub const fn phys_to_virt(pa: u64) -> u64 {
+    pa + PHYS_OFFSET
+}
+
+/// The physical address of a kernel-virtual address inside the linear map.
+pub const fn virt_to_phys(va: u64) -> u64 {
+    va - PHYS_OFFSET
+}
+
+/// The physical address of the boot page table, the kernel's own root.
+pub fn kernel_root() -> u64 {
+    // SAFETY: an immutable word in .rodata, written by the linker.
+    unsafe { boot_page_table_pa }
+}
+
+/// Makes a fresh, zeroed root usable for a program: the kernel half is
+/// copied from the kernel root (the same gigapage entries everywhere).
+pub fn init_user_root(root: u64) {
+    let kernel = phys_to_virt(kernel_root()) as *const u64;
+    let user = phys_to_virt(root) as *mut u64;
+    for i in KERNEL_ROOT_ENTRIES {
+        // SAFETY: both are 512-entry page-table frames reached through the
+        // linear map; the new root is not yet in use by any hart.
+        unsafe { core::ptr::write_volatile(user.add(i), core::ptr::read_volatile(kernel.add(i))) };
+    }
+}
+
+/// Installs `root` (a root made by [`init_user_root`]) and flushes this
+/// hart's TLB.
+pub fn activate_user_root(root: u64) {
+    csr::set_page_table(root);
+}
+
+/// Flushes this hart's TLB entry for the page at `va`.
+pub fn flush_tlb_page(va: u64) {
+    csr::flush_tlb_page(va);
+}
+
+/// Flushes this hart's whole TLB.
+pub fn flush_tlb_all() {
+    csr::flush_tlb_all();
+}
+
+/// Flushes every hart's TLB if the hardware can broadcast it; false here:
+/// RISC-V has no broadcast TLB maintenance, so smp.rs IPIs each hart
+/// (SBI's remote fence would be an IPI in firmware too).
+pub fn flush_tlb_all_cpus() -> bool {
+    false
+}

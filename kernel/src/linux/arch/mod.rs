@@ -1,0 +1,14 @@
+//! System calls that exist on one architecture only (asm-generic leaves
+//! numbers 244..259 to each architecture). The table (../table.rs) names
+//! them; each architecture's file answers, and any other architecture
+//! answers ENOSYS as Linux does for a number it does not assign.
+
+#[cfg(target_arch = "riscv64")]
+mod riscv64;
+#[cfg(target_arch = "riscv64")]
+pub use riscv64::hwprobe;
+
+#[cfg(not(target_arch = "riscv64"))]
+pub fn hwprobe(_: &mut crate::mm::uaccess::UserSpace) -> super::SysResult {
+    Err(gometal_core::errno::ENOSYS)
+}
