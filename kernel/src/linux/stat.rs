@@ -7,16 +7,16 @@ use super::args::AtFlags;
 use super::SysResult;
 use crate::fs::fd::{self, Fd};
 use crate::fs::path;
-use crate::fs::stat::Stat as Meta;
+use crate::fs::stat::Stat;
 use crate::mm::uaccess::{UserPtr, UserSpace};
 use gometal_core::errno::{Errno, EINVAL};
 
-fn of_path(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, flags: AtFlags) -> Result<Meta, Errno> {
+fn of_path(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, flags: AtFlags) -> Result<Stat, Errno> {
     if flags.contains(AtFlags::EMPTY_PATH) && path::is_empty(user, pathname) {
         return Ok(fd::file(dirfd)?.stat());
     }
     let found = path::lookup(user, dirfd, pathname, !flags.contains(AtFlags::SYMLINK_NOFOLLOW))?;
-    Ok(Meta::of_inode(&found.node, found.fresh))
+    Ok(Stat::of_inode(&found.node, found.fresh))
 }
 
 fn put(buf: &mut [u8], at: usize, bytes: &[u8]) {
@@ -27,7 +27,7 @@ fn split_ns(ns: u64) -> (u64, u64) {
     (ns / 1_000_000_000, ns % 1_000_000_000)
 }
 
-fn stat_bytes(m: &Meta) -> [u8; 128] {
+fn stat_bytes(m: &Stat) -> [u8; 128] {
     let mut b = [0u8; 128];
     put(&mut b, 0, &1u64.to_le_bytes()); // st_dev
     put(&mut b, 8, &m.ino.to_le_bytes());
@@ -48,17 +48,17 @@ fn stat_bytes(m: &Meta) -> [u8; 128] {
 }
 
 /// struct stat, laid out by `stat_bytes`.
-type Stat = [u8; 128];
+type StatBuf = [u8; 128];
 /// struct statx, laid out in `statx`.
-type Statx = [u8; 256];
+type StatxBuf = [u8; 256];
 
-pub fn fstat(user: &mut UserSpace, fd: Fd, out: UserPtr<Stat>) -> SysResult {
+pub fn fstat(user: &mut UserSpace, fd: Fd, out: UserPtr<StatBuf>) -> SysResult {
     let m = fd::file(fd)?.stat();
     user.write(out, &stat_bytes(&m))?;
     Ok(0)
 }
 
-pub fn newfstatat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, out: UserPtr<Stat>, flags: AtFlags) -> SysResult {
+pub fn newfstatat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, out: UserPtr<StatBuf>, flags: AtFlags) -> SysResult {
     let m = of_path(user, dirfd, pathname, flags)?;
     user.write(out, &stat_bytes(&m))?;
     Ok(0)
@@ -68,7 +68,7 @@ const STATX_BASIC_STATS: u32 = 0x7ff;
 
 /// statx(dirfd, path, flags, mask, buf): every basic field is filled
 /// whatever `mask` asks for, as Linux may.
-pub fn statx(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, flags: AtFlags, _mask: u32, out: UserPtr<Statx>) -> SysResult {
+pub fn statx(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, flags: AtFlags, _mask: u32, out: UserPtr<StatxBuf>) -> SysResult {
     let known = AtFlags::EMPTY_PATH | AtFlags::SYMLINK_NOFOLLOW | AtFlags::STATX_SYNC | AtFlags::NO_AUTOMOUNT;
     if !(flags - known).is_empty() {
         return Err(EINVAL);
