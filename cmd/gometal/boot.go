@@ -130,6 +130,11 @@ func boot(cfg qemu.Config, o bootOptions) error {
 	if err := cfg.Validate(); err != nil {
 		return inputError(err)
 	}
+	// A machine gometal's kernel does not boot on yet is one line, never
+	// a boot that hangs (-arch and the ELF check say it earlier, better).
+	if err := cfg.Machine.Check(); err != nil {
+		return inputError(err)
+	}
 	if o.gdb {
 		fmt.Fprintf(os.Stderr, "gometal: QEMU is waiting for a debugger; attach with:\n\tgdb-multiarch %s -ex 'target remote localhost:%d'\n",
 			cfg.Kernel, qemu.GDBPort)

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"slices"
 	"strings"
 	"testing"
+
+	"gometal.dev/gometal/internal/machine"
+	"gometal.dev/gometal/internal/qemu"
 )
 
 // flagNames lists fs's flags.
@@ -92,6 +96,19 @@ func TestRunArch(t *testing.T) {
 	} {
 		if _, err := parseRunFlags([]string{"-arch", arch, "prog"}); err == nil || err.Error() != want {
 			t.Errorf("-arch %s: %v; want %q", arch, err, want)
+		}
+	}
+}
+
+// TestBootRefusesUnsupportedMachine: a described machine without a
+// kernel is one line and exit status 2, before QEMU starts.
+func TestBootRefusesUnsupportedMachine(t *testing.T) {
+	for _, m := range []*machine.Machine{machine.ARM64Virt, machine.RISCV64SifiveU} {
+		var stderr bytes.Buffer
+		err := boot(qemu.Config{Machine: m, Binary: "/nonexistent/qemu", SMP: 2, Kernel: "k"}, bootOptions{})
+		code := report(&stderr, err)
+		if want := "gometal: machine " + m.Name + " is not supported yet: gometal's kernel boots on riscv64-virt\n"; code != 2 || stderr.String() != want {
+			t.Errorf("%s: exit %d, %q; want 2, %q", m.Name, code, stderr.String(), want)
 		}
 	}
 }
