@@ -1,7 +1,7 @@
 //! The boot sequence: from the first Rust instruction on the boot CPU to
 //! the program's first instruction, and the entry of the other CPUs.
 
-use crate::boot::machine;
+use crate::boot::{dtb, image, machine};
 use crate::sched::bringup as cpus;
 use crate::drivers::{rtc, uart};
 use crate::fs::{fd::FdTable, tree};
@@ -19,6 +19,8 @@ static KERNEL_ENTRY_TICKS: AtomicU64 = AtomicU64::new(0);
 /// Exit statuses for a program that cannot be started (the shell's).
 const STATUS_NOT_FOUND: u32 = 127;
 const STATUS_CANNOT_EXECUTE: u32 = 126;
+/// The image or the loader is at fault: nothing the program did.
+const STATUS_CANNOT_BOOT: u32 = 125;
 
 fn fail(status: u32, msg: core::fmt::Arguments) -> ! {
     crate::println!("gometal: {msg}");
@@ -48,11 +50,16 @@ extern "C" fn rust_boot(hwid: usize, dtb_pa: usize) -> ! {
     cpu::enter(0, hwid);
     wire_layers();
     mm::heap::init_early();
-    // SAFETY: a1 from OpenSBI is the device tree; nothing has reused it.
-    let m = unsafe { machine::read(dtb_pa as u64) };
+    // Until init_devices finds the UART, lines go to the firmware's console.
+    let image = image::read().unwrap_or_else(|e| fail(STATUS_CANNOT_BOOT, format_args!("the image is damaged: {e}")));
+    let m = read_machine(dtb_pa as u64, &image);
     let rtc_now = init_devices(&m);
     let args = bootargs::parse(&m.bootargs);
-    mm::init(&m);
+    crate::onexit::configure(args.on_exit);
+    mm::init(&m, image.extent);
+    if args.verbose {
+        report_image(&m, &image);
+    }
     start_virtio(&m, rtc_now, args.verbose);
     crate::stdio::configure(args.tty, args.stderr_to_stdout);
     if args.stats || args.verbose {
@@ -84,18 +91,58 @@ fn wire_layers() {
     process::set_exit_report(crate::stats::report_if_requested);
 }
 
+/// The machine from the device tree the loader passed, with what a
+/// one-file image carries (its command line and initramfs) in place of the
+/// loader's.
+fn read_machine(dtb_pa: u64, image: &image::Image) -> machine::Machine {
+    let blob = dtb::locate(dtb_pa).unwrap_or_else(|e| {
+        fail(STATUS_CANNOT_BOOT, format_args!("{e} ({dtb_pa:#x}): the loader must pass one, as it does for Linux"))
+    });
+    let mut m = machine::read(dtb_pa, blob)
+        .unwrap_or_else(|e| fail(STATUS_CANNOT_BOOT, format_args!("cannot read the device tree at {dtb_pa:#x}: {e:?}")));
+    if let Some(p) = &image.payload {
+        if !m.bootargs.is_empty() && m.bootargs != p.cmdline {
+            crate::println!(
+                "gometal: the image carries its own command line; ignoring the loader's ({:?})",
+                alloc::string::String::from_utf8_lossy(&m.bootargs)
+            );
+        }
+        m.bootargs = p.cmdline.to_vec();
+        m.initrd = Some(p.initramfs);
+    }
+    m
+}
+
+/// Where the image was loaded and what memory the firmware keeps (`-v`).
+fn report_image(m: &machine::Machine, image: &image::Image) {
+    let e = image.extent;
+    let what = if image.payload.is_some() { "kernel and program" } else { "kernel" };
+    crate::println!("gometal: {what} image at {:#x}..{:#x}", e.start, e.end);
+    for r in &m.reserved {
+        crate::println!("gometal: firmware reserves {:#x}..{:#x}", r.start, r.end);
+    }
+}
+
 fn ram_mib(m: &machine::Machine) -> u64 {
     m.memory.iter().map(|r| r.end - r.start).sum::<u64>() >> 20
 }
 
 fn init_devices(m: &machine::Machine) -> Option<u64> {
-    if let Some(pa) = m.uart {
-        // SAFETY: the address of the device tree's ns16550a node.
-        unsafe { uart::init(pa) };
-    }
+    let console = uart::init(m.stdout.as_ref(), &m.serials);
     crate::arch::init_platform(&m.arch);
-    if let Some(irq) = m.uart_irq {
-        crate::drivers::irq::attach(irq, |_| crate::console::receive());
+    match console {
+        Some(port) => {
+            if let Some(irq) = port.irq {
+                crate::drivers::irq::attach(irq, |_| crate::console::receive());
+            }
+        }
+        None => {
+            let named = match &m.stdout {
+                Some(n) => alloc::format!("{} ({})", n.name, n.compatible.join(", ")),
+                None => "none named".into(),
+            };
+            crate::println!("gometal: no UART driver for the console, {named}: output through the firmware, no input");
+        }
     }
     // SAFETY: the device tree's goldfish RTC node.
     let rtc_now = m.rtc.map(|pa| unsafe { rtc::read_ns(pa) });
@@ -108,29 +155,61 @@ fn init_devices(m: &machine::Machine) -> Option<u64> {
 fn start_virtio(m: &machine::Machine, rtc_now: Option<u64>, verbose: bool) {
     let mut key = [0u8; crate::random::KEY_LEN];
     let found = crate::drivers::virtio::probe(&m.virtio, &mut key);
-    if let Some((transport, irq)) = found.nic {
-        crate::net::nic::add(transport, irq);
+    match found.nic {
+        Some((transport, irq)) => crate::net::nic::add(transport, irq),
+        None => report_undriven_nics(m),
     }
-    let got = found.entropy;
     if let (Some(note), true) = (m.arch.entropy_note(), verbose) {
         crate::println!("gometal: {note}");
     }
-    let entropy = (got == key.len()).then_some(key);
-    crate::random::init(entropy, rtc_now.unwrap_or(0), crate::arch::ticks());
-    if verbose && entropy.is_some() {
-        crate::println!("gometal: random generator (ChaCha20) keyed from virtio-rng");
-    }
-    if entropy.is_none() {
-        crate::println!(
-            "gometal: no entropy source (virtio-rng): getrandom blocks (EAGAIN with GRND_NONBLOCK) and /dev/random blocks; /dev/urandom is not secure"
-        );
-    }
+    start_random(m, &key[..found.entropy], rtc_now, verbose);
     if let Some(irq) = crate::drivers::virtio::console::irq() {
         crate::drivers::irq::attach(irq, |_| crate::drivers::virtio::console::on_interrupt());
     }
     if let Some(irq) = crate::net::nic::irq() {
         crate::drivers::irq::attach(irq, |_| crate::net::nic::on_interrupt());
     }
+}
+
+/// Keys the random generator from every entropy source there is, and
+/// says so when they are not enough (never silently weak).
+fn start_random(m: &machine::Machine, virtio: &[u8], rtc_now: Option<u64>, verbose: bool) {
+    let mut pool = crate::random::Pool::new();
+    let mut names: Vec<&str> = Vec::new();
+    if !virtio.is_empty() {
+        pool.add(virtio);
+        names.push("virtio-rng");
+    }
+    for (name, bytes) in &m.seeds {
+        pool.add(bytes);
+        names.push(name);
+    }
+    let (enough, bits) = (pool.is_enough(), pool.bits());
+    crate::random::init(pool, rtc_now.unwrap_or(0), crate::arch::ticks());
+    let sources = names.join(", ");
+    if enough && verbose {
+        crate::println!("gometal: random generator (ChaCha20) keyed from {sources}");
+    }
+    if !enough {
+        let found = if names.is_empty() {
+            alloc::string::String::from("no entropy source (virtio-rng, /chosen/rng-seed)")
+        } else {
+            alloc::format!("only {bits} bits of entropy ({sources})")
+        };
+        crate::println!(
+            "gometal: {found}: getrandom blocks (EAGAIN with GRND_NONBLOCK) and /dev/random blocks; /dev/urandom is not secure"
+        );
+    }
+}
+
+/// One line for network controllers the device tree has and no driver
+/// here handles: the program has loopback networking only.
+fn report_undriven_nics(m: &machine::Machine) {
+    if m.nics.is_empty() {
+        return;
+    }
+    let list: Vec<alloc::string::String> = m.nics.iter().map(|(n, c)| alloc::format!("{n} ({c})")).collect();
+    crate::println!("gometal: no driver for the network device {}: loopback networking only", list.join(", "));
 }
 
 fn report_args(args: &BootArgs) {
