@@ -51,9 +51,10 @@ extern "C" fn rust_boot(hwid: usize, dtb_pa: usize) -> ! {
     wire_layers();
     mm::heap::init_early();
     // Until init_devices finds the UART, lines go to the firmware's console.
-    let image = image::read().unwrap_or_else(|e| fail(STATUS_CANNOT_BOOT, format_args!("the image is damaged: {e}")));
-    let m = read_machine(dtb_pa as u64, &image);
+    let mut m = read_machine(dtb_pa as u64);
     let rtc_now = init_devices(&m);
+    let image = image::read().unwrap_or_else(|e| fail(STATUS_CANNOT_BOOT, format_args!("the image is damaged: {e}")));
+    take_payload(&mut m, &image);
     let args = bootargs::parse(&m.bootargs);
     crate::onexit::configure(args.on_exit);
     mm::init(&m, image.extent);
@@ -72,6 +73,11 @@ extern "C" fn rust_boot(hwid: usize, dtb_pa: usize) -> ! {
     let boot = cpu::cpu(0);
     boot.set_state(cpu::CpuState::Online);
     let limit = args.cores.unwrap_or(usize::MAX).max(1);
+    if args.verbose {
+        for (id, why) in &m.unusable {
+            crate::println!("gometal: cpu {id}: parked ({why}: cannot run the kernel or Go programs)");
+        }
+    }
     let online = cpus::start_all(&m.hwids, hwid, limit, args.verbose);
     if args.verbose {
         crate::println!("gometal: {online} of {} CPUs online, {} MiB RAM", m.hwids.len(), ram_mib(&m));
@@ -91,26 +97,27 @@ fn wire_layers() {
     process::set_exit_report(crate::stats::report_if_requested);
 }
 
-/// The machine from the device tree the loader passed, with what a
-/// one-file image carries (its command line and initramfs) in place of the
-/// loader's.
-fn read_machine(dtb_pa: u64, image: &image::Image) -> machine::Machine {
+/// The machine from the device tree the loader passed.
+fn read_machine(dtb_pa: u64) -> machine::Machine {
     let blob = dtb::locate(dtb_pa).unwrap_or_else(|e| {
         fail(STATUS_CANNOT_BOOT, format_args!("{e} ({dtb_pa:#x}): the loader must pass one, as it does for Linux"))
     });
-    let mut m = machine::read(dtb_pa, blob)
-        .unwrap_or_else(|e| fail(STATUS_CANNOT_BOOT, format_args!("cannot read the device tree at {dtb_pa:#x}: {e:?}")));
-    if let Some(p) = &image.payload {
-        if !m.bootargs.is_empty() && m.bootargs != p.cmdline {
-            crate::println!(
-                "gometal: the image carries its own command line; ignoring the loader's ({:?})",
-                alloc::string::String::from_utf8_lossy(&m.bootargs)
-            );
-        }
-        m.bootargs = p.cmdline.to_vec();
-        m.initrd = Some(p.initramfs);
+    machine::read(dtb_pa, blob)
+        .unwrap_or_else(|e| fail(STATUS_CANNOT_BOOT, format_args!("cannot read the device tree at {dtb_pa:#x}: {e:?}")))
+}
+
+/// What a one-file image carries (its command line and initramfs) takes
+/// the place of the loader's.
+fn take_payload(m: &mut machine::Machine, image: &image::Image) {
+    let Some(p) = &image.payload else { return };
+    if !m.bootargs.is_empty() && m.bootargs != p.cmdline {
+        crate::println!(
+            "gometal: the image carries its own command line; ignoring the loader's ({:?})",
+            alloc::string::String::from_utf8_lossy(&m.bootargs)
+        );
     }
-    m
+    m.bootargs = p.cmdline.to_vec();
+    m.initrd = Some(p.initramfs);
 }
 
 /// Where the image was loaded and what memory the firmware keeps (`-v`).

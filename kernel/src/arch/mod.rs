@@ -46,7 +46,7 @@ pub use this::cpu::{cpu_local, init_cpu, set_cpu_local, ticks, wait_for_interrup
 pub use this::cpus::{describe_cpu_status, start_cpu};
 pub use this::elf::{hwcaps, ELF_TARGET, UNAME_MACHINE};
 pub use this::irq::{decode_dt_interrupt, reroute_irq, route_irq, send_ipi, set_irq_enabled, IRQ_CHIP};
-pub use this::machine::{read_machine, MachineInfo};
+pub use this::machine::{cpu_unusable, read_machine, MachineInfo};
 pub use this::trap::trap_cause;
 pub use this::mmu::{
     activate_user_root, flush_tlb_all, flush_tlb_all_cpus, flush_tlb_page, init_user_root, kernel_load_address,

@@ -16,8 +16,11 @@ pub struct Range {
 #[derive(Debug, Default)]
 pub struct Machine {
     pub memory: Vec<Range>,
-    /// CPU ids of the CPUs whose status is okay, in device-tree order.
+    /// CPU ids of the CPUs whose status is okay and that can run the
+    /// kernel, in device-tree order.
     pub hwids: Vec<usize>,
+    /// CPUs that are there but cannot run it (no MMU...), and why.
+    pub unusable: Vec<(usize, &'static str)>,
     /// The console /chosen/stdout-path names, and every serial port.
     pub stdout: Option<SerialNode>,
     pub serials: Vec<SerialNode>,
@@ -64,8 +67,12 @@ pub fn read(dtb_pa: u64, blob: &mut [u8]) -> Result<Machine, fdt::FdtError> {
     }
     for cpu in fdt.cpus() {
         let okay = cpu.property("status").and_then(|p| p.as_str()).is_none_or(|s| s == "okay");
-        if okay {
-            m.hwids.push(cpu.ids().first());
+        if !okay {
+            continue;
+        }
+        match crate::arch::cpu_unusable(&cpu) {
+            None => m.hwids.push(cpu.ids().first()),
+            Some(why) => m.unusable.push((cpu.ids().first(), why)),
         }
     }
     m.arch = crate::arch::read_machine(&fdt);
