@@ -35,6 +35,9 @@ func runMain(args []string) error {
 	if err != nil {
 		return err
 	}
+	if isImage(f.target) {
+		return runImage(f)
+	}
 	if _, err := classify(f.target); err != nil {
 		return inputError(err)
 	}
