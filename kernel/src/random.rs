@@ -49,6 +49,14 @@ impl Pool {
         self.bytes += bytes.len();
     }
 
+    /// Folds in `bytes` that are not counted as entropy (a source the
+    /// command line distrusts): they can only add to the key.
+    pub fn mix(&mut self, bytes: &[u8]) {
+        for (i, b) in bytes.iter().enumerate() {
+            self.key[i % KEY_LEN] ^= b.rotate_left(3);
+        }
+    }
+
     /// Bits of entropy gathered (each source's bytes taken at face value).
     pub fn bits(&self) -> usize {
         self.bytes * 8

@@ -61,7 +61,7 @@ extern "C" fn rust_boot(hwid: usize, dtb_pa: usize) -> ! {
     if args.verbose {
         report_image(&m, &image);
     }
-    start_virtio(&m, rtc_now, args.verbose);
+    start_virtio(&m, rtc_now, &args);
     crate::stdio::configure(args.tty, args.stderr_to_stdout);
     if args.stats || args.verbose {
         crate::stats::request();
@@ -159,17 +159,17 @@ fn init_devices(m: &machine::Machine) -> Option<u64> {
 
 /// The virtio devices (they need the frame allocator for their queues):
 /// entropy for the random generator, the console for stdin/out/err.
-fn start_virtio(m: &machine::Machine, rtc_now: Option<u64>, verbose: bool) {
+fn start_virtio(m: &machine::Machine, rtc_now: Option<u64>, args: &BootArgs) {
     let mut key = [0u8; crate::random::KEY_LEN];
     let found = crate::drivers::virtio::probe(&m.virtio, &mut key);
     match found.nic {
         Some((transport, irq)) => crate::net::nic::add(transport, irq),
         None => report_undriven_nics(m),
     }
-    if let (Some(note), true) = (m.arch.entropy_note(), verbose) {
+    if let (Some(note), true) = (m.arch.entropy_note(), args.verbose) {
         crate::println!("gometal: {note}");
     }
-    start_random(m, &key[..found.entropy], rtc_now, verbose);
+    start_random(m, &key[..found.entropy], rtc_now, args);
     if let Some(irq) = crate::drivers::virtio::console::irq() {
         crate::drivers::irq::attach(irq, |_| crate::drivers::virtio::console::on_interrupt());
     }
@@ -180,7 +180,7 @@ fn start_virtio(m: &machine::Machine, rtc_now: Option<u64>, verbose: bool) {
 
 /// Keys the random generator from every entropy source there is, and
 /// says so when they are not enough (never silently weak).
-fn start_random(m: &machine::Machine, virtio: &[u8], rtc_now: Option<u64>, verbose: bool) {
+fn start_random(m: &machine::Machine, virtio: &[u8], rtc_now: Option<u64>, args: &BootArgs) {
     let mut pool = crate::random::Pool::new();
     let mut names: Vec<&str> = Vec::new();
     if !virtio.is_empty() {
@@ -188,13 +188,17 @@ fn start_random(m: &machine::Machine, virtio: &[u8], rtc_now: Option<u64>, verbo
         names.push("virtio-rng");
     }
     for (name, bytes) in &m.seeds {
-        pool.add(bytes);
-        names.push(name);
+        if args.distrust_bootloader {
+            pool.mix(bytes); // random.trust_bootloader=off, as on Linux
+        } else {
+            pool.add(bytes);
+            names.push(name);
+        }
     }
     let (enough, bits) = (pool.is_enough(), pool.bits());
     crate::random::init(pool, rtc_now.unwrap_or(0), crate::arch::ticks());
     let sources = names.join(", ");
-    if enough && verbose {
+    if enough && args.verbose {
         crate::println!("gometal: random generator (ChaCha20) keyed from {sources}");
     }
     if !enough {

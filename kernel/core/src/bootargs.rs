@@ -42,6 +42,10 @@ pub struct BootArgs {
     /// `onexit=poweroff|reboot|halt`: what the machine does when the
     /// program ends (default: power off).
     pub on_exit: OnExit,
+    /// `random.trust_bootloader=off` (Linux's option): the loader's seeds
+    /// (/chosen/rng-seed, kaslr-seed) are mixed in but not counted as
+    /// entropy. Default on, as Linux's.
+    pub distrust_bootloader: bool,
     /// Tokens the kernel did not understand, kept whole so they can be logged.
     pub unknown: Vec<Vec<u8>>,
 }
@@ -116,6 +120,11 @@ fn kernel_option(out: &mut BootArgs, token: Vec<u8>) {
                 None => out.unknown.push(token),
             },
             Some((b"mount", v)) => out.mounts.push(v.to_vec()),
+            Some((b"random.trust_bootloader", v)) => match v {
+                b"on" | b"1" | b"y" => out.distrust_bootloader = false,
+                b"off" | b"0" | b"n" => out.distrust_bootloader = true,
+                _ => out.unknown.push(token),
+            },
             Some((b"onexit", v)) => match OnExit::parse(v) {
                 Some(o) => out.on_exit = o,
                 None => out.unknown.push(token),
@@ -298,6 +307,14 @@ mod tests {
         let bad = parse(b"onexit=explode");
         assert_eq!(bad.on_exit, OnExit::PowerOff);
         assert_eq!(bad.unknown, vec![b"onexit=explode".to_vec()]);
+    }
+
+    #[test]
+    fn trust_bootloader_option() {
+        assert!(!parse(b"").distrust_bootloader);
+        assert!(parse(b"random.trust_bootloader=off").distrust_bootloader);
+        assert!(!parse(b"random.trust_bootloader=off random.trust_bootloader=on").distrust_bootloader);
+        assert_eq!(parse(b"random.trust_bootloader=maybe").unknown.len(), 1);
     }
 
     #[test]
