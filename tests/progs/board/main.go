@@ -66,7 +66,7 @@ func main() {
 // kernel's generator is keyed from real entropy, and is EAGAIN before.
 func checkEntropy(want bool) {
 	var buf [16]byte
-	_, _, errno := syscall.Syscall(syscall.SYS_GETRANDOM, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), grndNonblock)
+	_, _, errno := syscall.Syscall(sysGetrandom, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), grndNonblock)
 	switch {
 	case want && errno != 0:
 		fail("getrandom: %v, want random bytes", errno)
