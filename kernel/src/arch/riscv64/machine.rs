@@ -70,22 +70,11 @@ fn plic_s_contexts(fdt: &Fdt) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// Why a hart cannot run the kernel and Go programs, if it cannot: it
-/// needs an MMU (`mmu-type`, as Linux requires) and RV64GC (Go's riscv64
-/// baseline: I, M, A, F, D, C).
+/// Why a hart cannot run the kernel and Go programs, if it cannot
+/// (gometal_core::arch::riscv64::hart: no MMU, not RV64GC).
 pub fn cpu_unusable(cpu: &Cpu) -> Option<&'static str> {
-    let mmu = cpu.property("mmu-type").and_then(|p| p.as_str());
-    if mmu.is_none_or(|m| m == "riscv,none") {
-        return Some("no MMU");
-    }
-    if let Some(isa) = cpu.property("riscv,isa").and_then(|p| p.as_str()) {
-        let base = isa.split('_').next().unwrap_or("");
-        let Some(letters) = base.strip_prefix("rv64") else { return Some("not RV64") };
-        if !"imafdc".chars().all(|c| letters.contains(c) || (c != 'c' && letters.contains('g'))) {
-            return Some("not RV64GC, which Go needs");
-        }
-    }
-    None
+    let prop = |name| cpu.property(name).and_then(|p| p.as_str());
+    gometal_core::arch::riscv64::hart::unusable(prop("riscv,isa"), prop("mmu-type"))
 }
 
 /// Reads riscv64's part of the machine description.
