@@ -21,7 +21,7 @@ run: deps kernel-build
 test: deps kernel-build unit boot-tests conformance-quick
 
 # Everything a fresh machine lacks: QEMU (Debian's qemu-system-misc, which
-# brings OpenSBI), sqlite3 (tests/mount_test.go reads a guest's database) and the bare-metal Rust target (rust-toolchain.toml names
+# brings OpenSBI), U-Boot for QEMU (u-boot-qemu), sqlite3 (tests/mount_test.go reads a guest's database) and the bare-metal Rust target (rust-toolchain.toml names
 # it; rustup installs it on first use).
 deps:
 	@command -v qemu-system-riscv64 >/dev/null || { \
@@ -32,6 +32,10 @@ deps:
 		echo "installing dosfstools and mtools (FAT images for the UIO disk test) with apt-get"; \
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq dosfstools mtools >/dev/null; }
+	@test -f /usr/lib/u-boot/qemu-riscv64_smode/uboot.elf || { \
+		echo "installing U-Boot for QEMU (u-boot-qemu: the image tests boot through it) with apt-get"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq u-boot-qemu >/dev/null; }
 	@command -v sqlite3 >/dev/null || { \
 		echo "installing sqlite3 (the mount tests open the guest's database with it) with apt-get"; \
 		$(SUDO) apt-get update -qq && \

@@ -307,8 +307,10 @@ func TestRandom(t *testing.T) {
 }
 
 // TestRandomNoEntropy boots QEMU without the virtio-rng device (the CLI
-// always adds it): the kernel says why, getrandom(GRND_NONBLOCK) gets
-// EAGAIN, GRND_INSECURE and /dev/urandom still work.
+// always adds it) and with the loader's /chosen/rng-seed (QEMU's virt
+// machine has one) distrusted, as Linux's random.trust_bootloader=off
+// does: the kernel says why, getrandom(GRND_NONBLOCK) gets EAGAIN,
+// GRND_INSECURE and /dev/urandom still work.
 func TestRandomNoEntropy(t *testing.T) {
 	t.Parallel()
 	if qemuErr != nil || kernelErr != nil {
@@ -319,7 +321,7 @@ func TestRandomNoEntropy(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := qemu.Config{Machine: testMachine, Binary: qemuBin, SMP: 1, Memory: "256M", Kernel: kernel, Initrd: initrd,
-		Append: bootargs.Cmdline{Args: []string{"noentropy"}}.String()}
+		Append: bootargs.Cmdline{Options: []string{"random.trust_bootloader=off"}, Args: []string{"noentropy"}}.String()}
 	bootSem <- struct{}{}
 	defer func() { <-bootSem }()
 	var out bytes.Buffer

@@ -36,6 +36,9 @@ func runMain(args []string) error {
 	if err != nil {
 		return err
 	}
+	if isImage(f.target) {
+		return runImage(f)
+	}
 	kind, err := classify(f.target)
 	if err != nil {
 		return inputError(err)
@@ -75,7 +78,11 @@ func runMain(args []string) error {
 		Mounts: qemuMounts(f.mounts),
 	}
 	cfg.Net = qemuNet(f.net, f.forwards)
-	return boot(cfg, bootOptions{verbose: f.verbose, gdb: f.gdb, timeout: f.timeout})
+	var symbols string
+	if f.gdb {
+		symbols, _ = kernelFinder().Find(f.kernel) // the ELF behind the Image
+	}
+	return boot(cfg, bootOptions{verbose: f.verbose, gdb: f.gdb, symbols: symbols, timeout: f.timeout})
 }
 
 // findMachine finds QEMU for arch and the kernel (exec and bench; run
@@ -92,13 +99,21 @@ func findMachine(qemuFlag, kernelFlag string, arch *machine.Arch) (qemuBin, kern
 }
 
 // findKernel wraps kernelimage.Find with the CLI's messages and statuses:
-// a missing kernel is a setup problem (2), a failed build is 1.
+// a missing kernel is a setup problem (2), a failed build is 1. It returns
+// the kernel Image QEMU boots (made from the ELF cargo links).
 func findKernel(explicit string) (string, error) {
 	k, err := kernelFinder().Find(explicit)
 	if errors.Is(err, kernelimage.ErrNotFound) {
 		return "", inputError(err)
 	}
-	return k, err
+	if err != nil {
+		return "", err
+	}
+	img, err := kernelimage.ImageFile(k)
+	if err != nil {
+		return "", inputError(err)
+	}
+	return img, nil
 }
 
 // kernelFinder finds kernels for the CLI, telling the user when that
@@ -117,6 +132,7 @@ func cmdline(f *runFlags) string {
 type bootOptions struct {
 	verbose bool          // print the QEMU command line; show the firmware banner
 	gdb     bool          // QEMU waits for a debugger: say how to attach
+	symbols string        // the kernel ELF (its symbols), for the gdb hint
 	timeout time.Duration // stop QEMU after this long (0: never)
 	// quitStops: SIGQUIT stops QEMU (with a note) instead of being ignored;
 	// a Go runtime would dump goroutines, which the guest's cannot be.
@@ -137,7 +153,7 @@ func boot(cfg qemu.Config, o bootOptions) error {
 	}
 	if o.gdb {
 		fmt.Fprintf(os.Stderr, "gometal: QEMU is waiting for a debugger; attach with:\n\tgdb-multiarch %s -ex 'target remote localhost:%d'\n",
-			cfg.Kernel, qemu.GDBPort)
+			o.symbols, qemu.GDBPort)
 	}
 	caught := make(chan os.Signal, 1)
 	forwarded := []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}

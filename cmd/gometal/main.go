@@ -21,7 +21,7 @@ type command struct {
 }
 
 // commands is the subcommand table, in the order help lists them.
-var commands = []*command{runCommand, execCommand, benchCommand, versionCommand}
+var commands = []*command{runCommand, buildCommand, execCommand, benchCommand, versionCommand}
 
 func main() {
 	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))

@@ -82,6 +82,13 @@ Kernel arguments (-kernel-args, or set by the flags above):
 	rdinit=PATH run PATH from the initramfs instead of /init
 	mount=TAG:/GUEST[:ro]
 	            mount the virtio-9p device TAG at /GUEST (set by -mount)
+	onexit=poweroff|reboot|halt
+	            what the machine does when the program ends (gometal build -on-exit)
+	random.trust_bootloader=off
+	            do not count the loader's /chosen/rng-seed as entropy (as Linux)
+
+gometal run IMAGE boots a file gometal build wrote, on the serial console,
+after checking it; its program, arguments and files are inside it.
 `)
 }
 

@@ -60,8 +60,10 @@ var (
 		Supported: true,
 	}
 	// RISCV64SifiveU is QEMU's model of the HiFive Unleashed: hart 0 is an
-	// E51 without an MMU, harts 1-4 are U54s; SiFive UART; no virtio, no
-	// power-off device.
+	// E51 without an MMU (the kernel parks it), harts 1-4 are U54s;
+	// SiFive UART; no virtio, no power-off device. gometal run cannot use
+	// it (no virtio consoles, no exit device the host sees); an image made
+	// by gometal build boots on it (tests/image_test.go, docs/boards.md).
 	RISCV64SifiveU = &Machine{
 		Name: "riscv64-sifive_u", Arch: RISCV64, Type: "sifive_u",
 		MinCPUs: 2, MaxCPUs: 5,

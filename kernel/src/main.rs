@@ -34,6 +34,8 @@ mod memlayout;
 mod mm;
 mod net;
 #[deny(unsafe_code)]
+mod onexit;
+#[deny(unsafe_code)]
 mod param;
 #[deny(unsafe_code)]
 mod process;
@@ -68,6 +70,5 @@ fn panic(info: &PanicInfo) -> ! {
     }
     let cpu = arch::cpu_local();
     console::print_fmt_unlocked(format_args!("\ngometal: kernel panic (cpu struct {cpu:#x}): {info}\n"));
-    drivers::uart::drain();
-    arch::power_off(param::KERNEL_PANIC_STATUS)
+    onexit::finish(param::KERNEL_PANIC_STATUS)
 }

@@ -4,9 +4,10 @@
 //!
 //! ```text
 //! virtual (riscv64, Sv39)                   what
-//! 0xffff_ffff_ffff_ffff ┐
-//!                       │ linear map of physical 0..64 GiB (gigapages, global):
-//! 0xffff_ffc0_8020_0000 │   the kernel image lives here (linked at PHYS_OFFSET + pa)
+//! 0xffff_ffff_ffff_ffff ┐ the kernel window (megapages, global): the kernel
+//! 0xffff_ffff_8000_0000 ┘   image, linked here, wherever the loader put it
+//! 0xffff_ffd0_0000_0000 ┐
+//!                       │ linear map of physical 0..64 GiB (gigapages, global)
 //! 0xffff_ffc0_0000_0000 ┘ PHYS_OFFSET
 //!        (non-canonical hole)
 //! 0x0000_0040_0000_0000   USER_END (256 GiB, the top of Sv39's lower half)
@@ -18,8 +19,9 @@
 //! 0x0000_0000_0001_0000   the program's ELF segments (Go links at 0x10000)
 //! ```
 //! Physical memory and devices come from the device tree (QEMU riscv64
-//! virt: RAM at 0x8000_0000, the firmware first, the kernel at 0x8020_0000,
-//! the initrd and device tree near the top).
+//! virt: RAM at 0x8000_0000, the firmware first, the kernel usually at
+//! 0x8020_0000 but anywhere 2 MiB aligned, the initrd and device tree near
+//! the top).
 
 pub use crate::arch::{phys_to_virt, virt_to_phys, USER_END};
 pub use gometal_core::pagetable::PAGE_SIZE;

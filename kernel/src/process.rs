@@ -141,7 +141,7 @@ pub fn exit(status: u32) -> ! {
         report(); // -kernel-args stats (stats.rs, above this layer)
     }
     crate::console::drain();
-    crate::arch::power_off(status)
+    crate::onexit::finish(status)
 }
 
 /// Terminates the program because of signal `signo` (default action), with

@@ -1,6 +1,10 @@
 //! The kernel's random bytes (getrandom, /dev/random, /dev/urandom,
-//! AT_RANDOM): rand_chacha's ChaCha20 generator, keyed at boot from a real
-//! entropy source, virtio-rng (drivers/virtio/rng.rs). No cryptography of
+//! AT_RANDOM): rand_chacha's ChaCha20 generator, keyed at boot from real
+//! entropy sources: virtio-rng (drivers/virtio/rng.rs) and the seeds a
+//! loader leaves in the device tree (/chosen/rng-seed, kaslr-seed: what a
+//! board without virtio has). The sources are folded into the 32-byte key
+//! by XOR, so none can weaken another; the generator counts as initialised
+//! only with 256 bits from them, as Linux's pool. No cryptography of
 //! our own. (The Zkr `seed` CSR is not used: S-mode may read it only when
 //! the firmware sets mseccfg.SSEED, which QEMU 7.2's OpenSBI 1.1 does not —
 //! the read traps — and its raw output would need a vetted conditioner.)
@@ -26,17 +30,55 @@ pub static READY_WAITERS: WaitQueue = WaitQueue::new();
 
 pub const KEY_LEN: usize = 32;
 
-/// Keys the generator from `entropy` (KEY_LEN bytes from a real source),
-/// or, with None, from the clock and marks it not initialised.
-pub fn init(entropy: Option<[u8; KEY_LEN]>, clock_a: u64, clock_b: u64) {
-    let key = entropy.unwrap_or_else(|| {
-        let mut k = [0u8; KEY_LEN];
-        k[..8].copy_from_slice(&clock_a.to_le_bytes());
-        k[8..16].copy_from_slice(&clock_b.to_le_bytes());
-        k
-    });
-    *GENERATOR.lock() = Some(ChaCha20Rng::from_seed(key));
-    READY.store(entropy.is_some(), Ordering::Release);
+/// The entropy gathered at boot, folded into one key.
+pub struct Pool {
+    key: [u8; KEY_LEN],
+    bytes: usize,
+}
+
+impl Pool {
+    pub fn new() -> Pool {
+        Pool { key: [0; KEY_LEN], bytes: 0 }
+    }
+
+    /// Folds `bytes` from a real entropy source into the key.
+    pub fn add(&mut self, bytes: &[u8]) {
+        for (i, b) in bytes.iter().enumerate() {
+            self.key[(self.bytes + i) % KEY_LEN] ^= b;
+        }
+        self.bytes += bytes.len();
+    }
+
+    /// Folds in `bytes` that are not counted as entropy (a source the
+    /// command line distrusts): they can only add to the key.
+    pub fn mix(&mut self, bytes: &[u8]) {
+        for (i, b) in bytes.iter().enumerate() {
+            self.key[i % KEY_LEN] ^= b.rotate_left(3);
+        }
+    }
+
+    /// Bits of entropy gathered (each source's bytes taken at face value).
+    pub fn bits(&self) -> usize {
+        self.bytes * 8
+    }
+
+    /// Enough to key the generator: 256 bits.
+    pub fn is_enough(&self) -> bool {
+        self.bytes >= KEY_LEN
+    }
+}
+
+/// Keys the generator from `pool`; with less than 256 bits in it the
+/// clock is folded in too and the generator counts as not initialised.
+pub fn init(mut pool: Pool, clock_a: u64, clock_b: u64) {
+    let ready = pool.is_enough();
+    if !ready {
+        for (i, b) in clock_a.to_le_bytes().iter().chain(&clock_b.to_le_bytes()).enumerate() {
+            pool.key[(KEY_LEN - 16 + i) % KEY_LEN] ^= b;
+        }
+    }
+    *GENERATOR.lock() = Some(ChaCha20Rng::from_seed(pool.key));
+    READY.store(ready, Ordering::Release);
 }
 
 /// Whether the generator was keyed from a real entropy source.

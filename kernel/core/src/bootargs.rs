@@ -39,8 +39,38 @@ pub struct BootArgs {
     /// `uio=SPEC` (repeatable): devices to hand to the program through UIO
     /// (uiospec.rs reads them).
     pub uio: Vec<Vec<u8>>,
+    /// `onexit=poweroff|reboot|halt`: what the machine does when the
+    /// program ends (default: power off).
+    pub on_exit: OnExit,
+    /// `random.trust_bootloader=off` (Linux's option): the loader's seeds
+    /// (/chosen/rng-seed, kaslr-seed) are mixed in but not counted as
+    /// entropy. Default on, as Linux's.
+    pub distrust_bootloader: bool,
     /// Tokens the kernel did not understand, kept whole so they can be logged.
     pub unknown: Vec<Vec<u8>>,
+}
+
+/// What the machine does when the program has ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OnExit {
+    /// Power off (QEMU exits with the program's status where it can).
+    #[default]
+    PowerOff,
+    /// Reset the machine (a board boots again, QEMU -no-reboot exits).
+    Reboot,
+    /// Stop every CPU and wait (the console stays readable).
+    Halt,
+}
+
+impl OnExit {
+    pub fn parse(v: &[u8]) -> Option<OnExit> {
+        match v {
+            b"poweroff" => Some(OnExit::PowerOff),
+            b"reboot" => Some(OnExit::Reboot),
+            b"halt" => Some(OnExit::Halt),
+            _ => None,
+        }
+    }
 }
 
 /// Parses a command line; never fails (bad tokens land in `unknown`).
@@ -90,6 +120,15 @@ fn kernel_option(out: &mut BootArgs, token: Vec<u8>) {
                 None => out.unknown.push(token),
             },
             Some((b"mount", v)) => out.mounts.push(v.to_vec()),
+            Some((b"random.trust_bootloader", v)) => match v {
+                b"on" | b"1" | b"y" => out.distrust_bootloader = false,
+                b"off" | b"0" | b"n" => out.distrust_bootloader = true,
+                _ => out.unknown.push(token),
+            },
+            Some((b"onexit", v)) => match OnExit::parse(v) {
+                Some(o) => out.on_exit = o,
+                None => out.unknown.push(token),
+            },
             Some((b"stderr", b"stdout")) => out.stderr_to_stdout = true,
             Some((b"stderr", _)) => out.unknown.push(token),
             Some((b"rdinit", _)) => out.unknown.push(token),
@@ -257,6 +296,25 @@ mod tests {
         assert_eq!(a.cores, None);
         assert!(a.args.is_empty() && a.env.is_empty() && a.unknown.is_empty());
         assert!(!a.verbose && !a.quiet && !a.stats);
+        assert_eq!(a.on_exit, OnExit::PowerOff);
+    }
+
+    #[test]
+    fn on_exit_option() {
+        assert_eq!(parse(b"onexit=reboot").on_exit, OnExit::Reboot);
+        assert_eq!(parse(b"onexit=halt").on_exit, OnExit::Halt);
+        assert_eq!(parse(b"onexit=poweroff").on_exit, OnExit::PowerOff);
+        let bad = parse(b"onexit=explode");
+        assert_eq!(bad.on_exit, OnExit::PowerOff);
+        assert_eq!(bad.unknown, vec![b"onexit=explode".to_vec()]);
+    }
+
+    #[test]
+    fn trust_bootloader_option() {
+        assert!(!parse(b"").distrust_bootloader);
+        assert!(parse(b"random.trust_bootloader=off").distrust_bootloader);
+        assert!(!parse(b"random.trust_bootloader=off random.trust_bootloader=on").distrust_bootloader);
+        assert_eq!(parse(b"random.trust_bootloader=maybe").unknown.len(), 1);
     }
 
     #[test]

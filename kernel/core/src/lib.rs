@@ -11,6 +11,7 @@ extern crate alloc;
 
 pub mod arch;
 pub mod bootargs;
+pub mod bootimage;
 pub mod cpio;
 pub mod elf;
 pub mod epollmask;

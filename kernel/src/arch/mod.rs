@@ -16,7 +16,7 @@
 //! irq       the interrupt controller; IPIs
 //! timer     the per-CPU timer deadline
 //! cpus      starting a CPU through the firmware, its status
-//! power     power off with an exit status
+//! power     power off with an exit status, reboot, halt; the firmware console
 //! mmu       the kernel's linear map, user roots, TLB maintenance
 //! signal    the signal frame's registers, the handler's entry, sigreturn
 //! machine   what this architecture reads from the device tree
@@ -46,13 +46,13 @@ pub use this::cpu::{cpu_local, init_cpu, set_cpu_local, ticks, wait_for_interrup
 pub use this::cpus::{describe_cpu_status, start_cpu};
 pub use this::elf::{hwcaps, ELF_TARGET, UNAME_MACHINE};
 pub use this::irq::{decode_dt_interrupt, reroute_irq, route_irq, send_ipi, set_irq_enabled, IRQ_CHIP};
-pub use this::machine::{read_machine, MachineInfo};
+pub use this::machine::{cpu_unusable, read_machine, MachineInfo};
 pub use this::trap::trap_cause;
 pub use this::mmu::{
-    activate_user_root, flush_tlb_all, flush_tlb_all_cpus, flush_tlb_page, init_user_root, phys_to_virt,
-    virt_to_phys, PageFormat, USER_END,
+    activate_user_root, flush_tlb_all, flush_tlb_all_cpus, flush_tlb_page, init_user_root, kernel_load_address,
+    phys_to_virt, virt_to_phys, PageFormat, USER_END,
 };
-pub use this::power::power_off;
+pub use this::power::{exit_status_reaches_host, firmware_console_put, halt, power_off, reboot};
 pub use this::timer::set_timer;
 pub use this::trap::{poll_interrupts, take_interrupts};
 pub use this::{enter_user, init_platform, restore_fp, save_fp, switch};

@@ -1,6 +1,8 @@
 //! What the device tree says about the machine, read once by the boot CPU
 //! into plain values (the `fdt` crate does the parsing).
 
+use super::serial::SerialNode;
+use alloc::string::String;
 use alloc::vec::Vec;
 use fdt::Fdt;
 
@@ -14,14 +16,25 @@ pub struct Range {
 #[derive(Debug, Default)]
 pub struct Machine {
     pub memory: Vec<Range>,
-    /// CPU ids of the CPUs whose status is okay, in device-tree order.
+    /// CPU ids of the CPUs whose status is okay and that can run the
+    /// kernel, in device-tree order.
     pub hwids: Vec<usize>,
-    pub uart: Option<u64>,
-    pub uart_irq: Option<u32>,
+    /// CPUs that are there but cannot run it (no MMU...), and why.
+    pub unusable: Vec<(usize, &'static str)>,
+    /// The console /chosen/stdout-path names, and every serial port.
+    pub stdout: Option<SerialNode>,
+    pub serials: Vec<SerialNode>,
     pub rtc: Option<u64>,
     pub bootargs: Vec<u8>,
     pub initrd: Option<Range>,
     pub fdt: Range,
+    /// Memory the firmware keeps (/memreserve/ and /reserved-memory).
+    pub reserved: Vec<Range>,
+    /// Seeds the loader left for the random generator (/chosen/rng-seed,
+    /// /chosen/kaslr-seed), by name; zeroed in the device tree once read.
+    pub seeds: Vec<(&'static str, Vec<u8>)>,
+    /// Network devices the device tree has, by node name and compatible.
+    pub nics: Vec<(String, String)>,
     /// The virtio-mmio slots, populated or not (probing tells).
     pub virtio: Vec<VirtioSlot>,
     /// The PCIe host bridge and the platform devices UIO may expose.
@@ -39,20 +52,13 @@ pub struct VirtioSlot {
     pub irq: u32,
 }
 
-/// Reads the device tree at physical address `dtb_pa`.
-///
-/// # Safety
-/// `dtb_pa` must be the device tree blob OpenSBI passed in a1, mapped by the
-/// linear map and not yet reused.
-pub unsafe fn read(dtb_pa: u64) -> Machine {
-    let va = crate::memlayout::phys_to_virt(dtb_pa) as *const u8;
-    // SAFETY: forwarded from the caller's contract.
-    let fdt = match unsafe { Fdt::from_ptr(va) } {
-        Ok(f) => f,
-        Err(_) => panic!("cannot parse the device tree at {:#x}", dtb_pa),
-    };
+/// Reads the device tree at `blob` (physical address `dtb_pa`).
+pub fn read(dtb_pa: u64, blob: &mut [u8]) -> Result<Machine, fdt::FdtError> {
+    let seeds = super::seeds::take(blob);
+    let fdt = Fdt::new(blob)?;
     let mut m = Machine {
         fdt: Range { start: dtb_pa, end: dtb_pa + fdt.total_size() as u64 },
+        seeds,
         ..Machine::default()
     };
     for r in fdt.memory().regions() {
@@ -61,8 +67,12 @@ pub unsafe fn read(dtb_pa: u64) -> Machine {
     }
     for cpu in fdt.cpus() {
         let okay = cpu.property("status").and_then(|p| p.as_str()).is_none_or(|s| s == "okay");
-        if okay {
-            m.hwids.push(cpu.ids().first());
+        if !okay {
+            continue;
+        }
+        match crate::arch::cpu_unusable(&cpu) {
+            None => m.hwids.push(cpu.ids().first()),
+            Some(why) => m.unusable.push((cpu.ids().first(), why)),
         }
     }
     m.arch = crate::arch::read_machine(&fdt);
@@ -72,8 +82,10 @@ pub unsafe fn read(dtb_pa: u64) -> Machine {
             .and_then(|mut r| r.next())
             .map(|r| r.starting_address as u64)
     };
-    m.uart = reg(&["ns16550a", "ns16550"]);
-    m.uart_irq = fdt.find_compatible(&["ns16550a", "ns16550"]).and_then(|n| super::dtirq::first(&fdt, &n));
+    m.stdout = super::serial::stdout(&fdt);
+    m.serials = super::serial::all(&fdt);
+    m.reserved = reserved(&fdt);
+    m.nics = nics(&fdt);
     m.rtc = reg(&["google,goldfish-rtc"]);
     for node in fdt.all_nodes() {
         let virtio = node.compatible().is_some_and(|c| c.all().any(|s| s == "virtio,mmio"));
@@ -86,15 +98,48 @@ pub unsafe fn read(dtb_pa: u64) -> Machine {
     }
     m.pci_host = super::devnodes::pci_host(&fdt);
     m.platform = super::devnodes::platform(&fdt);
-    let chosen = fdt.chosen();
-    if let Some(args) = chosen.bootargs() {
-        m.bootargs = args.as_bytes().to_vec();
-    }
     if let Some(node) = fdt.find_node("/chosen") {
+        if let Some(args) = node.property("bootargs") {
+            m.bootargs = args.value.split(|&b| b == 0).next().unwrap_or(&[]).to_vec();
+        }
         let cell = |name| node.property(name).and_then(|p| p.as_usize()).map(|v| v as u64);
         if let (Some(start), Some(end)) = (cell("linux,initrd-start"), cell("linux,initrd-end")) {
             m.initrd = Some(Range { start, end });
         }
     }
-    m
+    Ok(m)
+}
+
+/// The /memreserve/ entries and the /reserved-memory nodes with a `reg`
+/// (OpenSBI reserves its own memory there).
+fn reserved(fdt: &Fdt) -> Vec<Range> {
+    let mut out: Vec<Range> = fdt
+        .memory_reservations()
+        .map(|r| Range { start: r.address() as u64, end: r.address() as u64 + r.size() as u64 })
+        .collect();
+    if let Some(node) = fdt.find_node("/reserved-memory") {
+        for child in node.children() {
+            for r in child.reg().into_iter().flatten() {
+                let start = r.starting_address as u64;
+                out.push(Range { start, end: start + r.size.unwrap_or(0) as u64 });
+            }
+        }
+    }
+    out
+}
+
+/// Ethernet controllers (nodes named ethernet@…, or of device_type
+/// "network"), so the boot can say which of them it does not drive.
+fn nics(fdt: &Fdt) -> Vec<(String, String)> {
+    fdt.all_nodes()
+        .filter(|n| {
+            n.name.split('@').next() == Some("ethernet")
+                || n.property("device_type").and_then(|p| p.as_str()) == Some("network")
+        })
+        .filter(|n| n.property("status").and_then(|p| p.as_str()).is_none_or(|s| s == "okay"))
+        .map(|n| {
+            let compatible = n.compatible().map(|c| c.first()).unwrap_or("");
+            (String::from(n.name), String::from(compatible))
+        })
+        .collect()
 }

@@ -1,8 +1,18 @@
 //! What the machine is: the device tree read into plain values (machine.rs:
 //! memory, CPUs, console, devices; devnodes.rs: what UIO may hand out;
-//! dtirq.rs: interrupt specifiers). Starting the CPUs is sched/bringup.rs.
+//! dtirq.rs: interrupt specifiers; serial.rs: the console's port; seeds.rs:
+//! the loader's entropy), found by dtb.rs, and the kernel's own image
+//! (image.rs: where it was loaded, the program it carries). Starting the
+//! CPUs is sched/bringup.rs.
 
 pub mod devnodes;
+pub mod dtb;
 #[deny(unsafe_code)]
 pub mod dtirq;
+pub mod image;
+#[deny(unsafe_code)]
 pub mod machine;
+#[deny(unsafe_code)]
+pub mod seeds;
+#[deny(unsafe_code)]
+pub mod serial;

@@ -1,4 +1,4 @@
-//! Drivers for the devices the kernel uses itself (UART, RTC, PCI, virtio),
+//! Drivers for the devices the kernel uses itself (the console UART, RTC, PCI, virtio),
 //! and the table of device interrupt handlers. Interrupt controllers and
 //! power-off belong to the architecture (arch/).
 

@@ -18,16 +18,6 @@ pub mod uaccess;
 use crate::boot::machine::{Machine, Range};
 use alloc::vec::Vec;
 
-extern "C" {
-    static kernel_virt_end: u8;
-}
-
-/// Physical end of the kernel image (page aligned by the linker script).
-fn kernel_end_pa() -> u64 {
-    let end = core::ptr::addr_of!(kernel_virt_end) as u64;
-    crate::memlayout::virt_to_phys(end)
-}
-
 /// Subtracts `hole` from every range in `ranges`.
 fn carve(ranges: Vec<Range>, hole: Range) -> Vec<Range> {
     let mut out = Vec::new();
@@ -47,12 +37,15 @@ fn carve(ranges: Vec<Range>, hole: Range) -> Vec<Range> {
 }
 
 /// Sets up the heap and the frame allocator from the RAM the device tree
-/// lists, minus firmware + kernel, the initrd and the device tree itself.
-pub fn init(machine: &Machine) {
+/// lists, minus what the firmware reserves, the kernel's image (`image`:
+/// the program it carries included), the initrd and the device tree itself.
+pub fn init(machine: &Machine, image: Range) {
     let page = crate::memlayout::PAGE_SIZE as u64;
     let mut free: Vec<Range> = machine.memory.clone();
-    let ram_start = free.iter().map(|r| r.start).min().unwrap_or(0);
-    free = carve(free, Range { start: ram_start, end: kernel_end_pa() });
+    for &r in &machine.reserved {
+        free = carve(free, r);
+    }
+    free = carve(free, image);
     if let Some(initrd) = machine.initrd {
         free = carve(free, initrd);
     }

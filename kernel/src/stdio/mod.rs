@@ -8,8 +8,10 @@
 //! then fd 2 writes go to port 2 as well, so the order of the two streams
 //! survives, as with a shell's `2>&1`).
 //!
-//! Without the console device (QEMU started by hand) the three fall back to
-//! the UART, as before: shared output and Ctrl-D as end of input.
+//! Without the console device (a board, an image QEMU boots without
+//! gometal) the three use the console UART the device tree names, as a
+//! Linux serial console: one stream for stdout and stderr (the kernel's
+//! lines among them), Ctrl-D as end of input, no terminal (isatty false).
 //!
 //! The three are files of their own (file.rs) that fds 0-2 start with; a
 //! stream whose host side is a terminal answers the terminal ioctls (tty.rs).

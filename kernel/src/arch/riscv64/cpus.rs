@@ -9,16 +9,16 @@ use alloc::string::String;
 const SBI_ERR_ALREADY_AVAILABLE: usize = (-6isize) as usize;
 
 extern "C" {
-    static secondary_start_pa: u64;
-    static secondary_stacks_pa: u64;
+    fn secondary_start();
+    static mut secondary_stacks: [u64; crate::param::MAX_CPUS];
 }
 
 /// Asks the SBI to start hart `hartid` at the secondary entry (entry.S)
 /// with the stack `stack_top` (a kernel virtual address).
 pub fn start_cpu(hartid: usize, stack_top: u64) -> Result<(), StartError> {
     publish_secondary_stack(hartid, stack_top);
-    // SAFETY: an immutable word in .rodata, written by the linker.
-    let entry = unsafe { secondary_start_pa };
+    // The hart starts with the MMU off: the entry's physical address.
+    let entry = super::mmu::virt_to_phys(secondary_start as *const () as u64);
     let ret = sbi_rt::hart_start(hartid, entry as usize, stack_top as usize);
     match ret.error {
         0 => Ok(()),
@@ -40,11 +40,12 @@ fn publish_secondary_stack(hartid: usize, top: u64) {
     if hartid >= crate::param::MAX_CPUS {
         return;
     }
-    // SAFETY: an immutable word in .rodata, written by the linker.
-    let table = unsafe { secondary_stacks_pa };
-    let slot = super::mmu::phys_to_virt(table + 8 * hartid as u64) as *mut u64;
-    // SAFETY: slot is inside the 64-entry table in the boot data section,
-    // mapped by the linear map; a misdirected hart polls it with plain loads.
-    unsafe { core::ptr::write_volatile(slot, top) };
+    // SAFETY: slot is inside the table in entry.S's data (MAX_CPUS
+    // entries, hartid checked above); only the boot hart writes it, and a
+    // misdirected hart polls it with plain loads at its physical address.
+    unsafe {
+        let slot = core::ptr::addr_of_mut!(secondary_stacks[hartid]);
+        core::ptr::write_volatile(slot, top);
+    }
     core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
 }

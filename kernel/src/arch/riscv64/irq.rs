@@ -11,6 +11,7 @@
 
 use crate::arch::mmio::Mmio;
 use crate::sync::{Lock, LockClass};
+use alloc::vec::Vec;
 use spin::Once;
 
 static PLIC: Once<Mmio> = Once::new();
@@ -35,14 +36,23 @@ fn claim_register(ctx: usize) -> usize {
     threshold(ctx) + 4
 }
 
-/// The PLIC context of a hart's S-mode on QEMU virt (M-mode is 2·hart).
+/// Each hart's S-mode context, by hart id (from the device tree's
+/// interrupts-extended: QEMU virt's is 2·hart + 1, the HiFive Unleashed's
+/// 2·hart, as its hart 0 has an M-mode context only).
+static S_CONTEXTS: Once<Vec<(usize, usize)>> = Once::new();
+
+/// The PLIC context of a hart's S-mode (2·hart + 1, QEMU virt's layout,
+/// for a hart the device tree did not wire up).
 fn s_context(hartid: usize) -> usize {
-    2 * hartid + 1
+    let table = S_CONTEXTS.get().map(|t| t.as_slice()).unwrap_or(&[]);
+    table.iter().find(|&&(h, _)| h == hartid).map(|&(_, ctx)| ctx).unwrap_or(2 * hartid + 1)
 }
 
 /// # Safety
-/// `pa` must be the base of the PLIC (from the device tree).
-pub unsafe fn init(pa: u64) {
+/// `pa` must be the base of the PLIC (from the device tree), and
+/// `s_contexts` the (hart, context) pairs of its S-mode contexts.
+pub unsafe fn init(pa: u64, s_contexts: &[(usize, usize)]) {
+    S_CONTEXTS.call_once(|| s_contexts.to_vec());
     // SAFETY: forwarded from the caller's contract.
     PLIC.call_once(|| unsafe { Mmio::new(pa) });
 }

@@ -1,7 +1,7 @@
-//! Sv39 on riscv64: the kernel's linear map of physical memory in the
-//! upper half (the boot page table in entry.S makes it; every user root
-//! shares those entries), installing a user root in satp, and TLB
-//! maintenance. `sfence.vma` is local to a hart, so other harts' TLBs are
+//! Sv39 on riscv64: the kernel's linear map of physical memory and its
+//! own window in the upper half (the boot page table in entry.S makes
+//! both; every user root shares those entries), installing a user root
+//! in satp, and TLB maintenance. `sfence.vma` is local to a hart, so other harts' TLBs are
 //! flushed by IPI (smp.rs's shootdown).
 
 use super::csr;
@@ -12,11 +12,24 @@ pub use gometal_core::arch::riscv64::USER_END;
 /// Where physical address 0 appears in the kernel's address space.
 pub const PHYS_OFFSET: u64 = 0xffff_ffc0_0000_0000;
 
+/// Where the kernel image is linked (kernel.ld): its own window, apart
+/// from the linear map, wherever the loader put it in physical memory.
+pub const KERNEL_BASE: u64 = 0xffff_ffff_8000_0000;
+
 /// Root entries 256..512: the kernel half, the same in every root.
 const KERNEL_ROOT_ENTRIES: core::ops::Range<usize> = 256..512;
 
 extern "C" {
-    static boot_page_table_pa: u64;
+    static boot_page_table: u8;
+    static kernel_phys_base: u64;
+}
+
+/// The physical address the loader put the image at (entry.S stores it
+/// before paging is on; it never changes after).
+pub fn kernel_load_address() -> u64 {
+    // SAFETY: written once by entry.S on the boot hart before any Rust
+    // runs, read-only afterwards.
+    unsafe { core::ptr::read_volatile(core::ptr::addr_of!(kernel_phys_base)) }
 }
 
 /// The kernel-virtual address of physical address `pa` (through the linear map).
@@ -24,15 +37,19 @@ pub const fn phys_to_virt(pa: u64) -> u64 {
     pa + PHYS_OFFSET
 }
 
-/// The physical address of a kernel-virtual address inside the linear map.
-pub const fn virt_to_phys(va: u64) -> u64 {
-    va - PHYS_OFFSET
+/// The physical address of a kernel-virtual address: in the kernel's
+/// window (a static, the boot stack) or in the linear map (everything else).
+pub fn virt_to_phys(va: u64) -> u64 {
+    if va >= KERNEL_BASE {
+        va - KERNEL_BASE + kernel_load_address()
+    } else {
+        va - PHYS_OFFSET
+    }
 }
 
 /// The physical address of the boot page table, the kernel's own root.
 pub fn kernel_root() -> u64 {
-    // SAFETY: an immutable word in .rodata, written by the linker.
-    unsafe { boot_page_table_pa }
+    virt_to_phys(core::ptr::addr_of!(boot_page_table) as u64)
 }
 
 /// Makes a fresh, zeroed root usable for a program: the kernel half is

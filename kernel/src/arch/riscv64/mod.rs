@@ -87,7 +87,7 @@ pub fn init_platform(m: &machine::MachineInfo) {
         unsafe { power::init(pa) };
     }
     if let Some(pa) = m.plic {
-        // SAFETY: the address of the device tree's PLIC node.
-        unsafe { irq::init(pa) };
+        // SAFETY: the address of the device tree's PLIC node, and its contexts.
+        unsafe { irq::init(pa, &m.plic_s_contexts) };
     }
 }

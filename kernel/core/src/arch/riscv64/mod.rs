@@ -1,6 +1,7 @@
-//! riscv64's pure facts: the Sv39 entry format, the signal frame, and what
-//! the auxiliary vector says about the CPU.
+//! riscv64's pure facts: the Sv39 entry format, the signal frame, what
+//! the auxiliary vector says about the CPU, and which harts can run us.
 
+pub mod hart;
 pub mod sigframe;
 pub mod sv39;
 

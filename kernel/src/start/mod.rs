@@ -1,11 +1,15 @@
 //! The boot sequence: from the first Rust instruction on the boot CPU to
-//! the program's first instruction, and the entry of the other CPUs.
+//! the program's first instruction, and the entry of the other CPUs
+//! (devices.rs: the machine, the kernel's own devices, the random
+//! generator).
 
-use crate::boot::machine;
+mod devices;
+
+use crate::boot::{image, machine};
 use crate::sched::bringup as cpus;
-use crate::drivers::{rtc, uart};
 use crate::fs::{fd::FdTable, tree};
 use crate::sched::{clock, cpu, place, scheduler, timer};
+use devices::{init_devices, read_machine, report_image, start_virtio, take_payload};
 use crate::{loader, mm, process};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
@@ -19,6 +23,8 @@ static KERNEL_ENTRY_TICKS: AtomicU64 = AtomicU64::new(0);
 /// Exit statuses for a program that cannot be started (the shell's).
 const STATUS_NOT_FOUND: u32 = 127;
 const STATUS_CANNOT_EXECUTE: u32 = 126;
+/// The image or the loader is at fault: nothing the program did.
+const STATUS_CANNOT_BOOT: u32 = 125;
 
 fn fail(status: u32, msg: core::fmt::Arguments) -> ! {
     crate::println!("gometal: {msg}");
@@ -48,12 +54,18 @@ extern "C" fn rust_boot(hwid: usize, dtb_pa: usize) -> ! {
     cpu::enter(0, hwid);
     wire_layers();
     mm::heap::init_early();
-    // SAFETY: a1 from OpenSBI is the device tree; nothing has reused it.
-    let m = unsafe { machine::read(dtb_pa as u64) };
+    // Until init_devices finds the UART, lines go to the firmware's console.
+    let mut m = read_machine(dtb_pa as u64);
     let rtc_now = init_devices(&m);
+    let image = image::read().unwrap_or_else(|e| fail(STATUS_CANNOT_BOOT, format_args!("the image is damaged: {e}")));
+    take_payload(&mut m, &image);
     let args = bootargs::parse(&m.bootargs);
-    mm::init(&m);
-    start_virtio(&m, rtc_now, args.verbose);
+    crate::onexit::configure(args.on_exit);
+    mm::init(&m, image.extent);
+    if args.verbose {
+        report_image(&m, &image);
+    }
+    start_virtio(&m, rtc_now, &args);
     crate::stdio::configure(args.tty, args.stderr_to_stdout);
     if args.stats || args.verbose {
         crate::stats::request();
@@ -65,6 +77,11 @@ extern "C" fn rust_boot(hwid: usize, dtb_pa: usize) -> ! {
     let boot = cpu::cpu(0);
     boot.set_state(cpu::CpuState::Online);
     let limit = args.cores.unwrap_or(usize::MAX).max(1);
+    if args.verbose {
+        for (id, why) in &m.unusable {
+            crate::println!("gometal: cpu {id}: parked ({why}: cannot run the kernel or Go programs)");
+        }
+    }
     let online = cpus::start_all(&m.hwids, hwid, limit, args.verbose);
     if args.verbose {
         crate::println!("gometal: {online} of {} CPUs online, {} MiB RAM", m.hwids.len(), ram_mib(&m));
@@ -86,51 +103,6 @@ fn wire_layers() {
 
 fn ram_mib(m: &machine::Machine) -> u64 {
     m.memory.iter().map(|r| r.end - r.start).sum::<u64>() >> 20
-}
-
-fn init_devices(m: &machine::Machine) -> Option<u64> {
-    if let Some(pa) = m.uart {
-        // SAFETY: the address of the device tree's ns16550a node.
-        unsafe { uart::init(pa) };
-    }
-    crate::arch::init_platform(&m.arch);
-    if let Some(irq) = m.uart_irq {
-        crate::drivers::irq::attach(irq, |_| crate::console::receive());
-    }
-    // SAFETY: the device tree's goldfish RTC node.
-    let rtc_now = m.rtc.map(|pa| unsafe { rtc::read_ns(pa) });
-    clock::init(m.arch.timebase_hz, rtc_now);
-    rtc_now
-}
-
-/// The virtio devices (they need the frame allocator for their queues):
-/// entropy for the random generator, the console for stdin/out/err.
-fn start_virtio(m: &machine::Machine, rtc_now: Option<u64>, verbose: bool) {
-    let mut key = [0u8; crate::random::KEY_LEN];
-    let found = crate::drivers::virtio::probe(&m.virtio, &mut key);
-    if let Some((transport, irq)) = found.nic {
-        crate::net::nic::add(transport, irq);
-    }
-    let got = found.entropy;
-    if let (Some(note), true) = (m.arch.entropy_note(), verbose) {
-        crate::println!("gometal: {note}");
-    }
-    let entropy = (got == key.len()).then_some(key);
-    crate::random::init(entropy, rtc_now.unwrap_or(0), crate::arch::ticks());
-    if verbose && entropy.is_some() {
-        crate::println!("gometal: random generator (ChaCha20) keyed from virtio-rng");
-    }
-    if entropy.is_none() {
-        crate::println!(
-            "gometal: no entropy source (virtio-rng): getrandom blocks (EAGAIN with GRND_NONBLOCK) and /dev/random blocks; /dev/urandom is not secure"
-        );
-    }
-    if let Some(irq) = crate::drivers::virtio::console::irq() {
-        crate::drivers::irq::attach(irq, |_| crate::drivers::virtio::console::on_interrupt());
-    }
-    if let Some(irq) = crate::net::nic::irq() {
-        crate::drivers::irq::attach(irq, |_| crate::net::nic::on_interrupt());
-    }
 }
 
 fn report_args(args: &BootArgs) {

@@ -1,0 +1,92 @@
+package bootimage
+
+import (
+	"encoding/binary"
+	"strings"
+	"testing"
+)
+
+// The same vectors as kernel/core/src/bootimage.rs's checksum_known_values.
+func TestChecksumMatchesKernel(t *testing.T) {
+	for in, want := range map[string]uint64{"": 0xcbf29ce484222325, "gometal!": 0xfb751f2ed9be9426} {
+		if got := Checksum([]byte(in)); got != want {
+			t.Errorf("Checksum(%q) = %#x, want %#x", in, got, want)
+		}
+	}
+	if Checksum([]byte("gometal")) != Checksum([]byte("gometal\x00")) {
+		t.Error("a short tail is not zero-padded")
+	}
+}
+
+// fakeKernel is a flat riscv64 Image with a descriptor: code up to
+// checkedSize, then "data" up to its length, image_size beyond it.
+func fakeKernel(t *testing.T) []byte {
+	t.Helper()
+	k := make([]byte, 3*page+100)
+	copy(k[offMagic2:], "RSC\x05")
+	copy(k[offDescriptor:], descriptorMagic)
+	le := binary.LittleEndian
+	le.PutUint64(k[offImageSize:], 5*page)
+	le.PutUint64(k[offCheckedSize:], 2*page)
+	for i := codeStart; i < len(k); i++ {
+		k[i] = byte(i * 7)
+	}
+	le.PutUint64(k[offCodeSum:], Checksum(k[codeStart:2*page]))
+	return k
+}
+
+func TestPayloadRoundTrip(t *testing.T) {
+	k := fakeKernel(t)
+	img, err := WithPayload(k, "verbose -- a b", []byte("070701cpio..."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := Check(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Arch != "riscv64" || !h.HasPayload() || h.PayloadOffset != 5*page || uint64(len(img)) != h.ImageSize {
+		t.Fatalf("header %+v, file %d bytes", h, len(img))
+	}
+	if got := string(img[h.PayloadOffset : h.PayloadOffset+h.CmdlineLen]); got != "verbose -- a b" {
+		t.Errorf("command line %q", got)
+	}
+	start := h.PayloadOffset + h.InitramfsOffset
+	if got := string(img[start : start+h.InitramfsLen]); got != "070701cpio..." {
+		t.Errorf("initramfs %q", got)
+	}
+	if _, err := WithPayload(img, "", nil); err == nil {
+		t.Error("a second payload was accepted")
+	}
+}
+
+func TestCheckFindsDamage(t *testing.T) {
+	img, err := WithPayload(fakeKernel(t), "x", []byte("initramfs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	corrupt := func(at int) []byte {
+		c := append([]byte(nil), img...)
+		c[at] ^= 0x40
+		return c
+	}
+	for name, c := range map[string]struct {
+		img  []byte
+		want string
+	}{
+		"truncated payload": {img[:5*page+10], "truncated"},
+		"truncated kernel":  {img[:page], "truncated"},
+		"code":              {corrupt(page), "kernel's code"},
+		"payload":           {corrupt(5*page + 4096 + 3), "program does not match"},
+		"not an image":      {make([]byte, 200), "not a Linux kernel Image"},
+	} {
+		if _, err := Check(c.img); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", name, err, c.want)
+		}
+	}
+	arm := append([]byte(nil), img...)
+	copy(arm[offMagic2:], "ARM\x64")
+	if h, _ := ReadHeader(arm); h.Arch != "arm64" {
+		t.Errorf("arm64 magic read as %q", h.Arch)
+	}
+}

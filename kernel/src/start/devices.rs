@@ -1,0 +1,135 @@
+//! The boot's middle part: the machine from the loader's device tree (and
+//! what the kernel's own image carries in place of the loader's command
+//! line and initrd), the devices the kernel drives itself (console UART,
+//! interrupt controller, RTC, virtio), and the random generator keyed from
+//! every entropy source there is. start/mod.rs calls these in order.
+
+use super::{fail, STATUS_CANNOT_BOOT};
+use crate::boot::{dtb, image, machine};
+use crate::drivers::{rtc, uart};
+use crate::sched::clock;
+use alloc::vec::Vec;
+use gometal_core::bootargs::BootArgs;
+
+/// The machine from the device tree the loader passed.
+pub fn read_machine(dtb_pa: u64) -> machine::Machine {
+    let blob = dtb::locate(dtb_pa).unwrap_or_else(|e| {
+        fail(STATUS_CANNOT_BOOT, format_args!("{e} ({dtb_pa:#x}): the loader must pass one, as it does for Linux"))
+    });
+    machine::read(dtb_pa, blob)
+        .unwrap_or_else(|e| fail(STATUS_CANNOT_BOOT, format_args!("cannot read the device tree at {dtb_pa:#x}: {e:?}")))
+}
+
+/// What a one-file image carries (its command line and initramfs) takes
+/// the place of the loader's.
+pub fn take_payload(m: &mut machine::Machine, image: &image::Image) {
+    let Some(p) = &image.payload else { return };
+    if !m.bootargs.is_empty() && m.bootargs != p.cmdline {
+        crate::println!(
+            "gometal: the image carries its own command line; ignoring the loader's ({:?})",
+            alloc::string::String::from_utf8_lossy(&m.bootargs)
+        );
+    }
+    m.bootargs = p.cmdline.to_vec();
+    m.initrd = Some(p.initramfs);
+}
+
+/// Where the image was loaded and what memory the firmware keeps (`-v`).
+pub fn report_image(m: &machine::Machine, image: &image::Image) {
+    let e = image.extent;
+    let what = if image.payload.is_some() { "kernel and program" } else { "kernel" };
+    crate::println!("gometal: {what} image at {:#x}..{:#x}", e.start, e.end);
+    for r in &m.reserved {
+        crate::println!("gometal: firmware reserves {:#x}..{:#x}", r.start, r.end);
+    }
+}
+
+pub fn init_devices(m: &machine::Machine) -> Option<u64> {
+    let console = uart::init(m.stdout.as_ref(), &m.serials);
+    crate::arch::init_platform(&m.arch);
+    match console {
+        Some(port) => {
+            if let Some(irq) = port.irq {
+                crate::drivers::irq::attach(irq, |_| crate::console::receive());
+            }
+        }
+        None => {
+            let named = match &m.stdout {
+                Some(n) => alloc::format!("{} ({})", n.name, n.compatible.join(", ")),
+                None => "none named".into(),
+            };
+            crate::println!("gometal: no UART driver for the console, {named}: output through the firmware, no input");
+        }
+    }
+    // SAFETY: the device tree's goldfish RTC node.
+    let rtc_now = m.rtc.map(|pa| unsafe { rtc::read_ns(pa) });
+    clock::init(m.arch.timebase_hz, rtc_now);
+    rtc_now
+}
+
+/// The virtio devices (they need the frame allocator for their queues):
+/// entropy for the random generator, the console for stdin/out/err.
+pub fn start_virtio(m: &machine::Machine, rtc_now: Option<u64>, args: &BootArgs) {
+    let mut key = [0u8; crate::random::KEY_LEN];
+    let found = crate::drivers::virtio::probe(&m.virtio, &mut key);
+    match found.nic {
+        Some((transport, irq)) => crate::net::nic::add(transport, irq),
+        None => report_undriven_nics(m),
+    }
+    if let (Some(note), true) = (m.arch.entropy_note(), args.verbose) {
+        crate::println!("gometal: {note}");
+    }
+    start_random(m, &key[..found.entropy], rtc_now, args);
+    if let Some(irq) = crate::drivers::virtio::console::irq() {
+        crate::drivers::irq::attach(irq, |_| crate::drivers::virtio::console::on_interrupt());
+    }
+    if let Some(irq) = crate::net::nic::irq() {
+        crate::drivers::irq::attach(irq, |_| crate::net::nic::on_interrupt());
+    }
+}
+
+/// Keys the random generator from every entropy source there is, and
+/// says so when they are not enough (never silently weak).
+fn start_random(m: &machine::Machine, virtio: &[u8], rtc_now: Option<u64>, args: &BootArgs) {
+    let mut pool = crate::random::Pool::new();
+    let mut names: Vec<&str> = Vec::new();
+    if !virtio.is_empty() {
+        pool.add(virtio);
+        names.push("virtio-rng");
+    }
+    for (name, bytes) in &m.seeds {
+        if args.distrust_bootloader {
+            pool.mix(bytes); // random.trust_bootloader=off, as on Linux
+        } else {
+            pool.add(bytes);
+            names.push(name);
+        }
+    }
+    let (enough, bits) = (pool.is_enough(), pool.bits());
+    crate::random::init(pool, rtc_now.unwrap_or(0), crate::arch::ticks());
+    let sources = names.join(", ");
+    if enough && args.verbose {
+        crate::println!("gometal: random generator (ChaCha20) keyed from {sources}");
+    }
+    if !enough {
+        let found = if names.is_empty() {
+            alloc::string::String::from("no entropy source (virtio-rng, /chosen/rng-seed)")
+        } else {
+            alloc::format!("only {bits} bits of entropy ({sources})")
+        };
+        crate::println!(
+            "gometal: {found}: getrandom blocks (EAGAIN with GRND_NONBLOCK) and /dev/random blocks; /dev/urandom is not secure"
+        );
+    }
+}
+
+/// One line for network controllers the device tree has and no driver
+/// here handles: the program has loopback networking only.
+fn report_undriven_nics(m: &machine::Machine) {
+    if m.nics.is_empty() {
+        return;
+    }
+    let list: Vec<alloc::string::String> = m.nics.iter().map(|(n, c)| alloc::format!("{n} ({c})")).collect();
+    crate::println!("gometal: no driver for the network device {}: loopback networking only", list.join(", "));
+}
+
