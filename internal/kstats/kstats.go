@@ -20,7 +20,7 @@ const Prefix = "gometal-stats: "
 // SchedPolicies are the kernel's thread placement policies (its `sched=`
 // argument, gometal run -sched), as kernel/core/src/placement.rs names them;
 // TestPoliciesMatchKernel keeps the two in step.
-var SchedPolicies = []string{"round-robin", "random", "least-loaded", "affinity"}
+var SchedPolicies = []string{"round-robin", "random", "least-loaded", "affinity", "adaptive"}
 
 // CPU is one CPU's accounting.
 type CPU struct {

@@ -64,6 +64,7 @@ extern "C" fn rust_boot(hwid: usize, dtb_pa: usize) -> ! {
     boot.set_state(cpu::CpuState::Online);
     let limit = args.cores.unwrap_or(usize::MAX).max(1);
     let online = cpus::start_all(&m.hwids, hwid, limit, args.verbose);
+    crate::boot::topology::apply(&m.hwids, &m.cpu_caches);
     if args.verbose {
         crate::println!("gometal: {online} of {} CPUs online, {} MiB RAM", m.hwids.len(), ram_mib(&m));
     }
@@ -136,6 +137,9 @@ fn report_args(args: &BootArgs) {
     place::set_policy(policy, crate::arch::ticks());
     if let Some(us) = args.idle_poll_us {
         crate::sched::idle::configure(us as u64);
+    }
+    if let Some(us) = args.wake_steal_us {
+        place::configure_handoff(us as u64);
     }
     if args.verbose {
         crate::println!("gometal: placement policy {}", policy.name());

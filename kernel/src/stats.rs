@@ -61,6 +61,29 @@ pub static IDLE_EXIT_TO_RUN: Histogram = Histogram::new();
 /// Timer expiry: deadline → the sleeper made runnable (interrupt latency).
 pub static TIMER_LATE: Histogram = Histogram::new();
 
+/// Hand-offs (sched/place.rs): a woken thread whose CPU napped, queued on
+/// the waker's CPU instead. Who ran it, how long it waited, and how often
+/// the waker's CPU preempted its own thread for it after the grace period.
+static HANDOFF_BY_WAKER_CPU: AtomicU64 = AtomicU64::new(0);
+static HANDOFF_BY_OTHER_CPU: AtomicU64 = AtomicU64::new(0);
+static HANDOFF_PREEMPTS: AtomicU64 = AtomicU64::new(0);
+pub static HANDOFF_DELAY: Histogram = Histogram::new();
+
+pub fn record_handoff(by_waker_cpu: bool, delay_ns: u64) {
+    let counter = if by_waker_cpu { &HANDOFF_BY_WAKER_CPU } else { &HANDOFF_BY_OTHER_CPU };
+    counter.fetch_add(1, Ordering::Relaxed);
+    HANDOFF_DELAY.record(delay_ns);
+}
+
+pub fn count_handoff_preempt() {
+    HANDOFF_PREEMPTS.fetch_add(1, Ordering::Relaxed);
+}
+
+/// (run by the waker's CPU, by another CPU, preemptions after the grace).
+fn handoffs() -> [u64; 3] {
+    [&HANDOFF_BY_WAKER_CPU, &HANDOFF_BY_OTHER_CPU, &HANDOFF_PREEMPTS].map(|c| c.load(Ordering::Relaxed))
+}
+
 /// The slowest wakeup's stages (monotonic ns): made runnable, IPI sent to
 /// the idle CPU that ran it (0: none — it was polling or busy), that CPU
 /// awake, the thread running.
@@ -101,6 +124,15 @@ fn report_wake_delays() {
     IPI_TO_WAKE.report("IPI sent to idle CPU awake");
     IDLE_EXIT_TO_RUN.report("idle CPU awake to thread running");
     TIMER_LATE.report("timer deadline to sleeper woken");
+    let [waker, other, preempts] = handoffs();
+    if waker + other > 0 {
+        crate::println!(
+            "gometal: wake hand-offs (the chosen CPU napped): {} run by the waker's CPU ({preempts} preempting its thread after the grace period), {} by another CPU",
+            waker,
+            other
+        );
+        HANDOFF_DELAY.report("hand-off wake-to-run delay");
+    }
     report_slowest();
 }
 
@@ -239,12 +271,19 @@ fn json_line(policy: &str, rows: &[CpuRow], top: &[(u64, &str)], memory: &str) -
     // wake_delay: every wakeup (both halves of the split histogram).
     let (idle, busy) = (WAKE_WITH_IDLE_CPU.snapshot(), WAKE_ALL_BUSY.snapshot());
     let all = (core::array::from_fn(|i| idle.0[i] + busy.0[i]), idle.1.max(busy.1));
+    let [waker, other, preempts] = handoffs();
+    let handoff = format!(
+        r#"{{"by_waker_cpu":{waker},"by_other_cpu":{other},"preempts":{preempts},"delay":{}}}"#,
+        histogram_json(HANDOFF_DELAY.snapshot())
+    );
     format!(
-        r#"{{"policy":"{policy}","cpus":[{}],"syscalls":[{}],"wake_delay":{},"wake_delay_idle_cpu":{},"memory":{memory}}}"#,
+        r#"{{"policy":"{policy}","cpus":[{}],"syscalls":[{}],"wake_delay":{},"wake_delay_idle_cpu":{},"ipi_to_awake":{},"awake_to_run":{},"handoff":{handoff},"memory":{memory}}}"#,
         cpus.join(","),
         calls.join(","),
         histogram_json(all),
         histogram_json(idle),
+        histogram_json(IPI_TO_WAKE.snapshot()),
+        histogram_json(IDLE_EXIT_TO_RUN.snapshot()),
     )
 }
 

@@ -16,6 +16,10 @@ pub struct BootArgs {
     /// `idlepoll=US`: longest halt-polling window of an idle CPU and its
     /// timer advance, in µs (0: nap at once, wake at the deadline).
     pub idle_poll_us: Option<usize>,
+    /// `wakesteal=US`: how long a thread handed to a napping CPU may wait in
+    /// the waker's CPU's queue before that CPU preempts its own thread for
+    /// it, in µs (0: no hand-off; the thread waits for the napping CPU).
+    pub wake_steal_us: Option<usize>,
     /// Path of the program to run; also its argv[0].
     pub init: Vec<u8>,
     pub verbose: bool,
@@ -75,6 +79,10 @@ fn kernel_option(out: &mut BootArgs, token: Vec<u8>) {
             },
             Some((b"idlepoll", v)) => match parse_usize(v) {
                 Some(n) => out.idle_poll_us = Some(n),
+                None => out.unknown.push(token),
+            },
+            Some((b"wakesteal", v)) => match parse_usize(v) {
+                Some(n) => out.wake_steal_us = Some(n),
                 None => out.unknown.push(token),
             },
             Some((b"sched", v)) => match core::str::from_utf8(v) {
@@ -269,6 +277,8 @@ mod tests {
         assert_eq!(a.sched.as_deref(), Some("rr"));
         assert_eq!(parse(b"idlepoll=150").idle_poll_us, Some(150));
         assert_eq!(parse(b"idlepoll=x").unknown, vec![b"idlepoll=x".to_vec()]);
+        assert_eq!(parse(b"wakesteal=0").wake_steal_us, Some(0));
+        assert_eq!(parse(b"wakesteal=-1").unknown, vec![b"wakesteal=-1".to_vec()]);
         assert!(a.verbose && a.quiet && a.stats);
         assert_eq!(a.init, b"/bin/x");
         assert_eq!(

@@ -16,6 +16,8 @@ pub struct Machine {
     pub memory: Vec<Range>,
     /// CPU ids of the CPUs whose status is okay, in device-tree order.
     pub hwids: Vec<usize>,
+    /// What the tree says about their caches, in the same order (topology.rs).
+    pub cpu_caches: Vec<gometal_core::topology::CpuCaches>,
     pub uart: Option<u64>,
     pub uart_irq: Option<u32>,
     pub rtc: Option<u64>,
@@ -59,12 +61,9 @@ pub unsafe fn read(dtb_pa: u64) -> Machine {
         let start = r.starting_address as u64;
         m.memory.push(Range { start, end: start + r.size.unwrap_or(0) as u64 });
     }
-    for cpu in fdt.cpus() {
-        let okay = cpu.property("status").and_then(|p| p.as_str()).is_none_or(|s| s == "okay");
-        if okay {
-            m.hwids.push(cpu.ids().first());
-        }
-    }
+    let okay = |cpu: &fdt::standard_nodes::Cpu| cpu.property("status").and_then(|p| p.as_str()).is_none_or(|s| s == "okay");
+    m.hwids = fdt.cpus().filter(|c| okay(c)).map(|c| c.ids().first()).collect();
+    m.cpu_caches = super::topology::read(&fdt, okay);
     m.arch = crate::arch::read_machine(&fdt);
     let reg = |compat: &[&str]| {
         fdt.find_compatible(compat)

@@ -6,3 +6,5 @@ pub mod devnodes;
 #[deny(unsafe_code)]
 pub mod dtirq;
 pub mod machine;
+#[deny(unsafe_code)]
+pub mod topology;

@@ -1,10 +1,23 @@
 //! Where a new or woken thread runs — the one place that decides it.
 //!
-//! 1. The boot-selected policy (gometal_core::placement) names a CPU.
+//! 1. The boot-selected policy (gometal_core::placement; `adaptive` also
+//!    reads the thread's profile, profile.rs) names a CPU.
 //! 2. If that CPU is busy while another idles, the thread goes to the idle
 //!    CPU instead — preferring one that is still polling (awake) over one
 //!    napping in `wfi`, which under QEMU must first be woken by the host.
-//! 3. The chosen CPU is told: an idle, napping CPU gets an IPI; a polling
+//! 3. **Hand-off** (`wakesteal=US`, on by default): if the chosen CPU naps,
+//!    the thread goes to a CPU idling awake if there is one; otherwise it
+//!    joins *this* CPU's queue — this CPU is running, so it is certainly on
+//!    a host core now — and the napping CPU still gets its IPI. Whichever
+//!    is free first runs it: the napping CPU steals it when it wakes, or
+//!    this CPU switches to it when its own thread blocks, and if neither
+//!    has happened within the grace period this CPU preempts its thread
+//!    for it (timer.rs). A wakeup then never waits for the host to
+//!    schedule one particular napping vCPU, which on a loaded host takes
+//!    milliseconds (docs/scheduling.md); the grace period leaves Go's own
+//!    pattern alone — a waker that wakes a spinning M and keeps running
+//!    loses its CPU only if the napping CPU is that late.
+//! 4. The chosen CPU is told: an idle, napping CPU gets an IPI; a polling
 //!    one sees its queue by itself; a busy one (every CPU is busy) is asked
 //!    to preempt its running thread at once (wakeup preemption) instead of
 //!    at its next tick.
@@ -24,8 +37,10 @@ use super::runqueue::{self, runs_threads};
 use super::thread::Thread;
 use crate::param::MAX_CPUS;
 use alloc::sync::Arc;
-use core::sync::atomic::{AtomicU8, Ordering};
+use core::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use gometal_core::adaptive::Wakee;
 use gometal_core::placement::{CpuLoad, Placer, Policy};
+use gometal_core::threadprofile::Class;
 use spin::Mutex;
 
 pub const DEFAULT_POLICY: Policy = Policy::Affinity;
@@ -47,11 +62,30 @@ pub fn policy() -> Policy {
     Policy::ALL[POLICY.load(Ordering::Relaxed) as usize]
 }
 
+/// How long a handed-off thread may wait on the waker's CPU (step 3; 0:
+/// no hand-off). 50 µs: about what the kernel's own part of a wakeup
+/// takes, half the 100 µs a wakeup with an idle CPU should take at most.
+static HANDOFF_GRACE_NS: AtomicU64 = AtomicU64::new(50_000);
+
+/// Applies `wakesteal=US` (at boot).
+pub fn configure_handoff(grace_us: u64) {
+    HANDOFF_GRACE_NS.store(grace_us * 1000, Ordering::Relaxed);
+}
+
 /// Fills `out` with every CPU's load; returns how many CPUs exist.
 fn loads(out: &mut [CpuLoad; MAX_CPUS]) -> usize {
     let n = cpu::all().iter().rposition(|h| h.state() != CpuState::Offline).map_or(1, |i| i + 1);
     for (i, h) in cpu::all()[..n].iter().enumerate() {
-        out[i] = CpuLoad { online: runs_threads(h), load: runqueue::len(i) + h.is_running() as usize };
+        let queued = runqueue::len(i);
+        let idle = is_idle(h) && queued == 0;
+        out[i] = CpuLoad {
+            online: runs_threads(h),
+            load: queued + h.is_running() as usize,
+            idle,
+            awake: idle && !h.napping.load(Ordering::SeqCst),
+            long: runqueue::long_queued(i) + h.running_long.load(Ordering::Relaxed) as usize,
+            cache: h.cache_group.load(Ordering::Relaxed),
+        };
     }
     n
 }
@@ -74,9 +108,10 @@ fn idle_cpu() -> Option<usize> {
 pub fn wake_up(t: Arc<Thread>) {
     let me = this_cpu();
     let last = t.ran_before().then(|| t.last_cpu.load(Ordering::Relaxed));
+    let wakee = Wakee { last, class: t.profile.class(), migrate_pm: t.profile.migrate_pm() };
     let mut view = [CpuLoad::default(); MAX_CPUS];
     let n = loads(&mut view);
-    let mut target = PLACERS[me.index()].lock().place(&view[..n], last);
+    let mut target = PLACERS[me.index()].lock().place(&view[..n], wakee);
     let idle = idle_cpu();
     let target_busy = !is_idle(cpu::cpu(target)) || runqueue::len(target) > 0;
     if target_busy {
@@ -85,8 +120,37 @@ pub fn wake_up(t: Arc<Thread>) {
         }
     }
     t.woken_with_idle.store(idle.is_some(), Ordering::Relaxed);
+    let grace = HANDOFF_GRACE_NS.load(Ordering::Relaxed);
+    if grace > 0 && cpu::cpu(target).napping.load(Ordering::SeqCst) {
+        match idle.filter(|&i| !cpu::cpu(i).napping.load(Ordering::SeqCst)) {
+            Some(awake) => target = awake,
+            None if me.is_running() && target != me.index() => return hand_off(me, target, t, grace),
+            None => {}
+        }
+    }
     runqueue::push(target, t);
     notify(cpu::cpu(target));
+}
+
+/// Step 3: queues `t` here, wakes napping `target` so that it may steal
+/// it, and preempts this CPU's thread for it after `grace_ns`.
+fn hand_off(me: &Cpu, target: usize, t: Arc<Thread>, grace_ns: u64) {
+    t.handed_to.store(me.index(), Ordering::Relaxed);
+    runqueue::push(me.index(), t);
+    crate::smp::kick(cpu::cpu(target));
+    let at = super::clock::monotonic_ns() + grace_ns;
+    // Keep an earlier deadline of a previous hand-off (0: none).
+    let _ = me.handoff_at.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| (old == 0 || at < old).then_some(at));
+    super::timer::program(me);
+}
+
+/// Refreshes the running thread's class at a tick: a thread that has run
+/// since its switch-in may have become CPU-bound.
+pub fn refresh_running(cpu: &Cpu) {
+    if let Some(t) = cpu.current() {
+        t.profile.refresh();
+        cpu.running_long.store(t.profile.class() == Class::Long, Ordering::Relaxed);
+    }
 }
 
 /// Queues the current CPU's preempted or yielding thread on this CPU.
