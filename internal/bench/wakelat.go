@@ -36,7 +36,7 @@ func runWakelat(s *Session) Section {
 	if s.O.Quick {
 		args = []string{"-rounds", "500"}
 	}
-	runs := []wakelatRun{{"gometal, hand-off", Gometal, "stats"}, {"gometal, no hand-off", Gometal, "stats wakesteal=0"}}
+	runs := []wakelatRun{{"gometal, hand-off", Gometal, "stats"}, {"gometal, no hand-off", Gometal, "stats wakesteal=off"}}
 	if len(s.Kinds) > 1 {
 		runs = append(runs, wakelatRun{"Linux", Linux, ""})
 	}
@@ -77,7 +77,7 @@ func runWakelat(s *Session) Section {
 	body.WriteString("sample is from the waker's clock reading before the wake to the waiter's after it\n")
 	body.WriteString("(guest clock, µs). Nothing else runs, so CPUs idle and nap at every wakeup. *spin*:\n")
 	body.WriteString("the waker keeps its CPU busy until the waiter answers (Go's wakep); *block*: it blocks\n")
-	body.WriteString("for the answer (a hand-over). \"no hand-off\" is gometal with `wakesteal=0`: a woken\n")
+	body.WriteString("for the answer (a hand-over). \"no hand-off\" is gometal with `wakesteal=off`: a woken\n")
 	body.WriteString("thread whose CPU naps waits for that CPU. Target: p99 ≤ 100 µs.\n\n")
 	var rows [][]string
 	for _, m := range wakelatModes {

@@ -138,8 +138,8 @@ fn report_args(args: &BootArgs) {
     if let Some(us) = args.idle_poll_us {
         crate::sched::idle::configure(us as u64);
     }
-    if let Some(us) = args.wake_steal_us {
-        place::configure_handoff(us as u64);
+    if let Some(w) = args.wake_steal {
+        place::configure_handoff(w);
     }
     if args.verbose {
         crate::println!("gometal: placement policy {}", policy.name());

@@ -5,18 +5,23 @@
 //! 2. If that CPU is busy while another idles, the thread goes to the idle
 //!    CPU instead — preferring one that is still polling (awake) over one
 //!    napping in `wfi`, which under QEMU must first be woken by the host.
-//! 3. **Hand-off** (`wakesteal=US`, on by default): if the chosen CPU naps,
-//!    the thread goes to a CPU idling awake if there is one; otherwise it
-//!    joins *this* CPU's queue — this CPU is running, so it is certainly on
-//!    a host core now — and the napping CPU still gets its IPI. Whichever
-//!    is free first runs it: the napping CPU steals it when it wakes, or
-//!    this CPU switches to it when its own thread blocks, and if neither
-//!    has happened within the grace period this CPU preempts its thread
-//!    for it (timer.rs). A wakeup then never waits for the host to
+//! 3. **Hand-off** (`wakesteal=US|off`, default 0): if the chosen CPU
+//!    naps, the thread goes to a CPU idling awake if there is one;
+//!    otherwise it joins *this* CPU's queue — this CPU is running, so its
+//!    vCPU is on a host core right now — and the napping CPU still gets its
+//!    IPI. Whichever is free first runs it: this CPU preempts its own
+//!    thread for it at this trap's return (after US µs with `wakesteal=US`,
+//!    timed by this CPU's timer), and the napping CPU, once awake, steals
+//!    whatever waits here — the woken thread, or the preempted waker, which
+//!    then carries on over there. A wakeup thus never waits for the host to
 //!    schedule one particular napping vCPU, which on a loaded host takes
-//!    milliseconds (docs/scheduling.md); the grace period leaves Go's own
-//!    pattern alone — a waker that wakes a spinning M and keeps running
-//!    loses its CPU only if the napping CPU is that late.
+//!    milliseconds (docs/scheduling.md), and no CPU time is lost: this CPU
+//!    is busy throughout. It suits Go's own hand-offs too: an M that wakes
+//!    a spinning M to take some of its goroutines loses its CPU for the
+//!    spinner's short burst, and gets it back, or another CPU, as soon as
+//!    either is free. A grace period (`wakesteal=50`) relies on a timer
+//!    interrupt, which QEMU delivers from its main-loop thread — another
+//!    host thread to wait for, and slower than the IPI on a loaded host.
 //! 4. The chosen CPU is told: an idle, napping CPU gets an IPI; a polling
 //!    one sees its queue by itself; a busy one (every CPU is busy) is asked
 //!    to preempt its running thread at once (wakeup preemption) instead of
@@ -39,6 +44,7 @@ use crate::param::MAX_CPUS;
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use gometal_core::adaptive::Wakee;
+use gometal_core::bootargs::WakeSteal;
 use gometal_core::placement::{CpuLoad, Placer, Policy};
 use gometal_core::threadprofile::Class;
 use spin::Mutex;
@@ -62,14 +68,20 @@ pub fn policy() -> Policy {
     Policy::ALL[POLICY.load(Ordering::Relaxed) as usize]
 }
 
-/// How long a handed-off thread may wait on the waker's CPU (step 3; 0:
-/// no hand-off). 50 µs: about what the kernel's own part of a wakeup
-/// takes, half the 100 µs a wakeup with an idle CPU should take at most.
-static HANDOFF_GRACE_NS: AtomicU64 = AtomicU64::new(50_000);
+/// How long a handed-off thread may wait on the waker's CPU before it
+/// preempts the waker (step 3; HANDOFF_OFF: no hand-off).
+static HANDOFF_GRACE_NS: AtomicU64 = AtomicU64::new(DEFAULT_HANDOFF_GRACE_NS);
+const HANDOFF_OFF: u64 = u64::MAX;
+/// At once: see docs/scheduling.md for the measurements behind it.
+const DEFAULT_HANDOFF_GRACE_NS: u64 = 0;
 
-/// Applies `wakesteal=US` (at boot).
-pub fn configure_handoff(grace_us: u64) {
-    HANDOFF_GRACE_NS.store(grace_us * 1000, Ordering::Relaxed);
+/// Applies `wakesteal=US|off` (at boot).
+pub fn configure_handoff(w: WakeSteal) {
+    let ns = match w {
+        WakeSteal::Off => HANDOFF_OFF,
+        WakeSteal::AfterUs(us) => (us as u64).saturating_mul(1000),
+    };
+    HANDOFF_GRACE_NS.store(ns, Ordering::Relaxed);
 }
 
 /// Fills `out` with every CPU's load; returns how many CPUs exist.
@@ -121,7 +133,7 @@ pub fn wake_up(t: Arc<Thread>) {
     }
     t.woken_with_idle.store(idle.is_some(), Ordering::Relaxed);
     let grace = HANDOFF_GRACE_NS.load(Ordering::Relaxed);
-    if grace > 0 && cpu::cpu(target).napping.load(Ordering::SeqCst) {
+    if grace != HANDOFF_OFF && cpu::cpu(target).napping.load(Ordering::SeqCst) {
         match idle.filter(|&i| !cpu::cpu(i).napping.load(Ordering::SeqCst)) {
             Some(awake) => target = awake,
             None if me.is_running() && target != me.index() => return hand_off(me, target, t, grace),
@@ -133,11 +145,17 @@ pub fn wake_up(t: Arc<Thread>) {
 }
 
 /// Step 3: queues `t` here, wakes napping `target` so that it may steal
-/// it, and preempts this CPU's thread for it after `grace_ns`.
+/// it, and preempts this CPU's thread for it after `grace_ns` (0: at this
+/// trap's return).
 fn hand_off(me: &Cpu, target: usize, t: Arc<Thread>, grace_ns: u64) {
     t.handed_to.store(me.index(), Ordering::Relaxed);
     runqueue::push(me.index(), t);
     crate::smp::kick(cpu::cpu(target));
+    if grace_ns == 0 {
+        crate::stats::count_handoff_preempt();
+        me.need_resched.store(true, Ordering::SeqCst);
+        return;
+    }
     let at = super::clock::monotonic_ns() + grace_ns;
     // Keep an earlier deadline of a previous hand-off (0: none).
     let _ = me.handoff_at.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| (old == 0 || at < old).then_some(at));
