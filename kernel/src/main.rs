@@ -42,8 +42,6 @@ mod random;
 mod sched;
 #[deny(unsafe_code)]
 mod signal;
-#[deny(unsafe_code)]
-mod smp;
 mod start;
 #[deny(unsafe_code)]
 mod stats;

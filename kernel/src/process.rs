@@ -32,6 +32,14 @@ pub struct Process {
 static PROCESS: Once<Process> = Once::new();
 
 /// The running program. Panics before `create` (a kernel bug).
+/// The statistics report printed at exit, registered at boot by start.rs
+/// (stats.rs reads every layer, so it sits above this one).
+static EXIT_REPORT: spin::Once<fn()> = spin::Once::new();
+
+pub fn set_exit_report(f: fn()) {
+    EXIT_REPORT.call_once(|| f);
+}
+
 pub fn process() -> &'static Process {
     PROCESS.get().expect("no process yet")
 }
@@ -124,12 +132,14 @@ impl Process {
 pub fn exit(status: u32) -> ! {
     let first = PROCESS.get().is_none_or(|p| !p.exiting.swap(true, Ordering::AcqRel));
     if !first {
-        crate::smp::park();
+        crate::sched::smp::park();
     }
-    crate::smp::stop_other_cpus();
+    crate::sched::smp::stop_other_cpus();
     let _ = crate::fs::share::sync_all(); // shared mappings' pages; it reports a failure itself
     crate::net::nic::drain(); // what the program sent reaches its peers
-    crate::stats::report_if_requested();
+    if let Some(report) = EXIT_REPORT.get() {
+        report(); // -kernel-args stats (stats.rs, above this layer)
+    }
     crate::console::drain();
     crate::arch::power_off(status)
 }

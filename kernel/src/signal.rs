@@ -10,54 +10,10 @@ use crate::process::{self, process};
 use crate::sched::Thread;
 use alloc::sync::Arc;
 use gometal_core::sigframe::{self, SigInfo, StackT};
-use gometal_core::signal::{self as sig, DefaultAction, SigAction, SigSet};
+use gometal_core::signal::{self as sig, DefaultAction, SigAction};
 
-#[derive(Clone, Copy, Debug, Default)]
-pub struct AltStack {
-    pub sp: u64,
-    pub size: u64,
-    pub flags: i32,
-}
+pub use crate::sched::sigstate::{AltStack, ThreadSignals};
 
-impl AltStack {
-    fn enabled(&self) -> bool {
-        self.flags & sig::SS_DISABLE == 0 && self.size != 0
-    }
-    fn contains(&self, sp: u64) -> bool {
-        self.enabled() && sp > self.sp && sp <= self.sp + self.size
-    }
-}
-
-/// A thread's signal state.
-#[derive(Clone)]
-pub struct ThreadSignals {
-    pub blocked: SigSet,
-    pub pending: SigSet,
-    /// The siginfo of each pending signal (standard signals do not queue).
-    info: [SigInfo; 64],
-    pub altstack: AltStack,
-}
-
-impl ThreadSignals {
-    /// A new thread: inherits the creator's mask, no alternate stack.
-    pub fn inherit(blocked: SigSet) -> Self {
-        ThreadSignals {
-            blocked,
-            pending: 0,
-            info: [SigInfo::default(); 64],
-            altstack: AltStack { flags: sig::SS_DISABLE, ..AltStack::default() },
-        }
-    }
-}
-
-fn deliverable(t: &Thread) -> SigSet {
-    let s = t.signals.lock();
-    s.pending & !s.blocked
-}
-
-pub fn has_deliverable(t: &Thread) -> bool {
-    deliverable(t) != 0
-}
 
 /// Makes `signo` pending on `t` and, unless `t` blocks it, interrupts the
 /// wait it is in (so the wait returns EINTR and the signal is delivered). A
@@ -78,7 +34,7 @@ pub fn send_to_thread(t: &Arc<Thread>, signo: usize, info: SigInfo) {
     // Running on another CPU: make it trap now, so the signal (SIGURG for
     // preemption above all) is delivered without waiting for its next tick.
     if let Some(h) = t.running_on() {
-        crate::smp::interrupt(crate::sched::cpu::cpu(h));
+        crate::sched::smp::interrupt(crate::sched::cpu::cpu(h));
     }
 }
 

@@ -1,7 +1,8 @@
 //! The boot sequence: from the first Rust instruction on the boot CPU to
 //! the program's first instruction, and the entry of the other CPUs.
 
-use crate::boot::{cpus, machine};
+use crate::boot::machine;
+use crate::sched::bringup as cpus;
 use crate::drivers::{rtc, uart};
 use crate::fs::{fd::FdTable, tree};
 use crate::sched::{clock, cpu, place, scheduler, timer};
@@ -45,6 +46,7 @@ extern "C" fn rust_boot(hwid: usize, dtb_pa: usize) -> ! {
     KERNEL_ENTRY_TICKS.store(crate::arch::ticks(), Ordering::Relaxed);
     clear_bss();
     cpu::enter(0, hwid);
+    wire_layers();
     mm::heap::init_early();
     // SAFETY: a1 from OpenSBI is the device tree; nothing has reused it.
     let m = unsafe { machine::read(dtb_pa as u64) };
@@ -73,6 +75,16 @@ extern "C" fn rust_boot(hwid: usize, dtb_pa: usize) -> ! {
     scheduler::run(boot)
 }
 
+/// The registrations through which a lower layer reaches a higher one
+/// (docs/architecture.md, "Layers"): each is a function the lower layer
+/// cannot name.
+fn wire_layers() {
+    crate::sched::idle::set_interrupt_poller(crate::trap::poll_interrupts);
+    crate::sched::idle::set_idle_work(crate::net::nic::idle_kick);
+    mm::tlb::register_shootdown(crate::sched::smp::shootdown);
+    process::set_exit_report(crate::stats::report_if_requested);
+}
+
 fn ram_mib(m: &machine::Machine) -> u64 {
     m.memory.iter().map(|r| r.end - r.start).sum::<u64>() >> 20
 }
@@ -96,7 +108,11 @@ fn init_devices(m: &machine::Machine) -> Option<u64> {
 /// entropy for the random generator, the console for stdin/out/err.
 fn start_virtio(m: &machine::Machine, rtc_now: Option<u64>, verbose: bool) {
     let mut key = [0u8; crate::random::KEY_LEN];
-    let got = crate::drivers::virtio::probe(&m.virtio, &mut key);
+    let found = crate::drivers::virtio::probe(&m.virtio, &mut key);
+    if let Some((transport, irq)) = found.nic {
+        crate::net::nic::add(transport, irq);
+    }
+    let got = found.entropy;
     if let (Some(note), true) = (m.arch.entropy_note(), verbose) {
         crate::println!("gometal: {note}");
     }

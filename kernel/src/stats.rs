@@ -8,96 +8,13 @@ use crate::sched::cpu::{self, CpuState};
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use crate::sched::latency::{self, BOUNDS_US, IDLE_EXIT_TO_RUN, IPI_TO_WAKE, TIMER_LATE, WAKE_ALL_BUSY, WAKE_WITH_IDLE_CPU};
+use core::sync::atomic::{AtomicBool, Ordering};
 
 static REQUESTED: AtomicBool = AtomicBool::new(false);
 
-/// A latency histogram: counts by upper bound in µs, plus the maximum.
-pub struct Histogram {
-    counts: [AtomicU64; 7],
-    max_ns: AtomicU64,
-}
-
-const BOUNDS_US: [u64; 7] = [16, 64, 256, 1024, 4096, 16384, u64::MAX];
-const LABELS: [&str; 7] = ["<16us", "<64us", "<256us", "<1ms", "<4ms", "<16ms", ">=16ms"];
-
-impl Histogram {
-    pub const fn new() -> Self {
-        Histogram { counts: [const { AtomicU64::new(0) }; 7], max_ns: AtomicU64::new(0) }
-    }
-
-    pub fn record(&self, ns: u64) {
-        let us = ns / 1000;
-        let i = BOUNDS_US.iter().position(|&b| us < b).unwrap_or(BOUNDS_US.len() - 1);
-        self.counts[i].fetch_add(1, Ordering::Relaxed);
-        self.max_ns.fetch_max(ns, Ordering::Relaxed);
-    }
-
-    /// The counts and the maximum in µs.
-    fn snapshot(&self) -> ([u64; 7], u64) {
-        (self.counts.each_ref().map(|c| c.load(Ordering::Relaxed)), self.max_ns.load(Ordering::Relaxed) / 1000)
-    }
-
-    pub fn report(&self, what: &str) {
-        let counts: alloc::vec::Vec<u64> = self.counts.iter().map(|c| c.load(Ordering::Relaxed)).collect();
-        if counts.iter().sum::<u64>() == 0 {
-            return;
-        }
-        let parts: alloc::vec::Vec<alloc::string::String> =
-            LABELS.iter().zip(&counts).map(|(l, c)| alloc::format!("{l} {c}")).collect();
-        crate::println!("gometal: {what}: {}; max {} us", parts.join(", "), self.max_ns.load(Ordering::Relaxed) / 1000);
-    }
-}
-
-/// Wake-to-run delays (a wakeup making a thread runnable → a CPU switching
-/// to it), split by whether some CPU was idle when the thread was queued
-/// (it should run at once) or every CPU was busy (it queued behind one).
-pub static WAKE_WITH_IDLE_CPU: Histogram = Histogram::new();
-pub static WAKE_ALL_BUSY: Histogram = Histogram::new();
-/// The stages of a wakeup that went to an idle CPU: IPI sent → the target
-/// CPU leaves `wfi`; leaves `wfi` → switches to the thread.
-pub static IPI_TO_WAKE: Histogram = Histogram::new();
-pub static IDLE_EXIT_TO_RUN: Histogram = Histogram::new();
-/// Timer expiry: deadline → the sleeper made runnable (interrupt latency).
-pub static TIMER_LATE: Histogram = Histogram::new();
-
-/// Hand-offs (sched/place.rs): a woken thread whose CPU napped, queued on
-/// the waker's CPU instead. Who ran it, how long it waited, and how often
-/// the waker's CPU preempted its own thread for it after the grace period.
-static HANDOFF_BY_WAKER_CPU: AtomicU64 = AtomicU64::new(0);
-static HANDOFF_BY_OTHER_CPU: AtomicU64 = AtomicU64::new(0);
-static HANDOFF_PREEMPTS: AtomicU64 = AtomicU64::new(0);
-pub static HANDOFF_DELAY: Histogram = Histogram::new();
-
-pub fn record_handoff(by_waker_cpu: bool, delay_ns: u64) {
-    let counter = if by_waker_cpu { &HANDOFF_BY_WAKER_CPU } else { &HANDOFF_BY_OTHER_CPU };
-    counter.fetch_add(1, Ordering::Relaxed);
-    HANDOFF_DELAY.record(delay_ns);
-}
-
-pub fn count_handoff_preempt() {
-    HANDOFF_PREEMPTS.fetch_add(1, Ordering::Relaxed);
-}
-
-/// (run by the waker's CPU, by another CPU, preemptions after the grace).
-fn handoffs() -> [u64; 3] {
-    [&HANDOFF_BY_WAKER_CPU, &HANDOFF_BY_OTHER_CPU, &HANDOFF_PREEMPTS].map(|c| c.load(Ordering::Relaxed))
-}
-
-/// The slowest wakeup's stages (monotonic ns): made runnable, IPI sent to
-/// the idle CPU that ran it (0: none — it was polling or busy), that CPU
-/// awake, the thread running.
-static SLOWEST: spin::Mutex<[u64; 4]> = spin::Mutex::new([0; 4]);
-
-pub fn record_slowest(woken: u64, kicked: u64, awake: u64, running: u64) {
-    let mut s = SLOWEST.lock();
-    if running - woken > s[3] - s[0] {
-        *s = [woken, kicked, awake, running];
-    }
-}
-
 fn report_slowest() {
-    let [woken, kicked, awake, running] = *SLOWEST.lock();
+    let [woken, kicked, awake, running] = latency::slowest();
     if running == 0 {
         return;
     }
@@ -124,14 +41,14 @@ fn report_wake_delays() {
     IPI_TO_WAKE.report("IPI sent to idle CPU awake");
     IDLE_EXIT_TO_RUN.report("idle CPU awake to thread running");
     TIMER_LATE.report("timer deadline to sleeper woken");
-    let [waker, other, preempts] = handoffs();
+    let [waker, other, preempts] = latency::handoffs();
     if waker + other > 0 {
         crate::println!(
             "gometal: wake hand-offs (the chosen CPU napped): {} run by the waker's CPU ({preempts} preempting its thread after the grace period), {} by another CPU",
             waker,
             other
         );
-        HANDOFF_DELAY.report("hand-off wake-to-run delay");
+        latency::HANDOFF_DELAY.report("hand-off wake-to-run delay");
     }
     report_slowest();
 }
@@ -271,10 +188,10 @@ fn json_line(policy: &str, rows: &[CpuRow], top: &[(u64, &str)], memory: &str) -
     // wake_delay: every wakeup (both halves of the split histogram).
     let (idle, busy) = (WAKE_WITH_IDLE_CPU.snapshot(), WAKE_ALL_BUSY.snapshot());
     let all = (core::array::from_fn(|i| idle.0[i] + busy.0[i]), idle.1.max(busy.1));
-    let [waker, other, preempts] = handoffs();
+    let [waker, other, preempts] = latency::handoffs();
     let handoff = format!(
         r#"{{"by_waker_cpu":{waker},"by_other_cpu":{other},"preempts":{preempts},"delay":{}}}"#,
-        histogram_json(HANDOFF_DELAY.snapshot())
+        histogram_json(latency::HANDOFF_DELAY.snapshot())
     );
     format!(
         r#"{{"policy":"{policy}","cpus":[{}],"syscalls":[{}],"wake_delay":{},"wake_delay_idle_cpu":{},"ipi_to_awake":{},"awake_to_run":{},"handoff":{handoff},"memory":{memory}}}"#,

@@ -25,7 +25,7 @@ extern "C" fn user_trap(frame: *mut TrapFrame) -> ! {
         TrapCause::Syscall => {
             this_cpu().stats.syscalls.fetch_add(1, Ordering::Relaxed);
             // SAFETY: just entered from user mode: this CPU holds no lock.
-            let mut user = unsafe { UserSpace::enter() };
+            let mut user = unsafe { UserSpace::enter(&crate::process::process().mm) };
             crate::linux::syscall(&mut user);
         }
         TrapCause::PageFault { addr, access } => page_fault(addr, access),
@@ -45,13 +45,23 @@ extern "C" fn user_trap(frame: *mut TrapFrame) -> ! {
     return_to_user()
 }
 
+/// Entered through the architecture's `thread_trampoline` the first time a
+/// thread runs.
+#[no_mangle]
+extern "C" fn thread_first_run(_frame: *mut TrapFrame) -> ! {
+    let t = current();
+    arch::restore_fp(t.fp());
+    drop(t);
+    return_to_user()
+}
+
 /// Delivers pending signals and returns to the current thread's user code.
 pub fn return_to_user() -> ! {
-    crate::smp::halt_if_requested();
+    crate::sched::smp::halt_if_requested();
     let t = current();
     // SAFETY: about to leave for user mode: this CPU holds no lock (the
     // callers are the trap handler's end and a new thread's first run).
-    let mut user = unsafe { UserSpace::enter() };
+    let mut user = unsafe { UserSpace::enter(&crate::process::process().mm) };
     signal::deliver_pending(&mut user, &t);
     let cpu = this_cpu();
     // Not through the mm lock: every return to user passes here.
@@ -80,14 +90,15 @@ impl InterruptSink for Sink<'_> {
         self.slice_over |= timer::on_interrupt(self.cpu) && crate::sched::runqueue::has_local_work(self.cpu);
     }
     fn ipi(&mut self) {
-        crate::smp::handle_ipi(self.cpu);
+        crate::sched::smp::handle_ipi(self.cpu);
     }
     fn device(&mut self, line: u32) {
         crate::drivers::irq::dispatch(line);
     }
 }
 
-/// Handles whatever interrupts are pending on an idle CPU.
+/// Handles whatever interrupts are pending on an idle CPU (registered with
+/// sched/idle.rs at boot).
 pub fn poll_interrupts(cpu: &Cpu) {
     let mut sink = Sink { cpu, slice_over: false };
     arch::poll_interrupts(cpu.hwid(), &mut sink);
@@ -102,7 +113,7 @@ fn page_fault(addr: u64, access: FaultAccess) {
         FaultAccess::Execute => Access::Execute,
     };
     // SAFETY: a page fault from user mode: this CPU holds no lock.
-    let mut user = unsafe { UserSpace::enter() };
+    let mut user = unsafe { UserSpace::enter(&crate::process::process().mm) };
     let result = user.lock().page_for(addr, access);
     match result {
         Ok(_) => arch::flush_tlb_page(addr),

@@ -1,7 +1,7 @@
-//! Bringing the machine up: reading the device tree, starting the CPUs.
+//! What the machine is: the device tree read into plain values (machine.rs:
+//! memory, CPUs, console, devices; devnodes.rs: what UIO may hand out;
+//! dtirq.rs: interrupt specifiers). Starting the CPUs is sched/bringup.rs.
 
-#[deny(unsafe_code)]
-pub mod cpus;
 pub mod devnodes;
 #[deny(unsafe_code)]
 pub mod dtirq;

@@ -13,7 +13,6 @@
 use super::addrspace::{Access, AddressSpace, Fault};
 use super::frames;
 use crate::memlayout::{PAGE_SIZE, USER_END};
-use crate::process::process;
 use alloc::vec::Vec;
 use core::marker::PhantomData;
 use gometal_core::errno::{Errno, EFAULT, EINVAL, ENAMETOOLONG, ENOMEM};
@@ -167,6 +166,7 @@ impl ProgramMemory {
 /// The right to touch the current program's memory, for one kernel entry.
 /// Not `Send` or `Sync`: it belongs to the thread that entered.
 pub struct UserSpace {
+    memory: &'static ProgramMemory,
     _this_thread: PhantomData<*const ()>,
 }
 
@@ -182,14 +182,14 @@ impl UserSpace {
     /// keeps the copies below from running while the guard lives. (A thread
     /// never blocks holding the guard: it is a spin lock.)
     #[allow(unsafe_code)] // the one unsafe item of this file: the contract above
-    pub unsafe fn enter() -> Self {
-        UserSpace { _this_thread: PhantomData }
+    pub unsafe fn enter(memory: &'static ProgramMemory) -> Self {
+        UserSpace { memory, _this_thread: PhantomData }
     }
 
     /// The address space, locked for as long as the guard (and with it this
     /// `UserSpace`) is borrowed.
     pub fn lock(&mut self) -> MutexGuard<'_, AddressSpace> {
-        process().mm.0.lock()
+        self.memory.0.lock()
     }
 
     /// Reads the `T` at `p`.

@@ -58,7 +58,7 @@ pub fn block(t: &Arc<Thread>, deadline_ns: Option<u64>) -> Result<(), WaitError>
         }
         // Under the state lock: a signal sent after this look finds the
         // thread Blocked and wakes it (signal.rs sets pending first).
-        if crate::signal::has_deliverable(t) {
+        if t.signals.lock().deliverable() != 0 {
             return Err(WaitError::Interrupted);
         }
         if deadline_ns.is_some_and(|d| clock::monotonic_ns() >= d) {

@@ -23,6 +23,7 @@ use super::cpu::Cpu;
 use super::{clock, runqueue, timer};
 use crate::arch;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use spin::Once;
 
 /// Longest halt-polling window (the `idlepoll=` kernel argument, in µs).
 static POLL_MAX_NS: AtomicU64 = AtomicU64::new(200_000);
@@ -48,6 +49,23 @@ const NO_WATCHER: usize = usize::MAX;
 /// Index of the idle CPU that polls for the earliest deadline.
 static TIMER_WATCHER: AtomicUsize = AtomicUsize::new(NO_WATCHER);
 
+/// What an idle CPU does besides watching its queue, registered at boot by
+/// the layers above the scheduler (which it must not call by name): take
+/// pending interrupts (trap.rs), and move what the threads left behind
+/// (the NIC's deferred work, net/nic).
+static INTERRUPT_POLLER: Once<fn(&Cpu)> = Once::new();
+static IDLE_WORK: Once<fn()> = Once::new();
+
+/// Registers how an idle CPU takes its pending interrupts.
+pub fn set_interrupt_poller(f: fn(&Cpu)) {
+    INTERRUPT_POLLER.call_once(|| f);
+}
+
+/// Registers work an idle CPU does each time it goes idle.
+pub fn set_idle_work(f: fn()) {
+    IDLE_WORK.call_once(|| f);
+}
+
 /// Waits for work. Returns when a thread may be queued for this CPU.
 pub fn idle(cpu: &Cpu) {
     let start = clock::monotonic_ns();
@@ -56,11 +74,16 @@ pub fn idle(cpu: &Cpu) {
     // work after that look sees `idle` (and `napping` before wfi).
     cpu.idle.store(true, Ordering::SeqCst);
     timer::program(cpu); // tickless while idle
-    crate::net::nic::idle_kick(); // what the threads left behind (a close, say)
+    if let Some(work) = IDLE_WORK.get() {
+        work(); // what the threads left behind (a close, say)
+    }
+    let poller = INTERRUPT_POLLER.get().copied();
     let poll_until = start + cpu.poll_ns.load(Ordering::Relaxed);
     let mut napped_ns = None;
     loop {
-        crate::trap::poll_interrupts(cpu);
+        if let Some(poll) = poller {
+            poll(cpu);
+        }
         timer::fire_expired();
         if runqueue::has_work(cpu) {
             break;

@@ -11,6 +11,9 @@
 //! - event.rs: kernel timer events (a deadline that runs kernel code, not
 //!   a thread: the network stack's timers).
 //! - runqueue.rs, scheduler.rs, timer.rs, cpu.rs, thread.rs: the parts.
+//! - smp.rs: IPIs between CPUs, TLB shootdown, stopping every CPU at exit.
+//! - bringup.rs: starting the other CPUs at boot (through arch::start_cpu).
+//! - latency.rs: the wake and timer latency histograms (-kernel-args stats).
 //!
 //! Lock order (outermost first; sync/lockorder.rs checks it in debug builds and
 //! panics with the lock's name when a CPU takes a lock twice or out of
@@ -36,18 +39,26 @@
 #[deny(unsafe_code)]
 pub mod block;
 #[deny(unsafe_code)]
+pub mod bringup;
+#[deny(unsafe_code)]
 pub mod clock;
 pub mod event;
 pub mod cpu;
 #[deny(unsafe_code)]
 pub mod idle;
 #[deny(unsafe_code)]
+pub mod latency;
+#[deny(unsafe_code)]
 pub mod place;
 #[deny(unsafe_code)]
 pub mod profile;
 #[deny(unsafe_code)]
 pub mod runqueue;
+#[deny(unsafe_code)]
+pub mod smp;
 pub mod scheduler;
+#[deny(unsafe_code)]
+pub mod sigstate;
 pub mod thread;
 #[deny(unsafe_code)]
 pub mod timer;

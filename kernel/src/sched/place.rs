@@ -150,9 +150,9 @@ pub fn wake_up(t: Arc<Thread>) {
 fn hand_off(me: &Cpu, target: usize, t: Arc<Thread>, grace_ns: u64) {
     t.handed_to.store(me.index(), Ordering::Relaxed);
     runqueue::push(me.index(), t);
-    crate::smp::kick(cpu::cpu(target));
+    super::smp::kick(cpu::cpu(target));
     if grace_ns == 0 {
-        crate::stats::count_handoff_preempt();
+        super::latency::count_handoff_preempt();
         me.need_resched.store(true, Ordering::SeqCst);
         return;
     }
@@ -180,13 +180,13 @@ pub fn requeue_here(t: Arc<Thread>) {
 fn notify(target: &Cpu) {
     let me = this_cpu();
     if target.idle.load(Ordering::SeqCst) {
-        crate::smp::kick(target);
+        crate::sched::smp::kick(target);
     } else {
         // Busy: preempt what it runs. On this CPU the trap return checks
         // the flag; another CPU needs an IPI to trap.
         target.need_resched.store(true, Ordering::SeqCst);
         if !core::ptr::eq(me, target) {
-            crate::smp::interrupt(target);
+            crate::sched::smp::interrupt(target);
         }
     }
 }

@@ -29,7 +29,7 @@ pub fn run(cpu: &'static Cpu) -> ! {
 fn run_thread(cpu: &Cpu, t: Arc<Thread>) {
     // The CPU that ran it last may still be switching away from it.
     while t.on_cpu.load(Ordering::Acquire) {
-        crate::smp::serve_flush(cpu);
+        crate::sched::smp::serve_flush(cpu);
         core::hint::spin_loop();
     }
     t.on_cpu.store(true, Ordering::Relaxed);
@@ -76,21 +76,21 @@ fn record_wake_delay(cpu: &Cpu, t: &Thread) {
     let now = clock::monotonic_ns();
     let handed_to = t.handed_to.swap(usize::MAX, Ordering::Relaxed);
     if handed_to != usize::MAX {
-        crate::stats::record_handoff(handed_to == cpu.index(), now.saturating_sub(woken));
+        super::latency::record_handoff(handed_to == cpu.index(), now.saturating_sub(woken));
     }
     if t.woken_with_idle.load(Ordering::Relaxed) {
-        crate::stats::WAKE_WITH_IDLE_CPU.record(now.saturating_sub(woken));
+        crate::sched::latency::WAKE_WITH_IDLE_CPU.record(now.saturating_sub(woken));
     } else {
-        crate::stats::WAKE_ALL_BUSY.record(now.saturating_sub(woken));
+        crate::sched::latency::WAKE_ALL_BUSY.record(now.saturating_sub(woken));
     }
     let awake = cpu.awake_at.swap(0, Ordering::Relaxed);
     let kicked = cpu.kick_answered.swap(0, Ordering::Relaxed);
     if awake != 0 {
-        crate::stats::IDLE_EXIT_TO_RUN.record(now.saturating_sub(awake));
+        crate::sched::latency::IDLE_EXIT_TO_RUN.record(now.saturating_sub(awake));
     }
     // Only stamps that belong to this wakeup (an IPI sent after it).
     let (kicked, awake) = if kicked >= woken { (kicked, awake) } else { (0, 0) };
-    crate::stats::record_slowest(woken, kicked, awake, now);
+    crate::sched::latency::record_slowest(woken, kicked, awake, now);
 }
 
 /// Switches from the current thread to this CPU's scheduler. The caller has
@@ -117,11 +117,3 @@ pub fn yield_now() {
     schedule();
 }
 
-/// Entered through `thread_trampoline` the first time a thread runs.
-#[no_mangle]
-extern "C" fn thread_first_run(_frame: *mut arch::TrapFrame) -> ! {
-    let t = current();
-    arch::restore_fp(t.fp());
-    drop(t);
-    crate::trap::return_to_user()
-}

@@ -9,7 +9,7 @@ use crate::param::KERNEL_STACK_SIZE;
 
 const KERNEL_STACK_PAGES: usize = KERNEL_STACK_SIZE / crate::memlayout::PAGE_SIZE;
 use super::profile::ProfileCell;
-use crate::signal::ThreadSignals;
+use super::sigstate::ThreadSignals;
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use crate::sync::{Lock, LockClass};

@@ -72,7 +72,7 @@ pub fn fire_expired() {
         };
         match due {
             Some(((deadline, _, generation), t)) => {
-                crate::stats::TIMER_LATE.record(clock::monotonic_ns().saturating_sub(deadline));
+                crate::sched::latency::TIMER_LATE.record(clock::monotonic_ns().saturating_sub(deadline));
                 wake(&t, generation)
             }
             None => break,
@@ -120,7 +120,7 @@ pub fn on_interrupt(cpu: &Cpu) -> bool {
     if handoff_due {
         cpu.handoff_at.store(0, Ordering::Relaxed);
         if super::runqueue::has_local_work(cpu) {
-            crate::stats::count_handoff_preempt();
+            super::latency::count_handoff_preempt();
         }
     }
     program(cpu);

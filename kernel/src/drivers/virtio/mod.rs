@@ -17,10 +17,19 @@ use virtio_drivers::transport::{DeviceType, Transport};
 
 pub type Mmio = MmioTransport<'static>;
 
-/// Starts a driver for every populated slot we know; returns the entropy
-/// bytes the rng device gave (empty without one).
-pub fn probe(slots: &[VirtioSlot], entropy: &mut [u8]) -> usize {
+/// What probing found for the layers above the drivers: how many entropy
+/// bytes the rng device gave, and the network device (with its interrupt
+/// line) for net/ to take — drivers do not call up into net/.
+pub struct Found {
+    pub entropy: usize,
+    pub nic: Option<(Mmio, u32)>,
+}
+
+/// Starts a driver for every populated slot we know (the console, 9P) and
+/// hands back what the layers above use (entropy bytes, the NIC).
+pub fn probe(slots: &[VirtioSlot], entropy: &mut [u8]) -> Found {
     let mut got = 0;
+    let mut nic = None;
     for slot in slots {
         let va = crate::memlayout::phys_to_virt(slot.base) as *mut VirtIOHeader;
         let Some(header) = NonNull::new(va) else { continue };
@@ -33,9 +42,9 @@ pub fn probe(slots: &[VirtioSlot], entropy: &mut [u8]) -> usize {
             DeviceType::EntropySource if got == 0 => got = rng::take_entropy(transport, entropy),
             DeviceType::Console => console::init(transport, slot.irq),
             DeviceType::_9P => p9::add(transport),
-            DeviceType::Network => crate::net::nic::add(transport, slot.irq),
+            DeviceType::Network if nic.is_none() => nic = Some((transport, slot.irq)),
             _ => {}
         }
     }
-    got
+    Found { entropy: got, nic }
 }

@@ -3,7 +3,7 @@
 //! and how often the pump found a program's pipe full (the remote then
 //! sees our receive window close) and later reopened it.
 
-use crate::stats::Histogram;
+use crate::sched::latency::Histogram;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 pub struct Counter(AtomicU64);

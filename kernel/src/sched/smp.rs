@@ -49,7 +49,7 @@ pub fn handle_ipi(me: &Cpu) {
     let kicked = me.kicked_at.swap(0, Ordering::Relaxed);
     if kicked != 0 {
         let now = crate::sched::clock::monotonic_ns();
-        crate::stats::IPI_TO_WAKE.record(now.saturating_sub(kicked));
+        crate::sched::latency::IPI_TO_WAKE.record(now.saturating_sub(kicked));
         me.awake_at.store(now, Ordering::Relaxed);
         me.kick_answered.store(kicked, Ordering::Relaxed);
     }
