@@ -130,13 +130,6 @@ func client(addr string, seed int64, thinkUS int, base time.Time, warm *atomic.B
 	return lat
 }
 
-func pct(sorted []float64, p float64) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	return sorted[int(p/100*float64(len(sorted)-1))]
-}
-
 func main() {
 	seconds := flag.Float64("seconds", 4, "measured time")
 	warmup := flag.Float64("warmup", 0.5, "time before measuring")
@@ -213,7 +206,7 @@ func main() {
 		guest.PowerOff()
 	}
 	guest.Report("balance", "cpus", cpus, "procs", p, "workers", w, "clients", c, "n", *n, "ms", guest.MS(el),
-		"requests", len(all), "io_p50_us", pct(all, 50), "io_p99_us", pct(all, 99), "io_max_us", all[len(all)-1],
+		"requests", len(all), "io_p50_us", guest.Percentile(all, 50), "io_p99_us", guest.Percentile(all, 99), "io_max_us", all[len(all)-1],
 		"mflops", float64(done)/el.Seconds()/1e6, "check", sink.Load()&0xff)
 	guest.PowerOff()
 }

@@ -96,10 +96,6 @@ func measure(mode string, rounds, gapUS int) []float64 {
 	return lat
 }
 
-func pct(sorted []float64, p float64) float64 {
-	return sorted[int(p/100*float64(len(sorted)-1))]
-}
-
 func main() {
 	rounds := flag.Int("rounds", 2000, "wakeups per mode")
 	gapUS := flag.Int("gap-us", 1500, "longest random pause before a wakeup, µs (plus 200)")
@@ -115,7 +111,7 @@ func main() {
 		sort.Float64s(l)
 		over := sort.SearchFloat64s(l, 100)
 		guest.Report("wakelat", "mode", mode, "cpus", runtime.NumCPU(), "samples", len(l),
-			"p50_us", pct(l, 50), "p90_us", pct(l, 90), "p99_us", pct(l, 99), "max_us", l[len(l)-1],
+			"p50_us", guest.Percentile(l, 50), "p90_us", guest.Percentile(l, 90), "p99_us", guest.Percentile(l, 99), "max_us", l[len(l)-1],
 			"over_100us", len(l)-over)
 	}
 	guest.PowerOff()
