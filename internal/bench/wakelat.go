@@ -128,7 +128,7 @@ func wakeStages(runs []wakelatRun, stats map[string][]*kstats.Stats) string {
 		hist(run.name, "awake → thread running", awake)
 		if h.ByWakerCPU+h.ByOtherCPU > 0 {
 			hist(run.name, "hand-offs: wake-to-run", hand)
-			handoffs = append(handoffs, fmt.Sprintf("%s: %d hand-offs run by the waker's CPU (%d after preempting its thread at the end of the grace period), %d by another CPU", run.name, h.ByWakerCPU, h.Preempts, h.ByOtherCPU))
+			handoffs = append(handoffs, fmt.Sprintf("%s: %d hand-offs run by the waker's CPU, %d by another CPU (the napping one, once awake, or any idle one); the waker's CPU preempted its thread for one %d times", run.name, h.ByWakerCPU, h.ByOtherCPU, h.Preempts))
 		}
 	}
 	if len(rows) == 0 {

@@ -44,7 +44,7 @@ fn report_wake_delays() {
     let [waker, other, preempts] = latency::handoffs();
     if waker + other > 0 {
         crate::println!(
-            "gometal: wake hand-offs (the chosen CPU napped): {} run by the waker's CPU ({preempts} preempting its thread after the grace period), {} by another CPU",
+            "gometal: wake hand-offs (the chosen CPU napped): {} run by the waker's CPU, {} by another CPU; the waker's CPU preempted its thread for one {preempts} times",
             waker,
             other
         );

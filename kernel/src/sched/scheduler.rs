@@ -79,18 +79,20 @@ fn record_wake_delay(cpu: &Cpu, t: &Thread) {
         super::latency::record_handoff(handed_to == cpu.index(), now.saturating_sub(woken));
     }
     if t.woken_with_idle.load(Ordering::Relaxed) {
-        crate::sched::latency::WAKE_WITH_IDLE_CPU.record(now.saturating_sub(woken));
+        super::latency::WAKE_WITH_IDLE_CPU.record(now.saturating_sub(woken));
     } else {
-        crate::sched::latency::WAKE_ALL_BUSY.record(now.saturating_sub(woken));
+        super::latency::WAKE_ALL_BUSY.record(now.saturating_sub(woken));
     }
     let awake = cpu.awake_at.swap(0, Ordering::Relaxed);
     let kicked = cpu.kick_answered.swap(0, Ordering::Relaxed);
-    if awake != 0 {
-        crate::sched::latency::IDLE_EXIT_TO_RUN.record(now.saturating_sub(awake));
-    }
-    // Only stamps that belong to this wakeup (an IPI sent after it).
+    // Only stamps that belong to this wakeup (an IPI sent after it): a CPU
+    // kicked for a thread that another CPU ran meanwhile (a hand-off) runs
+    // its next thread much later, for another reason.
     let (kicked, awake) = if kicked >= woken { (kicked, awake) } else { (0, 0) };
-    crate::sched::latency::record_slowest(woken, kicked, awake, now);
+    if awake != 0 {
+        super::latency::IDLE_EXIT_TO_RUN.record(now.saturating_sub(awake));
+    }
+    super::latency::record_slowest(woken, kicked, awake, now);
 }
 
 /// Switches from the current thread to this CPU's scheduler. The caller has
