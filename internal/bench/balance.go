@@ -9,6 +9,7 @@ package bench
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"gometal.dev/gometal/internal/bench/plot"
@@ -125,10 +126,34 @@ func runBalance(s *Session) Section {
 		}
 		body.WriteString(table(append(header, "migrations", "steals"), rows) + "\n")
 	}
+	body.WriteString(noiseFloor(s, sm, key))
 	body.WriteString(balancePlots(s, cfgs, sm, key))
 	sec := Section{Body: body.String()}
 	sec.Notes = append(sec.Notes, balanceNote(s, cfgs, sm, key))
 	return sec
+}
+
+// noiseFloor says how far apart the gometal rows are at 1 core, where
+// every policy places every thread on CPU 0: whatever separates them there
+// is the host's noise, the yardstick for the differences at more cores.
+func noiseFloor(s *Session, sm *samples, key func(string, int, string) string) string {
+	if !slices.Contains(s.O.Cores, 1) {
+		return ""
+	}
+	var p99, mf []float64
+	for _, p := range kstats.SchedPolicies {
+		if v, ok := sm.med(key(p, 1, "p99")); ok {
+			p99 = append(p99, v)
+		}
+		if v, ok := sm.med(key(p, 1, "mflops")); ok {
+			mf = append(mf, v)
+		}
+	}
+	if len(p99) < 2 || len(mf) < 2 {
+		return ""
+	}
+	return fmt.Sprintf("At 1 core every policy makes the same choice (CPU 0), so the spread of the gometal rows there — I/O p99 %.0f–%.0f µs, %.1f–%.1f Mflop/s — is this run's noise: differences between policies smaller than that mean nothing.\n\n",
+		slices.Min(p99), slices.Max(p99), slices.Min(mf), slices.Max(mf))
 }
 
 // balancePlots draws I/O p99 and CPU throughput against cores, one line
