@@ -161,7 +161,7 @@ func noiseFloor(s *Session, sm *samples, key func(string, int, string) string) s
 func balancePlots(s *Session, cfgs []placementRun, sm *samples, key func(string, int, string) string) string {
 	var out strings.Builder
 	for _, fig := range []struct{ what, title, ylabel, file string }{
-		{"p99", "balance: I/O round trip p99 vs cores", "µs (log)", "bench-balance-io.png"},
+		{"p99", "balance: I/O round trip p99 vs cores", "us (log)", "bench-balance-io.png"},
 		{"mflops", "balance: CPU throughput vs cores", "Mflop/s", "bench-balance-cpu.png"},
 	} {
 		ch := &plot.Chart{Title: fig.title, XLabel: "cores (-smp)", YLabel: fig.ylabel, LogY: fig.what == "p99"}
