@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"gometal.dev/gometal/internal/bench"
-	"gometal.dev/gometal/internal/gobuild"
 	"gometal.dev/gometal/internal/kernelimage"
 )
 
@@ -26,7 +25,7 @@ func TestUIOBlockdev(t *testing.T) {
 	dir := t.TempDir()
 	prog := filepath.Join(dir, "blockdev")
 	build := exec.Command("go", "build", "-o", prog, "./bench/blockdev")
-	build.Dir, build.Env = modRoot, append(os.Environ(), gobuild.TargetEnv...)
+	build.Dir, build.Env = modRoot, append(os.Environ(), testMachine.Arch.BuildEnv()...)
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building bench/blockdev: %v\n%s", err, out)
 	}

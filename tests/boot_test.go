@@ -38,6 +38,8 @@ import (
 	"gometal.dev/gometal/internal/gobuild"
 	"gometal.dev/gometal/internal/kernelimage"
 	"gometal.dev/gometal/internal/kstats"
+	"gometal.dev/gometal/internal/machine"
+	"gometal.dev/gometal/internal/qemu"
 )
 
 const (
@@ -48,14 +50,19 @@ const (
 	maxHangs     = 3                             // after this many timeouts, stop booting
 )
 
+// testMachine is what every boot runs on: the machine gometal run picks
+// for the programs (internal/machine).
+var testMachine = machine.Default()
+
 var (
 	modRoot    string // module root (where go.mod is)
 	workDir    string // temporary directory for built binaries
 	gometal    string // the CLI binary
-	progDir    string // riscv64 test programs, one binary per tests/progs/<name>
-	exampleDir string // riscv64 examples, one binary per examples/<name>
+	progDir    string // test programs, one binary per tests/progs/<name>
+	exampleDir string // examples, one binary per examples/<name>
 	hostBin    string // a host-architecture Go binary, for TestBadInput
-	qemuErr    error  // non-nil when qemu-system-riscv64 is missing
+	qemuBin    string // the machine's QEMU
+	qemuErr    error  // non-nil when it is missing
 	kernel     string // the kernel ELF every boot uses (GOMETAL_KERNEL)
 	kernelErr  error  // why there is no kernel
 
@@ -98,8 +105,8 @@ func setup() error {
 	}
 	modRoot = root
 
-	if _, err := exec.LookPath("qemu-system-riscv64"); err != nil {
-		qemuErr = fmt.Errorf("qemu-system-riscv64 not found on PATH (%v): install it (`make deps`, or apt-get install qemu-system-misc) — the boot tests need it", err)
+	if qemuBin, qemuErr = qemu.Find("", testMachine.Arch); qemuErr != nil {
+		qemuErr = fmt.Errorf("%v (or `make deps`): the boot tests need it", qemuErr)
 		fmt.Fprintf(os.Stderr, "tests: %v\n", qemuErr)
 	}
 
@@ -129,8 +136,8 @@ func setup() error {
 	}
 	builds := []gobuild.Job{
 		{What: "the gometal CLI", Args: cliBuild},
-		{What: "the test programs", Env: gobuild.TargetEnv, Args: []string{"build", "-o", progDir, "./tests/progs/..."}},
-		{What: "the examples", Env: gobuild.TargetEnv, Args: []string{"build", "-o", exampleDir, "./examples/..."}},
+		{What: "the test programs", Env: testMachine.Arch.BuildEnv(), Args: []string{"build", "-o", progDir, "./tests/progs/..."}},
+		{What: "the examples", Env: testMachine.Arch.BuildEnv(), Args: []string{"build", "-o", exampleDir, "./examples/..."}},
 		{What: "a host binary", Env: []string{"GOOS=" + runtime.GOOS, "GOARCH=" + runtime.GOARCH},
 			Args: []string{"build", "-o", hostBin, "./tests/progs/hello"}},
 	}

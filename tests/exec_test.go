@@ -59,7 +59,7 @@ func TestExecModule(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-v", "-exec", gometal+" exec", ".")
 		cmd.Dir = filepath.Join(mod, "pkg")
-		cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=riscv64", "CGO_ENABLED=0", "GOTOOLCHAIN=local",
+		cmd.Env = append(append(os.Environ(), testMachine.Arch.BuildEnv()...), "GOTOOLCHAIN=local",
 			"GOFLAGS=", "GOMETAL_KERNEL="+kernel, "GOMETAL_EXEC_FLAGS=-cores 2 -module "+or(m.module, "auto"))
 		bootSem <- struct{}{}
 		out, err := cmd.CombinedOutput()

@@ -101,8 +101,7 @@ func TestInstallAndUseAnywhere(t *testing.T) {
 
 	bootSem <- struct{}{} // one QEMU at a time from here on
 	defer func() { <-bootSem }()
-	riscv := []string{"GOOS=linux", "GOARCH=riscv64", "CGO_ENABLED=0"}
-	out := run(mod, riscv, "go", "test", "-count=1", "-v", "-exec", "gometal exec", "./...")
+	out := run(mod, testMachine.Arch.BuildEnv(), "go", "test", "-count=1", "-v", "-exec", "gometal exec", "./...")
 	for _, want := range []string{"--- PASS: TestGreeting", "--- PASS: TestRunsInPackageDir", "--- PASS: TestModuleDirectoryShown", "ok  \texample.com/userproj/lib"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("go test -exec 'gometal exec' ./...: output lacks %q:\n%s", want, out)

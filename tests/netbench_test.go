@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"gometal.dev/gometal/internal/bench"
-	"gometal.dev/gometal/internal/gobuild"
 	"gometal.dev/gometal/internal/kernelimage"
 )
 
@@ -96,7 +95,7 @@ func buildNetBench(t *testing.T) string {
 	t.Helper()
 	prog := filepath.Join(t.TempDir(), "net")
 	build := exec.Command("go", "build", "-o", prog, "./bench/net")
-	build.Dir, build.Env = modRoot, append(os.Environ(), gobuild.TargetEnv...)
+	build.Dir, build.Env = modRoot, append(os.Environ(), testMachine.Arch.BuildEnv()...)
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building bench/net: %v\n%s", err, out)
 	}

@@ -318,11 +318,7 @@ func TestRandomNoEntropy(t *testing.T) {
 	if err := initramfs.Create(initrd, filepath.Join(progDir, "random"), nil); err != nil {
 		t.Fatal(err)
 	}
-	bin, err := qemu.Find("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := qemu.Config{Binary: bin, SMP: 1, Memory: "256M", Kernel: kernel, Initrd: initrd,
+	cfg := qemu.Config{Machine: testMachine, Binary: qemuBin, SMP: 1, Memory: "256M", Kernel: kernel, Initrd: initrd,
 		Append: bootargs.Cmdline{Args: []string{"noentropy"}}.String()}
 	bootSem <- struct{}{}
 	defer func() { <-bootSem }()

@@ -11,6 +11,7 @@ import (
 
 	"gometal.dev/gometal/internal/bench"
 	"gometal.dev/gometal/internal/linuxkernel"
+	"gometal.dev/gometal/internal/machine"
 	"gometal.dev/gometal/internal/qemu"
 )
 
@@ -74,8 +75,8 @@ func newBenchFlagSet() (*flag.FlagSet, *benchFlags) {
 	fs.BoolVar(&f.quick, "quick", false, "small problem sizes and one run: a few minutes")
 	fs.StringVar(&f.out, "out", "docs/benchmarks.md", "the report; PNG plots are written next to it")
 	fs.StringVar(&f.mem, "mem", "256M", "guest memory (-m) for every boot")
-	fs.StringVar(&f.qemu, "qemu", "", "the QEMU binary (default $GOMETAL_QEMU, else qemu-system-riscv64)")
-	fs.StringVar(&f.kernel, "kernel", "", "the gometal kernel ELF (default $GOMETAL_KERNEL, else built from the checkout)")
+	qemuFlag(fs, &f.qemu)
+	kernelFlag(fs, &f.kernel)
 	fs.StringVar(&f.conns, "conns", "", "comma-separated connection counts for net's connection scaling, over loopback and through the device (default 1000,10000; -quick 1000)")
 	return fs, f
 }
@@ -178,7 +179,8 @@ func benchMain(args []string) error {
 			return usageErrorf("bench", "bench: %v", err)
 		}
 	}
-	qemuBin, kernel, err := findMachine(f.qemu, f.kernel)
+	m := machine.Default()
+	qemuBin, kernel, err := findMachine(f.qemu, f.kernel, m.Arch)
 	if err != nil {
 		return err
 	}
@@ -188,7 +190,7 @@ func benchMain(args []string) error {
 	}
 	return bench.Run(bench.Options{
 		Names: names, Cores: cores, Runs: f.runs, Linux: f.linux, Quick: f.quick, Conns: conns,
-		Out: f.out, Mem: f.mem, QEMU: qemuBin, Kernel: kernel, LinuxDir: cache,
+		Out: f.out, Mem: f.mem, Machine: m, QEMU: qemuBin, Kernel: kernel, LinuxDir: cache,
 		Command: "gometal bench " + strings.Join(args, " "),
 	})
 }

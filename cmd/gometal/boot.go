@@ -17,6 +17,7 @@ import (
 	"gometal.dev/gometal/internal/initramfs"
 	"gometal.dev/gometal/internal/kernelimage"
 	"gometal.dev/gometal/internal/linesink"
+	"gometal.dev/gometal/internal/machine"
 	"gometal.dev/gometal/internal/qemu"
 )
 
@@ -35,10 +36,15 @@ func runMain(args []string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := classify(f.target); err != nil {
+	kind, err := classify(f.target)
+	if err != nil {
 		return inputError(err)
 	}
-	qemuBin, err := qemu.Find(f.qemu)
+	arch, err := programArch(f, kind)
+	if err != nil {
+		return err
+	}
+	qemuBin, err := qemu.Find(f.qemu, arch)
 	if err != nil {
 		return inputError(err)
 	}
@@ -48,9 +54,9 @@ func runMain(args []string) error {
 	}
 	defer os.RemoveAll(tmp)
 
-	// The program before the kernel: a bad binary is reported at once,
+	// The program before the kernel: a bad build is reported at once,
 	// even when the kernel would first have to be built.
-	exe, err := program(context.Background(), f, tmp)
+	exe, err := program(context.Background(), f, kind, arch, tmp)
 	if err != nil {
 		return err
 	}
@@ -63,7 +69,7 @@ func runMain(args []string) error {
 		return inputError(err)
 	}
 	cfg := qemu.Config{
-		Binary: qemuBin, SMP: f.cores, Memory: f.mem,
+		Machine: arch.Default(), Binary: qemuBin, SMP: f.cores, Memory: f.mem,
 		Kernel: kernel, Initrd: initrd, Append: cmdline(f), GDB: f.gdb,
 		Extra:  f.devSel.QEMU,
 		Mounts: qemuMounts(f.mounts),
@@ -72,11 +78,11 @@ func runMain(args []string) error {
 	return boot(cfg, bootOptions{verbose: f.verbose, gdb: f.gdb, timeout: f.timeout})
 }
 
-// findMachine finds QEMU and the kernel (exec and bench; run finds the
-// kernel only after building the program, so that a bad program is
-// reported first).
-func findMachine(qemuFlag, kernelFlag string) (qemuBin, kernel string, err error) {
-	if qemuBin, err = qemu.Find(qemuFlag); err != nil {
+// findMachine finds QEMU for arch and the kernel (exec and bench; run
+// finds the kernel only after building the program, so that a bad program
+// is reported first).
+func findMachine(qemuFlag, kernelFlag string, arch *machine.Arch) (qemuBin, kernel string, err error) {
+	if qemuBin, err = qemu.Find(qemuFlag, arch); err != nil {
 		return "", "", inputError(err)
 	}
 	if kernel, err = findKernel(kernelFlag); err != nil {
@@ -122,6 +128,11 @@ type bootOptions struct {
 // instead, so temp files are cleaned and the terminal is restored.
 func boot(cfg qemu.Config, o bootOptions) error {
 	if err := cfg.Validate(); err != nil {
+		return inputError(err)
+	}
+	// A machine gometal's kernel does not boot on yet is one line, never
+	// a boot that hangs (-arch and the ELF check say it earlier, better).
+	if err := cfg.Machine.Check(); err != nil {
 		return inputError(err)
 	}
 	if o.gdb {

@@ -105,21 +105,7 @@ func newExecFlagSet() (*flag.FlagSet, *execFlags) {
 	f := &execFlags{}
 	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.IntVar(&f.cores, "cores", 4, fmt.Sprintf("number of harts (CPU cores), 1 to %d", maxCores))
-	fs.StringVar(&f.mem, "mem", defaultExecMem, "guest memory in QEMU syntax; the packed module lives in it too (QEMU only backs what the guest touches)")
-	fs.DurationVar(&f.timeout, "timeout", 0, "stop QEMU after this long and exit 124 (0: -test.timeout + 30s if given, else no limit)")
-	fs.BoolVar(&f.verbose, "v", false, "verbose: print the QEMU command line and what was packed")
-	fs.Var(&f.env, "env", "also set `KEY=VALUE` in the program's environment (repeatable); KEY alone copies gometal's own value")
-	fs.Var(&f.devices, "device", deviceFlagHelp)
-	fs.Var(&f.disks, "disk", diskFlagHelp)
-	fs.Var(&f.add, "add", "also pack a host file or directory at a guest path: `HOST:GUEST` (repeatable)")
-	fs.Var(&f.mount, "mount", mountUsage)
-	fs.BoolVar(&f.net, "net", false, netUsage)
-	fs.Var(&f.publish, "p", publishUsage)
-	fs.StringVar(&f.kernel, "kernel", "", "the gometal kernel ELF to boot (default $GOMETAL_KERNEL, else built from the source checkout gometal runs in, else the one embedded in gometal)")
-	fs.StringVar(&f.kernelArgs, "kernel-args", "", "extra kernel command-line options (trace, stats, verbose)")
-	fs.StringVar(&f.sched, "sched", "", "thread placement policy: "+strings.Join(schedPolicies, ", "))
-	fs.StringVar(&f.qemu, "qemu", "", "the QEMU binary (default $GOMETAL_QEMU, else qemu-system-riscv64 from PATH)")
+	f.machineFlags.register(fs, execFlagTexts)
 	fs.StringVar(&f.module, "module", moduleAuto, moduleUsage)
 	fs.StringVar(&f.maxDir, "max-dir", "100M", "pack at most this much of the working directory and its module (-module pack, or a module that cannot be mounted); files beyond it are left out with a warning")
 	fs.BoolVar(&f.noModule, "no-module", false, "show only the working directory, not the rest of its module")
@@ -177,10 +163,11 @@ func execMain(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := elfcheck.Check(f.binary); err != nil {
+	arch, err := elfcheck.Check(f.binary)
+	if err != nil {
 		return inputError(err)
 	}
-	qemuBin, kernel, err := findMachine(f.qemu, f.kernel)
+	qemuBin, kernel, err := findMachine(f.qemu, f.kernel, arch)
 	if err != nil {
 		return err
 	}
@@ -230,7 +217,7 @@ func execMain(args []string) error {
 			dir, im.Module, st.Files, st.Dirs, st.Links, float64(st.Bytes)/(1<<20))
 	}
 	cfg := qemu.Config{
-		Binary: qemuBin, SMP: f.cores, Memory: f.mem,
+		Machine: arch.Default(), Binary: qemuBin, SMP: f.cores, Memory: f.mem,
 		Kernel: kernel, Initrd: initrd, Append: execCmdline(f, dir, os.Environ()),
 		Extra:  f.devSel.QEMU,
 		Mounts: qemuMounts(f.mounts),

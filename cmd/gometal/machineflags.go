@@ -34,8 +34,7 @@ func parseCommand(fs *flag.FlagSet, cmd string, args []string, missing string) e
 var schedPolicies = kstats.SchedPolicies
 
 // machineFlags are the flags that describe the machine and the boot,
-// shared by `run` and `exec` (each registers them with its own defaults
-// and help text).
+// shared by `run` and `exec` (flags.go registers them).
 type machineFlags struct {
 	cores      int
 	mem        string
@@ -124,9 +123,3 @@ func (f *machineFlags) kernelOptions() []string {
 	}
 	return append(opts, f.devSel.Kernel...)
 }
-
-// diskFlagHelp is the -disk flag's help text.
-const diskFlagHelp = "attach a raw disk image as a virtio-blk PCI device the program drives through UIO (`PATH`; same as -device blk=PATH)"
-
-// deviceFlagHelp is the -device flag's help text (run and exec).
-const deviceFlagHelp = "give the program a device through UIO: `NAME[=PARAM][@HART]` (repeatable; gometal help devices lists them)"

@@ -11,6 +11,7 @@ import (
 
 	"gometal.dev/gometal/internal/elfcheck"
 	"gometal.dev/gometal/internal/gobuild"
+	"gometal.dev/gometal/internal/machine"
 )
 
 // programKind says how `gometal run` obtains the binary from its argument.
@@ -56,19 +57,30 @@ func isImportPath(target string) bool {
 	return !strings.HasPrefix(target, "./") && !strings.HasPrefix(target, "../")
 }
 
-// program returns the path of the executable to boot, building it into
-// tmp when target is a package. Input problems are exit-status-2 errors; a
-// failed build exits 1 after go build has printed its diagnostics.
-func program(ctx context.Context, f *runFlags, tmp string) (string, error) {
-	kind, err := classify(f.target)
-	if err != nil {
-		return "", inputError(err)
+// programArch is the architecture the program runs as: a prebuilt
+// binary's own (checked here, so a bad binary is reported before anything
+// else happens), or for a package the one -arch chose.
+func programArch(f *runFlags, kind programKind) (*machine.Arch, error) {
+	if kind == goPackage {
+		return f.arch, nil
 	}
+	arch, err := elfcheck.Check(f.target)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	if f.archFlag != "" && f.archFlag != arch.Name {
+		return nil, inputError(fmt.Errorf("%s: built for %s, not -arch %s", f.target, arch.Name, f.archFlag))
+	}
+	return arch, nil
+}
+
+// program returns the path of the executable to boot, building it for
+// arch into tmp when target is a package. Input problems are
+// exit-status-2 errors; a failed build exits 1 after go build has printed
+// its diagnostics.
+func program(ctx context.Context, f *runFlags, kind programKind, arch *machine.Arch, tmp string) (string, error) {
 	if kind == prebuilt {
-		if err := elfcheck.Check(f.target); err != nil {
-			return "", inputError(err)
-		}
-		return f.target, nil
+		return f.target, nil // programArch checked it
 	}
 	var flags []string
 	if f.tags != "" {
@@ -78,7 +90,7 @@ func program(ctx context.Context, f *runFlags, tmp string) (string, error) {
 		flags = append(flags, "-ldflags", f.ldflags)
 	}
 	exe, err := gobuild.Build(ctx, gobuild.Options{
-		Package: f.target, OutDir: tmp, Flags: flags, Stderr: os.Stderr,
+		Package: f.target, OutDir: tmp, Flags: flags, Stderr: os.Stderr, Arch: arch,
 	})
 	if err != nil {
 		if errors.Is(err, gobuild.ErrFailed) {
@@ -87,7 +99,7 @@ func program(ctx context.Context, f *runFlags, tmp string) (string, error) {
 		return "", err
 	}
 	// Catches cgo sneaking back in through GOFLAGS or -ldflags=-linkmode.
-	if err := elfcheck.Check(exe); err != nil {
+	if _, err := elfcheck.Check(exe); err != nil {
 		return "", err
 	}
 	return exe, nil

@@ -4,7 +4,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
 	"strings"
+
+	"gometal.dev/gometal/internal/machine"
 )
 
 var runCommand = &command{
@@ -20,18 +24,14 @@ const maxCores = 64
 // runFlags holds `gometal run`'s options after parsing and validation.
 type runFlags struct {
 	machineFlags
-	gdb     bool
-	tags    string
-	ldflags string
-	target  string   // the package or binary
-	args    []string // the program's arguments
+	gdb      bool
+	tags     string
+	ldflags  string
+	archFlag string        // -arch as given ("" when not)
+	arch     *machine.Arch // what a package is built for (validate)
+	target   string        // the package or binary
+	args     []string      // the program's arguments
 }
-
-// listFlag is a repeatable string flag.
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, " ") }
-func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 
 func runUsage(w io.Writer) {
 	fmt.Fprint(w, `usage: gometal run [flags] <package-or-binary> [arguments...]
@@ -93,24 +93,11 @@ func newRunFlagSet() (*flag.FlagSet, *runFlags) {
 	f := &runFlags{}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.IntVar(&f.cores, "cores", 4, fmt.Sprintf("number of harts (CPU cores), 1 to %d", maxCores))
-	fs.StringVar(&f.mem, "mem", "256M", "guest memory in QEMU syntax, e.g. 512M or 1G")
-	fs.DurationVar(&f.timeout, "timeout", 0, "stop QEMU after this long and exit 124, e.g. 30s (0: no limit)")
-	fs.BoolVar(&f.verbose, "v", false, "verbose: print the QEMU command line and ask the kernel to log its boot")
-	fs.Var(&f.env, "env", "set `KEY=VALUE` in the program's environment (repeatable); KEY alone copies gometal's own value")
-	fs.Var(&f.devices, "device", deviceFlagHelp)
-	fs.Var(&f.disks, "disk", diskFlagHelp)
-	fs.Var(&f.add, "add", "add a host file or directory tree to the initramfs at an absolute guest path: `HOST:GUEST` (repeatable)")
-	fs.Var(&f.mount, "mount", mountUsage)
-	fs.BoolVar(&f.net, "net", false, netUsage)
-	fs.Var(&f.publish, "p", publishUsage)
-	fs.StringVar(&f.kernel, "kernel", "", "the gometal kernel ELF to boot (default $GOMETAL_KERNEL, else built from the source checkout gometal runs in, else the one embedded in gometal)")
-	fs.StringVar(&f.kernelArgs, "kernel-args", "", "extra kernel command-line options, passed verbatim")
-	fs.StringVar(&f.sched, "sched", "", "thread placement policy: "+strings.Join(schedPolicies, ", ")+" (default: the kernel's)")
+	f.machineFlags.register(fs, runFlagTexts)
 	fs.BoolVar(&f.gdb, "gdb", false, "start QEMU halted with a gdb server on localhost:1234")
-	fs.StringVar(&f.qemu, "qemu", "", "the QEMU binary (default $GOMETAL_QEMU, else qemu-system-riscv64 from PATH)")
 	fs.StringVar(&f.tags, "tags", "", "build tags, passed to go build")
 	fs.StringVar(&f.ldflags, "ldflags", "", "linker flags, passed to go build")
+	fs.StringVar(&f.archFlag, "arch", "", archFlagHelp())
 	return fs, f
 }
 
@@ -126,6 +113,11 @@ func parseRunFlags(args []string) (*runFlags, error) {
 
 // validate checks flag values up front so mistakes cost no build or boot.
 func (f *runFlags) validate() error {
+	arch, err := machine.ChooseArch(f.archFlag, os.Getenv("GOARCH"), runtime.GOARCH)
+	if err != nil {
+		return usageErrorf("run", "run: -arch %v", err)
+	}
+	f.arch = arch
 	return f.machineFlags.validate("run")
 }
 

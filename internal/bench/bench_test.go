@@ -73,7 +73,7 @@ func TestLinuxConfigSameMachine(t *testing.T) {
 	if g.Append != "stats -- -n 5" {
 		t.Errorf("gometal cmdline %q", g.Append)
 	}
-	if l.Append != LinuxCmdline+" -- -n 5" || l.Kernel != "vmlinux" {
+	if l.Append != "console=ttyS0 rdinit=/init panic=-1 quiet -- -n 5" || l.Kernel != "vmlinux" {
 		t.Errorf("linux cmdline %q kernel %q", l.Append, l.Kernel)
 	}
 	// gometal always has its devices; Linux gets the ports when asked.

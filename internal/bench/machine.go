@@ -19,6 +19,7 @@ import (
 	"gometal.dev/gometal/internal/initramfs"
 	"gometal.dev/gometal/internal/kstats"
 	"gometal.dev/gometal/internal/linesink"
+	"gometal.dev/gometal/internal/machine"
 	"gometal.dev/gometal/internal/qemu"
 )
 
@@ -30,10 +31,13 @@ const (
 	Linux   Kind = "linux"
 )
 
-// LinuxCmdline is the fixed part of Linux's command line: the console on
-// the virt UART, the initramfs's /init as the first process, reboot at
-// once on a panic (which -no-reboot turns into QEMU exiting), no boot log.
-const LinuxCmdline = "console=ttyS0 rdinit=/init panic=-1 quiet"
+// LinuxCmdline is the fixed part of Linux's command line on m: the console
+// on the machine's UART, the initramfs's /init as the first process,
+// reboot at once on a panic (which -no-reboot turns into QEMU exiting), no
+// boot log.
+func LinuxCmdline(m *machine.Machine) string {
+	return "console=" + m.LinuxConsole + " rdinit=/init panic=-1 quiet"
+}
 
 // Prog is one guest program, built once and packed into its own initramfs.
 type Prog struct {
@@ -45,6 +49,7 @@ type Prog struct {
 
 // Machine knows how to boot either kernel with the same QEMU settings.
 type Machine struct {
+	Model   *machine.Machine // what QEMU emulates (internal/machine); nil: the default
 	QEMU    string
 	Gometal string // gometal kernel ELF
 	Linux   string // Linux image ("" when Linux runs are off)
@@ -70,19 +75,19 @@ func (m *Machine) BuildGoWith(name, pkg string, extras []initramfs.Mapping, flag
 		return nil, err
 	}
 	var errb bytes.Buffer
-	exe, err := gobuild.Build(context.Background(), gobuild.Options{Package: pkg, OutDir: dir, Flags: flags, Stderr: &errb, Dir: m.Root})
+	exe, err := gobuild.Build(context.Background(), gobuild.Options{Package: pkg, OutDir: dir, Flags: flags, Stderr: &errb, Dir: m.Root, Arch: m.model().Arch})
 	if err != nil {
 		return nil, fmt.Errorf("%v\n%s", err, errb.String())
 	}
 	return m.pack(name, exe, extras)
 }
 
-// BuildC compiles a C file as a static riscv64 Linux binary with -O2.
+// BuildC compiles a C file as a static Linux binary for the machine with -O2.
 func (m *Machine) BuildC(name, src string) (*Prog, error) {
 	if p := m.progs[name]; p != nil {
 		return p, nil
 	}
-	cc, err := CrossCC()
+	cc, err := CrossCC(m.model().Arch)
 	if err != nil {
 		return nil, err
 	}
@@ -100,16 +105,21 @@ func (m *Machine) BuildC(name, src string) (*Prog, error) {
 	return m.pack(name, exe, nil)
 }
 
-// CrossCCName is Debian's riscv64 cross compiler (package gcc-riscv64-linux-gnu).
-const CrossCCName = "riscv64-linux-gnu-gcc"
-
-// CrossCC finds the cross compiler.
-func CrossCC() (string, error) {
-	p, err := exec.LookPath(CrossCCName)
+// CrossCC finds Debian's C cross compiler for arch (riscv64-linux-gnu-gcc).
+func CrossCC(arch *machine.Arch) (string, error) {
+	p, err := exec.LookPath(arch.CrossCC)
 	if err != nil {
-		return "", fmt.Errorf("%s not found; install it with: sudo apt-get install gcc-riscv64-linux-gnu (make bench does)", CrossCCName)
+		return "", fmt.Errorf("%s not found; install it with: sudo apt-get install %s (make bench does)", arch.CrossCC, arch.CrossCCPackage)
 	}
 	return p, nil
+}
+
+// model is the machine both kernels boot on.
+func (m *Machine) model() *machine.Machine {
+	if m.Model == nil {
+		return machine.Default()
+	}
+	return m.Model
 }
 
 func (m *Machine) pack(name, exe string, extras []initramfs.Mapping) (*Prog, error) {
@@ -211,7 +221,7 @@ func (b *Boot) Why() string {
 // Config returns the QEMU configuration for a spec: the same machine, -smp
 // and -m for both kernels; only the kernel and its command line differ.
 func (m *Machine) Config(s Spec) qemu.Config {
-	cfg := qemu.Config{Binary: m.QEMU, SMP: s.Cores, Memory: s.Mem, Initrd: s.Prog.Initrd}
+	cfg := qemu.Config{Machine: m.model(), Binary: m.QEMU, SMP: s.Cores, Memory: s.Mem, Initrd: s.Prog.Initrd}
 	if cfg.Memory == "" {
 		cfg.Memory = m.Mem
 	}
@@ -230,7 +240,7 @@ func (m *Machine) Config(s Spec) qemu.Config {
 	case Linux:
 		cfg.Kernel, cfg.StdioPorts = m.Linux, s.Ports
 		cfg.Mounts = s.Mounts
-		cfg.Append = strings.TrimSpace(LinuxCmdline + " -- " + strings.Join(args, " "))
+		cfg.Append = strings.TrimSpace(LinuxCmdline(cfg.Machine) + " -- " + strings.Join(args, " "))
 	}
 	return cfg
 }

@@ -143,7 +143,7 @@ func runMatmul(s *Session) Section {
 		}
 	}
 	var body strings.Builder
-	fmt.Fprintf(&body, "An N×N float64 matrix product with the same i-k-j triple loop in Go\n(bench/matmul) and C (bench/matmul/csrc/matmul.c, `%s -O2 -static`), N = %s,\none hart; time in ms.\n\n", CrossCCName, n)
+	fmt.Fprintf(&body, "An N×N float64 matrix product with the same i-k-j triple loop in Go\n(bench/matmul) and C (bench/matmul/csrc/matmul.c, `%s -O2 -static`), N = %s,\none hart; time in ms.\n\n", s.M.model().Arch.CrossCC, n)
 	var rows [][]string
 	for _, k := range s.Kinds {
 		rows = append(rows, []string{string(k), sm.cell(key(k, "go"), "%.0f"), sm.cell(key(k, "c"), "%.0f"), sm.ratioBoth(key(k, "go"), key(k, "c"))})

@@ -1,7 +1,8 @@
 // Package elfcheck decides, before anything boots, whether a file is a
-// program gometal can run: a static Linux/riscv64 ELF executable. Catching a
-// wrong binary on the host turns a confusing guest crash into a one-line
-// error that says how to rebuild.
+// program gometal can run: a static Linux ELF executable for an
+// architecture gometal's kernel supports (internal/machine), and which
+// architecture that is. Catching a wrong binary on the host turns a
+// confusing guest crash into a one-line error that says how to rebuild.
 package elfcheck
 
 import (
@@ -10,10 +11,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-)
 
-// BuildHint is the build configuration gometal needs.
-const BuildHint = "GOOS=linux GOARCH=riscv64 CGO_ENABLED=0"
+	"gometal.dev/gometal/internal/machine"
+)
 
 // Error explains why a file cannot run. Its message starts with the path,
 // so a caller only adds its own prefix.
@@ -24,18 +24,19 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Path + ": " + e.Reason }
 
-// Check returns nil if path is a static riscv64 ELF executable, and an
-// *Error (or the underlying I/O error) otherwise.
-func Check(path string) error {
+// Check returns the architecture of path if it is a static ELF executable
+// gometal can run, and an *Error (or the underlying I/O error) otherwise.
+func Check(path string) (*machine.Arch, error) {
 	f, err := elf.Open(path)
 	if err != nil {
-		return openError(path, err)
+		return nil, openError(path, err)
 	}
 	defer f.Close()
-	if reason := problem(f); reason != "" {
-		return &Error{Path: path, Reason: reason}
+	arch, reason := problem(f)
+	if reason != "" {
+		return nil, &Error{Path: path, Reason: reason}
 	}
-	return nil
+	return arch, nil
 }
 
 // openError turns errors from elf.Open into short messages: a missing file
@@ -57,12 +58,19 @@ func openError(path string, err error) error {
 	return err
 }
 
-// problem returns what is wrong with f, or "" if it can run.
-func problem(f *elf.File) string {
-	if f.Class != elf.ELFCLASS64 || f.Machine != elf.EM_RISCV {
-		return fmt.Sprintf("built for %s (EM %d), gometal runs riscv64 binaries: build with %s",
-			archName(f), int(f.Machine), BuildHint)
+// problem returns f's architecture, and what is wrong with f or "" if it
+// can run.
+func problem(f *elf.File) (*machine.Arch, string) {
+	arch := machine.ArchOfELF(f.Machine)
+	if f.Class != elf.ELFCLASS64 || arch == nil || !arch.Supported() {
+		sep := ","
+		if f.Class == elf.ELFCLASS64 && arch != nil {
+			sep = ", not supported yet:" // described (internal/machine), no kernel yet
+		}
+		return nil, fmt.Sprintf("built for %s (EM %d)%s gometal runs %s binaries: build with %s",
+			archName(f), int(f.Machine), sep, machine.SupportedArches(), machine.Default().Arch.BuildHint())
 	}
+	hint := arch.BuildHint()
 	// Checked before the type: a dynamic PIE is also ET_DYN, and "dynamically
 	// linked" is the message that tells the user what to change.
 	if interp, dynamic := dynamicLinking(f); dynamic {
@@ -70,15 +78,15 @@ func problem(f *elf.File) string {
 		if interp != "" {
 			how = "interpreter " + interp
 		}
-		return fmt.Sprintf("dynamically linked (%s), rebuild with CGO_ENABLED=0", how)
+		return nil, fmt.Sprintf("dynamically linked (%s), rebuild with CGO_ENABLED=0", how)
 	}
 	if f.Type != elf.ET_EXEC {
-		return fmt.Sprintf("not a static executable (type %s), build with %s", f.Type, BuildHint)
+		return nil, fmt.Sprintf("not a static executable (type %s), build with %s", f.Type, hint)
 	}
 	if f.OSABI != elf.ELFOSABI_NONE && f.OSABI != elf.ELFOSABI_LINUX {
-		return fmt.Sprintf("built for %s, gometal runs Linux binaries: build with %s", f.OSABI, BuildHint)
+		return nil, fmt.Sprintf("built for %s, gometal runs Linux binaries: build with %s", f.OSABI, hint)
 	}
-	return ""
+	return arch, ""
 }
 
 // dynamicLinking reports whether f needs a dynamic loader, and which one.

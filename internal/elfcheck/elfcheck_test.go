@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gometal.dev/gometal/internal/machine"
 )
 
 // fakeELF describes a synthetic ELF file: just the headers that Check reads.
@@ -73,7 +75,7 @@ func TestCheck(t *testing.T) {
 		{"empty", nil, "prog: not an ELF executable"},
 		{"x86", fakeELF{elf.ELFCLASS64, elf.EM_X86_64, elf.ET_EXEC, "", false}.bytes(),
 			"prog: built for x86-64 (EM 62), gometal runs riscv64 binaries: build with GOOS=linux GOARCH=riscv64 CGO_ENABLED=0"},
-		{"arm64", fakeELF{elf.ELFCLASS64, elf.EM_AARCH64, elf.ET_EXEC, "", false}.bytes(), "built for arm64 (EM 183)"},
+		{"arm64", fakeELF{elf.ELFCLASS64, elf.EM_AARCH64, elf.ET_EXEC, "", false}.bytes(), "prog: built for arm64 (EM 183), not supported yet: gometal runs riscv64 binaries: build with GOOS=linux GOARCH=riscv64 CGO_ENABLED=0"},
 		{"rv32", fakeELF{elf.ELFCLASS32, elf.EM_RISCV, elf.ET_EXEC, "", false}.bytes(), "built for riscv32 (EM 243)"},
 		{"dynamic", fakeELF{elf.ELFCLASS64, elf.EM_RISCV, elf.ET_DYN, "/lib/ld-linux-riscv64-lp64d.so.1", true}.bytes(),
 			"prog: dynamically linked (interpreter /lib/ld-linux-riscv64-lp64d.so.1), rebuild with CGO_ENABLED=0"},
@@ -83,10 +85,10 @@ func TestCheck(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := write(t, "prog", c.data)
-			err := Check(path)
+			arch, err := Check(path)
 			if c.want == "" {
-				if err != nil {
-					t.Fatalf("Check = %v, want nil", err)
+				if err != nil || arch != machine.RISCV64 {
+					t.Fatalf("Check = %v, %v; want riscv64, nil", arch, err)
 				}
 				return
 			}
@@ -98,7 +100,7 @@ func TestCheck(t *testing.T) {
 }
 
 func TestCheckMissing(t *testing.T) {
-	err := Check("no/such/prog")
+	_, err := Check("no/such/prog")
 	if err == nil || err.Error() != "no/such/prog: no such file or directory" {
 		t.Fatalf("Check(missing) = %v", err)
 	}

@@ -1,6 +1,6 @@
 // Package gobuild cross-compiles a Go package for gometal with the stock Go
-// toolchain: a static Linux/riscv64 executable, exactly what a Linux
-// riscv64 machine would run.
+// toolchain: a static Linux executable for one of gometal's architectures
+// (riscv64 unless told), exactly what a Linux machine would run.
 package gobuild
 
 import (
@@ -13,11 +13,14 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"gometal.dev/gometal/internal/machine"
 )
 
 // TargetEnv is the environment that makes `go build` produce a gometal
-// program. CGO must be off: there is no C library or dynamic loader.
-var TargetEnv = []string{"GOOS=linux", "GOARCH=riscv64", "CGO_ENABLED=0"}
+// program for the default machine (riscv64). CGO must be off: there is no
+// C library or dynamic loader.
+var TargetEnv = machine.Default().Arch.BuildEnv()
 
 // Options configures one build.
 type Options struct {
@@ -27,6 +30,9 @@ type Options struct {
 	Flags   []string  // extra build flags, e.g. -tags or -ldflags
 	Stderr  io.Writer // receives the go command's output (compile errors)
 	Dir     string    // working directory; "" means the current one
+	// Arch is the architecture to build for; nil means the default
+	// machine's (riscv64).
+	Arch *machine.Arch
 }
 
 // ErrFailed means the go command ran and reported errors, which it has
@@ -45,7 +51,11 @@ func Build(ctx context.Context, o Options) (string, error) {
 	args := append([]string{"build", "-o", out}, o.Flags...)
 	args = append(args, o.Package)
 	cmd := exec.CommandContext(ctx, goCmd, args...)
-	cmd.Env = Environ(os.Environ())
+	arch := o.Arch
+	if arch == nil {
+		arch = machine.Default().Arch
+	}
+	cmd.Env = Environ(os.Environ(), arch)
 	cmd.Dir = o.Dir
 	cmd.Stdout = o.Stderr // go build prints nothing useful to stdout
 	cmd.Stderr = o.Stderr
@@ -58,20 +68,21 @@ func Build(ctx context.Context, o Options) (string, error) {
 	return out, nil
 }
 
-// Environ returns base with the target settings overriding any GOOS,
+// Environ returns base with arch's target settings overriding any GOOS,
 // GOARCH or CGO_ENABLED the user had set for their host builds.
-func Environ(base []string) []string {
-	env := make([]string, 0, len(base)+len(TargetEnv))
+func Environ(base []string, arch *machine.Arch) []string {
+	target := arch.BuildEnv()
+	env := make([]string, 0, len(base)+len(target))
 	for _, kv := range base {
-		if !overridden(kv) {
+		if !overridden(kv, target) {
 			env = append(env, kv)
 		}
 	}
-	return append(env, TargetEnv...)
+	return append(env, target...)
 }
 
-func overridden(kv string) bool {
-	for _, t := range TargetEnv {
+func overridden(kv string, target []string) bool {
+	for _, t := range target {
 		key := t[:strings.IndexByte(t, '=')+1]
 		if strings.HasPrefix(kv, key) {
 			return true

@@ -11,13 +11,22 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"gometal.dev/gometal/internal/machine"
 )
 
 func TestEnviron(t *testing.T) {
-	got := Environ([]string{"HOME=/root", "GOOS=darwin", "CGO_ENABLED=1", "GOARCH=amd64", "GOFLAGS=-mod=mod"})
+	host := []string{"HOME=/root", "GOOS=darwin", "CGO_ENABLED=1", "GOARCH=amd64", "GOFLAGS=-mod=mod"}
+	got := Environ(host, machine.RISCV64)
 	want := []string{"HOME=/root", "GOFLAGS=-mod=mod", "GOOS=linux", "GOARCH=riscv64", "CGO_ENABLED=0"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Environ = %q, want %q", got, want)
+	}
+	if got := Environ(host, machine.ARM64); got[len(got)-2] != "GOARCH=arm64" {
+		t.Errorf("Environ(arm64) = %q", got)
+	}
+	if !reflect.DeepEqual(TargetEnv, want[2:]) {
+		t.Errorf("TargetEnv = %q", TargetEnv)
 	}
 }
 

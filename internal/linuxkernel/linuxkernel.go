@@ -25,14 +25,22 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"gometal.dev/gometal/internal/machine"
 )
 
-// Suite and Arch name what is fetched.
+// Suite is the Debian release fetched from.
 const (
 	Suite     = "trixie"
-	Arch      = "riscv64"
-	MetaPkg   = "linux-image-riscv64"
 	EnvKernel = "GOMETAL_LINUX_KERNEL" // an explicit vmlinux skips the fetch
+)
+
+// Arch and MetaPkg name what is fetched: the kernel for the default
+// machine's architecture (bench compares on riscv64 so far), by the names
+// the machine table gives it.
+var (
+	Arch    = machine.Default().Arch.Name
+	MetaPkg = machine.Default().Arch.LinuxImage
 )
 
 // Kernel is a fetched kernel.

@@ -1,22 +1,27 @@
-// Package qemu boots a RISC-V virt machine with qemu-system-riscv64 and
-// relays its console and exit status. It knows nothing about gometal's
-// kernel, so the same code boots a Linux kernel with the same initramfs
-// for benchmark comparisons.
+// Package qemu boots one of the machines internal/machine describes
+// (riscv64 virt today) and relays its console and exit status. It knows
+// nothing about gometal's kernel, so the same code boots a Linux kernel
+// with the same initramfs for benchmark comparisons.
 package qemu
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
+	"strings"
+
+	"gometal.dev/gometal/internal/machine"
 )
 
 // Config describes one QEMU run. Args turns it into an argv; keeping that a
 // pure function makes the exact command line testable and printable.
 type Config struct {
-	Binary  string // path to qemu-system-riscv64
-	Machine string // -M; "" means "virt"
-	SMP     int    // number of harts; 0 means QEMU's default (1)
+	// Machine is what QEMU emulates: -M, -cpu, the firmware, the virtio
+	// transport, the exit device (internal/machine's table). Required.
+	Machine *machine.Machine
+	Binary  string // path to the machine's QEMU (Find)
+	SMP     int    // number of CPUs; 0 means QEMU's default for the machine
 	Memory  string // -m, QEMU syntax: "256M", "1G"; "" means QEMU's default
-	BIOS    string // -bios; "" means "default" (QEMU's bundled OpenSBI)
 	Kernel  string // -kernel: an ELF or raw image
 	Initrd  string // -initrd; optional
 	Append  string // -append: the kernel command line; optional
@@ -38,14 +43,16 @@ type Config struct {
 // /dev/virtio-ports/NAME); the gometal kernel finds them by number.
 var StdioPortNames = []string{"gometal.stdin", "gometal.stdout", "gometal.stderr"}
 
-// deviceArgs are the virtio devices Entropy and StdioPorts ask for.
+// deviceArgs are the virtio devices Entropy, StdioPorts, Net and Mounts
+// ask for, on the machine's virtio transport.
 func (c Config) deviceArgs() []string {
 	var args []string
+	virtio := c.Machine.Virtio
 	if c.Entropy {
-		args = append(args, "-object", "rng-random,id=rng0,filename=/dev/urandom", "-device", "virtio-rng-device,rng=rng0")
+		args = append(args, "-object", "rng-random,id=rng0,filename=/dev/urandom", "-device", virtio.Device("virtio-rng")+",rng=rng0")
 	}
 	if c.StdioPorts {
-		args = append(args, "-device", "virtio-serial-device,max_ports=4")
+		args = append(args, "-device", virtio.Device("virtio-serial")+",max_ports=4")
 		for i, name := range StdioPortNames {
 			id := fmt.Sprintf("port%d", i+1)
 			args = append(args,
@@ -53,14 +60,15 @@ func (c Config) deviceArgs() []string {
 				"-device", fmt.Sprintf("virtserialport,chardev=%s,nr=%d,name=%s", id, i+1, name))
 		}
 	}
-	args = append(args, netArgs(c.Net)...)
-	return append(args, mountArgs(c.Mounts)...)
+	args = append(args, netArgs(c.Net, virtio)...)
+	return append(args, mountArgs(c.Mounts, virtio)...)
 }
 
 // GDBPort is where -s makes QEMU's gdb stub listen.
 const GDBPort = 1234
 
-// Args returns the full argv, starting with c.Binary.
+// Args returns the full argv, starting with c.Binary; c must be valid
+// (Validate).
 //
 // The console: the first UART is connected to a stdio chardev, with no
 // monitor multiplexed onto it, so every byte the guest prints reaches our
@@ -69,8 +77,10 @@ const GDBPort = 1234
 // being sent to the guest as a 0x03 byte, which is what -nographic does.
 // -no-reboot turns a guest reboot into an exit, so a run always ends.
 func (c Config) Args() []string {
-	args := []string{c.Binary,
-		"-M", or(c.Machine, "virt"),
+	m := c.Machine
+	args := []string{c.Binary, "-M", m.MachineArg()}
+	if m.CPU != "" {
+		args = append(args, "-cpu", m.CPU)
 	}
 	if c.SMP > 0 {
 		args = append(args, "-smp", strconv.Itoa(c.SMP))
@@ -78,7 +88,7 @@ func (c Config) Args() []string {
 	if c.Memory != "" {
 		args = append(args, "-m", c.Memory)
 	}
-	args = append(args, "-bios", or(c.BIOS, "default"))
+	args = append(args, m.Boot.FirmwareArgs()...)
 	if c.Kernel != "" {
 		args = append(args, "-kernel", c.Kernel)
 	}
@@ -95,6 +105,7 @@ func (c Config) Args() []string {
 		"-monitor", "none",
 		"-no-reboot",
 	)
+	args = append(args, m.Exit.QEMUArgs()...)
 	args = append(args, c.deviceArgs()...)
 	if c.GDB {
 		args = append(args, "-s", "-S")
@@ -102,29 +113,45 @@ func (c Config) Args() []string {
 	return append(args, c.Extra...)
 }
 
-// Validate catches mistakes QEMU would report less clearly.
+// Validate catches mistakes QEMU would report less clearly, and asks for
+// nothing the machine lacks.
 func (c Config) Validate() error {
-	if c.Binary == "" {
-		return fmt.Errorf("no QEMU binary")
-	}
-	if c.SMP < 0 || c.SMP > MaxHarts {
-		return fmt.Errorf("-smp %d: the virt machine has 1 to %d harts", c.SMP, MaxHarts)
+	m := c.Machine
+	switch {
+	case m == nil:
+		return errors.New("no machine to boot")
+	case c.Binary == "":
+		return errors.New("no QEMU binary")
+	case c.SMP < 0 || c.SMP > m.MaxCPUs || c.SMP > 0 && c.SMP < m.MinCPUs:
+		return fmt.Errorf("-smp %d: %s has %d to %d CPUs", c.SMP, m.Name, m.MinCPUs, m.MaxCPUs)
+	case m.Boot.Load != machine.LoadKernel:
+		return fmt.Errorf("%s: gometal starts kernels with -kernel only, not through %s", m.Name, m.Boot.Name)
 	}
 	if c.Memory != "" {
 		if _, err := ParseSize(c.Memory); err != nil {
 			return err
 		}
 	}
+	if wants := c.virtioWanted(); m.Virtio == machine.NoVirtio && len(wants) > 0 {
+		return fmt.Errorf("%s has no virtio devices: %s need them", m.Name, strings.Join(wants, ", "))
+	}
 	return nil
 }
 
-// MaxHarts is the most harts QEMU 7.2's virt machine supports
-// (VIRT_CPUS_MAX).
-const MaxHarts = 512
-
-func or(s, def string) string {
-	if s == "" {
-		return def
+// virtioWanted names what c asks for that needs virtio devices.
+func (c Config) virtioWanted() []string {
+	var w []string
+	if c.StdioPorts {
+		w = append(w, "the stdio ports")
 	}
-	return s
+	if c.Entropy {
+		w = append(w, "the entropy device")
+	}
+	if len(c.Mounts) > 0 {
+		w = append(w, "host directory shares (-mount)")
+	}
+	if c.Net != nil {
+		w = append(w, "the network (-net)")
+	}
+	return w
 }

@@ -5,11 +5,14 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"gometal.dev/gometal/internal/machine"
 )
 
 func TestArgs(t *testing.T) {
 	c := Config{
-		Binary: "/usr/bin/qemu-system-riscv64", SMP: 4, Memory: "256M",
+		Machine: machine.RISCV64Virt,
+		Binary:  "/usr/bin/qemu-system-riscv64", SMP: 4, Memory: "256M",
 		Kernel: "k.elf", Initrd: "initrd.cpio", Append: `verbose -- "a b"`,
 		GDB: true, Extra: []string{"-d", "guest_errors"},
 	}
@@ -24,22 +27,55 @@ func TestArgs(t *testing.T) {
 	}
 }
 
-func TestArgsMinimal(t *testing.T) {
-	got := strings.Join(Config{Binary: "q", Machine: "sifive_u", BIOS: "none"}.Args(), " ")
-	want := "q -M sifive_u -bios none -display none -chardev stdio,id=con,signal=on -serial chardev:con -monitor none -no-reboot"
-	if got != want {
-		t.Errorf("Args() = %q, want %q", got, want)
+// TestArgsMachines pins the exact argv of every described machine: the
+// machine's own part (-M, -cpu, the firmware, the exit device) around the
+// parts every boot shares.
+func TestArgsMachines(t *testing.T) {
+	const console = "-display none -chardev stdio,id=con,signal=on -serial chardev:con -monitor none -no-reboot"
+	const semihosting = " -semihosting-config enable=on,target=native"
+	want := map[string]string{
+		"riscv64-virt":     "qemu-system-riscv64 -M virt -smp 2 -m 1G -bios default -kernel k -initrd i -append a " + console,
+		"riscv64-sifive_u": "qemu-system-riscv64 -M sifive_u -smp 2 -m 1G -bios default -kernel k -initrd i -append a " + console,
+		"arm64-virt":       "qemu-system-aarch64 -M virt,gic-version=3 -cpu cortex-a72 -smp 2 -m 1G -kernel k -initrd i -append a " + console + semihosting,
+		"arm64-virt-gicv2": "qemu-system-aarch64 -M virt,gic-version=2 -cpu cortex-a72 -smp 2 -m 1G -kernel k -initrd i -append a " + console + semihosting,
+		"arm64-virt-max":   "qemu-system-aarch64 -M virt,gic-version=3 -cpu max -smp 2 -m 1G -kernel k -initrd i -append a " + console + semihosting,
+	}
+	for _, m := range machine.Machines {
+		c := Config{Machine: m, Binary: m.Arch.QEMU, SMP: 2, Memory: "1G", Kernel: "k", Initrd: "i", Append: "a"}
+		if err := c.Validate(); err != nil {
+			t.Errorf("%s: Validate: %v", m.Name, err)
+		}
+		got := strings.Join(c.Args(), " ")
+		if w, ok := want[m.Name]; !ok {
+			t.Errorf("%s: no expected argv in this test; add it:\n%s", m.Name, got)
+		} else if got != w {
+			t.Errorf("%s: Args() =\n%s\nwant\n%s", m.Name, got, w)
+		}
 	}
 }
 
 func TestValidate(t *testing.T) {
-	ok := Config{Binary: "q", SMP: 4, Memory: "1G"}
+	virt := machine.RISCV64Virt
+	ok := Config{Machine: virt, Binary: "q", SMP: 4, Memory: "1G", StdioPorts: true, Entropy: true}
 	if err := ok.Validate(); err != nil {
 		t.Errorf("Validate(%+v) = %v", ok, err)
 	}
-	for _, bad := range []Config{{}, {Binary: "q", SMP: -1}, {Binary: "q", SMP: 513}, {Binary: "q", Memory: "lots"}} {
-		if err := bad.Validate(); err == nil {
-			t.Errorf("Validate(%+v) succeeded", bad)
+	for _, bad := range []struct {
+		c    Config
+		want string
+	}{
+		{Config{Binary: "q"}, "no machine"},
+		{Config{Machine: virt}, "no QEMU binary"},
+		{Config{Machine: virt, Binary: "q", SMP: -1}, "-smp -1"},
+		{Config{Machine: virt, Binary: "q", SMP: 513}, "-smp 513: riscv64-virt has 1 to 512 CPUs"},
+		{Config{Machine: machine.ARM64VirtGICv2, Binary: "q", SMP: 9}, "arm64-virt-gicv2 has 1 to 8"},
+		{Config{Machine: machine.RISCV64SifiveU, Binary: "q", SMP: 1}, "riscv64-sifive_u has 2 to 5"},
+		{Config{Machine: virt, Binary: "q", Memory: "lots"}, "invalid memory size"},
+		{Config{Machine: machine.RISCV64SifiveU, Binary: "q", StdioPorts: true, Net: &Net{}},
+			"riscv64-sifive_u has no virtio devices: the stdio ports, the network (-net) need them"},
+	} {
+		if err := bad.c.Validate(); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("Validate(%+v) = %v; want %q", bad.c, err, bad.want)
 		}
 	}
 }
@@ -61,29 +97,35 @@ func TestParseSize(t *testing.T) {
 
 func TestFind(t *testing.T) {
 	var asked string
+	arch := machine.RISCV64
 	look := func(name string) (string, error) {
 		asked = name
-		if name == "missing" || name == DefaultBinary {
+		if name == "missing" || name == arch.QEMU {
 			return "", errors.New("not found: " + name)
 		}
 		return "/bin/" + name, nil
 	}
-	if p, _ := find("flag", "env", look); p != "/bin/flag" {
+	if p, _ := find("flag", "env", arch, look); p != "/bin/flag" {
 		t.Errorf("flag ignored: %q", p)
 	}
-	if p, _ := find("", "env", look); p != "/bin/env" {
+	if p, _ := find("", "env", arch, look); p != "/bin/env" {
 		t.Errorf("env ignored: %q", p)
 	}
-	if _, err := find("", "", look); err != ErrNotFound || asked != DefaultBinary {
+	_, err := find("", "", arch, look)
+	if !errors.Is(err, ErrNotFound) || asked != arch.QEMU ||
+		err.Error() != "qemu-system-riscv64 not found; install it with: sudo apt-get install qemu-system-misc" {
 		t.Errorf("default: err = %v, asked %q", err, asked)
 	}
-	if _, err := find("missing", "", look); err == nil || err == ErrNotFound {
+	if p, err := find("", "", machine.ARM64, look); err != nil || p != "/bin/qemu-system-aarch64" {
+		t.Errorf("arm64: %q, %v; want /bin/qemu-system-aarch64", p, err)
+	}
+	if _, err := find("missing", "", arch, look); err == nil || errors.Is(err, ErrNotFound) {
 		t.Errorf("explicit missing binary: err = %v", err)
 	}
 }
 
 func TestArgsDevices(t *testing.T) {
-	got := strings.Join(Config{Binary: "q", Entropy: true, StdioPorts: true}.Args(), " ")
+	got := strings.Join(Config{Machine: machine.RISCV64Virt, Binary: "q", Entropy: true, StdioPorts: true}.Args(), " ")
 	for _, want := range []string{
 		"-object rng-random,id=rng0,filename=/dev/urandom -device virtio-rng-device,rng=rng0",
 		"-device virtio-serial-device,max_ports=4",
@@ -97,7 +139,7 @@ func TestArgsDevices(t *testing.T) {
 }
 
 func TestArgsMounts(t *testing.T) {
-	c := Config{Binary: "q", Mounts: []Mount{{Host: "/h/a,b", Tag: "gm0"}, {Host: "/ro", Tag: "gm1", ReadOnly: true}}}
+	c := Config{Machine: machine.RISCV64Virt, Binary: "q", Mounts: []Mount{{Host: "/h/a,b", Tag: "gm0"}, {Host: "/ro", Tag: "gm1", ReadOnly: true}}}
 	got := strings.Join(c.Args(), " ")
 	for _, want := range []string{
 		"-fsdev local,id=fs0,path=/h/a,,b,security_model=none -device virtio-9p-device,fsdev=fs0,mount_tag=gm0",

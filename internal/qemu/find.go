@@ -4,26 +4,35 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-)
 
-// DefaultBinary is the QEMU system emulator for 64-bit RISC-V.
-const DefaultBinary = "qemu-system-riscv64"
+	"gometal.dev/gometal/internal/machine"
+)
 
 // EnvBinary names the environment variable that overrides the QEMU binary.
 const EnvBinary = "GOMETAL_QEMU"
 
-// ErrNotFound means no QEMU could be found; its text tells the user how
-// to install one.
-var ErrNotFound = errors.New(DefaultBinary + " not found; install it with: sudo apt-get install qemu-system-misc")
+// ErrNotFound means the architecture's QEMU is not installed; the error
+// Find returns (errors.Is ErrNotFound) says which package to install.
+var ErrNotFound = errors.New("QEMU not found")
 
-// Find returns the QEMU binary to run: explicit if set (a -qemu flag), else
-// $GOMETAL_QEMU, else qemu-system-riscv64 from PATH.
-func Find(explicit string) (string, error) {
-	return find(explicit, os.Getenv(EnvBinary), exec.LookPath)
+// notFound is ErrNotFound for one architecture, with the install hint.
+type notFound struct{ arch *machine.Arch }
+
+func (e notFound) Error() string {
+	return e.arch.QEMU + " not found; install it with: sudo apt-get install " + e.arch.QEMUPackage
 }
 
-func find(explicit, env string, lookPath func(string) (string, error)) (string, error) {
-	name := DefaultBinary
+func (e notFound) Is(target error) bool { return target == ErrNotFound }
+
+// Find returns the QEMU binary to run for arch: explicit if set (a -qemu
+// flag), else $GOMETAL_QEMU, else the architecture's system emulator
+// (qemu-system-riscv64) from PATH.
+func Find(explicit string, arch *machine.Arch) (string, error) {
+	return find(explicit, os.Getenv(EnvBinary), arch, exec.LookPath)
+}
+
+func find(explicit, env string, arch *machine.Arch, lookPath func(string) (string, error)) (string, error) {
+	name := arch.QEMU
 	switch {
 	case explicit != "":
 		name = explicit
@@ -32,8 +41,8 @@ func find(explicit, env string, lookPath func(string) (string, error)) (string, 
 	}
 	path, err := lookPath(name)
 	if err != nil {
-		if name == DefaultBinary {
-			return "", ErrNotFound
+		if name == arch.QEMU {
+			return "", notFound{arch}
 		}
 		return "", err
 	}

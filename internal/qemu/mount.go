@@ -5,6 +5,8 @@ package qemu
 import (
 	"fmt"
 	"strings"
+
+	"gometal.dev/gometal/internal/machine"
 )
 
 // Mount is a host directory the guest sees through a virtio-9p device
@@ -21,8 +23,8 @@ type Mount struct {
 	ReadOnly bool   // QEMU refuses every write
 }
 
-// mountArgs are the -fsdev/-device pairs for the mounts.
-func mountArgs(mounts []Mount) []string {
+// mountArgs are the -fsdev/-device pairs for the mounts on transport t.
+func mountArgs(mounts []Mount, t machine.Transport) []string {
 	var args []string
 	for i, m := range mounts {
 		id := fmt.Sprintf("fs%d", i)
@@ -30,7 +32,7 @@ func mountArgs(mounts []Mount) []string {
 		if m.ReadOnly {
 			fsdev += ",readonly=on"
 		}
-		args = append(args, "-fsdev", fsdev, "-device", "virtio-9p-device,fsdev="+id+",mount_tag="+m.Tag)
+		args = append(args, "-fsdev", fsdev, "-device", t.Device("virtio-9p")+",fsdev="+id+",mount_tag="+m.Tag)
 	}
 	return args
 }

@@ -5,6 +5,8 @@ package qemu
 import (
 	"fmt"
 	"strings"
+
+	"gometal.dev/gometal/internal/machine"
 )
 
 // Forward publishes a guest port on the host, as `docker run -p` does:
@@ -21,9 +23,9 @@ type Net struct {
 	Forwards []Forward
 }
 
-// netArgs are the -netdev/-device pair for n (none for nil). Published
-// ports listen on the host's loopback address only.
-func netArgs(n *Net) []string {
+// netArgs are the -netdev/-device pair for n (none for nil) on transport
+// t. Published ports listen on the host's loopback address only.
+func netArgs(n *Net, t machine.Transport) []string {
 	if n == nil {
 		return nil
 	}
@@ -32,5 +34,5 @@ func netArgs(n *Net) []string {
 	for _, f := range n.Forwards {
 		fmt.Fprintf(&b, ",hostfwd=%s:127.0.0.1:%d-:%d", f.Proto, f.Host, f.Guest)
 	}
-	return []string{"-netdev", b.String(), "-device", "virtio-net-device,netdev=net0"}
+	return []string{"-netdev", b.String(), "-device", t.Device("virtio-net") + ",netdev=net0"}
 }

@@ -3,18 +3,20 @@ package qemu
 import (
 	"slices"
 	"testing"
+
+	"gometal.dev/gometal/internal/machine"
 )
 
 func TestNetArgs(t *testing.T) {
-	if args := netArgs(nil); args != nil {
+	if args := netArgs(nil, machine.VirtioMMIO); args != nil {
 		t.Errorf("no network: %q", args)
 	}
-	got := netArgs(&Net{Forwards: []Forward{{Proto: "tcp", Host: 8080, Guest: 80}, {Proto: "udp", Host: 5353, Guest: 53}}})
+	got := netArgs(&Net{Forwards: []Forward{{Proto: "tcp", Host: 8080, Guest: 80}, {Proto: "udp", Host: 5353, Guest: 53}}}, machine.VirtioMMIO)
 	want := []string{"-netdev", "user,id=net0,hostfwd=tcp:127.0.0.1:8080-:80,hostfwd=udp:127.0.0.1:5353-:53", "-device", "virtio-net-device,netdev=net0"}
 	if !slices.Equal(got, want) {
 		t.Errorf("netArgs = %q, want %q", got, want)
 	}
-	cfg := Config{Binary: "q", Net: &Net{}}
+	cfg := Config{Machine: machine.RISCV64Virt, Binary: "q", Net: &Net{}}
 	if !slices.Contains(cfg.Args(), "virtio-net-device,netdev=net0") {
 		t.Errorf("Config.Args lacks the device: %q", cfg.Args())
 	}

@@ -47,9 +47,13 @@ type Result struct {
 	Interrupted os.Signal
 }
 
-// Run starts QEMU with cfg and waits for it to exit. An error means QEMU
-// could not be started or waited for; a guest failure is a Result.
+// Run starts QEMU with cfg and waits for it to exit. An error means cfg is
+// invalid or QEMU could not be started or waited for; a guest failure is a
+// Result.
 func Run(cfg Config, stdio Stdio, opts RunOptions) (Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return Result{}, err
+	}
 	argv := cfg.Args()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdio.Stdin, stdio.Stdout, stdio.Stderr

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"gometal.dev/gometal/internal/machine"
 )
 
 // fakeQEMU writes a shell script that stands in for QEMU: it ignores its
@@ -19,7 +21,7 @@ func fakeQEMU(t *testing.T, body string) Config {
 	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return Config{Binary: p}
+	return Config{Machine: machine.Default(), Binary: p}
 }
 
 func TestRunExitStatusAndOutput(t *testing.T) {

@@ -1,12 +1,19 @@
 //! The serial console (UART): the kernel's own messages. The program's
 //! stdin/stdout/stderr use it only as a fallback, on a machine without the
-//! virtio console (stdio.rs); bytes arriving on the UART are buffered here
-//! for that fallback's stdin.
+//! virtio console (stdio/); bytes arriving on the UART are buffered here
+//! for that fallback's stdin. /dev/console and /dev/tty are this console
+//! as a file (`ConsoleFile`).
 
 use crate::drivers::uart;
+use crate::fs::fd::OpenFile;
+use crate::fs::file::{File, Opener};
+use crate::fs::pollhub::PollHub;
+use crate::fs::stat::Stat;
 use crate::sched::wait::WaitQueue;
 use alloc::collections::VecDeque;
+use alloc::sync::Arc;
 use core::fmt::{self, Write};
+use gometal_core::errno::{Errno, EAGAIN, EINTR};
 use spin::Mutex;
 
 /// Serializes output so lines from different CPUs do not interleave.
@@ -122,4 +129,57 @@ pub fn take_input(buf: &mut [u8]) -> Option<usize> {
         uart::set_receive_interrupt(true);
     }
     Some(n)
+}
+
+/// Reads console input, waiting for some unless `nonblocking`; Ok(0) is
+/// end of file (Ctrl-D).
+pub fn read(buf: &mut [u8], nonblocking: bool) -> Result<usize, Errno> {
+    if nonblocking {
+        return take_input(buf).ok_or(EAGAIN);
+    }
+    INPUT_WAITERS.wait_until(None, || take_input(buf)).map_err(|_| EINTR)
+}
+
+/// /dev/console and /dev/tty, open.
+pub struct ConsoleFile;
+
+impl File for ConsoleFile {
+    fn read(&self, of: &OpenFile, buf: &mut [u8], _: Option<u64>) -> Result<usize, Errno> {
+        read(buf, of.nonblocking())
+    }
+
+    fn write(&self, _: &OpenFile, data: &[u8], _: Option<u64>) -> Result<usize, Errno> {
+        write_bytes(data);
+        Ok(data.len())
+    }
+
+    fn stat(&self) -> Stat {
+        Stat::char_device(0o620, (5, 1))
+    }
+
+    fn poll_hub(&self) -> Option<PollHub> {
+        Some(PollHub::Global)
+    }
+
+    fn poll(&self, _: &OpenFile) -> (u32, u64) {
+        let generation = crate::fs::epoll::global_generation(); // before the look
+        (crate::fs::epoll::in_out(input_ready(), true), generation)
+    }
+}
+
+impl Opener for ConsoleFile {
+    fn open(&self, _: u32) -> Result<Arc<dyn File>, Errno> {
+        Ok(Arc::new(ConsoleFile))
+    }
+
+    fn rdev(&self) -> (u32, u32) {
+        (5, 1)
+    }
+}
+
+/// Puts /dev/console and /dev/tty in the tree (boot, after the initramfs).
+pub fn publish_files() {
+    for path in [&b"/dev/console"[..], b"/dev/tty"] {
+        crate::fs::tree::add_at(path, crate::fs::inode::Inode::new_device(Arc::new(ConsoleFile)));
+    }
 }

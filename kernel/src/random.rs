@@ -64,6 +64,15 @@ pub enum NotReady {
     Interrupted,
 }
 
+impl NotReady {
+    pub fn errno(self) -> gometal_core::errno::Errno {
+        match self {
+            NotReady::WouldBlock => gometal_core::errno::EAGAIN,
+            NotReady::Interrupted => gometal_core::errno::EINTR,
+        }
+    }
+}
+
 /// Random bytes from the initialised generator, waiting for it first
 /// (forever, without a source, as Linux would until its pool fills).
 pub fn fill_secure(buf: &mut [u8], nonblocking: bool) -> Result<(), NotReady> {

@@ -175,6 +175,7 @@ fn start_program(m: &machine::Machine, args: &BootArgs) {
     if let Err(e) = tree::init(archive, &args.init) {
         fail(STATUS_NOT_FOUND, format_args!("the initramfs is not a valid cpio archive: {e:?}"));
     }
+    crate::console::publish_files();
     crate::uio::init(m, &args.uio);
     crate::net::nic::publish_files();
     crate::fs::share::mount_all(&args.mounts);
@@ -199,7 +200,7 @@ fn start_program(m: &machine::Machine, args: &BootArgs) {
         Ok(l) => l,
         Err(e) => fail(STATUS_CANNOT_EXECUTE, format_args!("{init_path}: cannot run: {e}")),
     };
-    let Some(p) = process::create_with(loaded, FdTable::with_stdio()) else {
+    let Some(p) = process::create_with(loaded, FdTable::with_stdio(crate::stdio::open_files())) else {
         fail(STATUS_CANNOT_EXECUTE, format_args!("{init_path}: out of memory"))
     };
     if args.verbose {

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"gometal.dev/gometal/internal/machine"
+	"gometal.dev/gometal/internal/qemu"
 )
 
 // TestQuickSubset is the part of the conformance run that `make test`
@@ -20,8 +23,8 @@ func TestQuickSubset(t *testing.T) {
 	if os.Getenv("GOMETAL_KERNEL") == "" {
 		t.Skip("GOMETAL_KERNEL is not set (make test sets it)")
 	}
-	if _, err := exec.LookPath("qemu-system-riscv64"); err != nil {
-		t.Skip("no qemu-system-riscv64")
+	if _, err := qemu.Find("", machine.Default().Arch); err != nil {
+		t.Skip(err)
 	}
 	skips, err := ReadSkipFile("skip.txt")
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"gometal.dev/gometal/internal/machine"
 )
 
 const (
@@ -84,7 +86,8 @@ func Markdown(rs []*Result, cfg *Config, skips SkipList, elapsed time.Duration, 
 	fmt.Fprintf(&b, "- Machine: %s, %d host CPUs (%s/%s host), shared with other work, so wall times are noisy\n",
 		cpuModel(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
 	fmt.Fprintf(&b, "- Go: %s\n", cmdOut("go", "version"))
-	fmt.Fprintf(&b, "- gometal: `qemu-system-riscv64 -M virt -smp %d -m 4G` (gometal exec's default memory; %s), TCG\n", cfg.Cores, cmdOut("qemu-system-riscv64", "--version"))
+	m := machine.Default()
+	fmt.Fprintf(&b, "- gometal: `%s -M %s -smp %d -m 4G` (gometal exec's default memory; %s), TCG\n", m.Arch.QEMU, m.MachineArg(), cfg.Cores, cmdOut(m.Arch.QEMU, "--version"))
 	if cfg.QEMUUser != "" {
 		fmt.Fprintf(&b, "- Linux reference: `qemu-riscv64` user mode on the host's Linux %s (%s)\n", cmdOut("uname", "-r"), cmdOut(cfg.QEMUUser, "--version"))
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"gometal.dev/gometal/internal/gobuild"
 )
 
 // Config is what one conformance run needs.
@@ -81,10 +83,10 @@ func (r *Result) Agrees() bool {
 
 func safeName(pkg string) string { return strings.ReplaceAll(pkg, "/", "_") }
 
-// build compiles pkg's test binary for linux/riscv64 and returns it and the
-// package's source directory.
+// build compiles pkg's test binary for gometal's default machine
+// (linux/riscv64) and returns it and the package's source directory.
 func build(ctx context.Context, cfg *Config, pkg string) (bin, dir string, err error) {
-	env := append(os.Environ(), "GOOS=linux", "GOARCH=riscv64", "CGO_ENABLED=0")
+	env := append(os.Environ(), gobuild.TargetEnv...)
 	out, err := command(ctx, env, "", "go", "list", "-f", "{{.Dir}}", pkg).Output()
 	if err != nil {
 		return "", "", fmt.Errorf("go list %s: %v", pkg, err)

@@ -31,7 +31,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
@@ -45,6 +44,8 @@ import (
 	"gometal.dev/gometal/internal/gobuild"
 	"gometal.dev/gometal/internal/kernelimage"
 	"gometal.dev/gometal/internal/kstats"
+	"gometal.dev/gometal/internal/machine"
+	"gometal.dev/gometal/internal/qemu"
 )
 
 type config struct {
@@ -151,8 +152,8 @@ func run(cfg config) int {
 	if err != nil {
 		die(1, "%v", err)
 	}
-	if _, err := exec.LookPath("qemu-system-riscv64"); err != nil {
-		die(1, "qemu-system-riscv64 not found on PATH: install it (`make deps`)")
+	if _, err := qemu.Find("", machine.Default().Arch); err != nil {
+		die(1, "%v (or `make deps`)", err)
 	}
 	work, err := os.MkdirTemp("", "gometal-stress-")
 	if err != nil {

@@ -24,6 +24,7 @@ import (
 	"gometal.dev/gometal/internal/bench"
 	"gometal.dev/gometal/internal/initramfs"
 	"gometal.dev/gometal/internal/linuxkernel"
+	"gometal.dev/gometal/internal/machine"
 	"gometal.dev/gometal/internal/qemu"
 )
 
@@ -77,12 +78,13 @@ func runLinux(dir, exe string, cores int) string {
 	if err := initramfs.Create(initrd, exe, extras); err != nil {
 		log.Fatal(err)
 	}
-	bin, err := qemu.Find("")
+	m := machine.Default()
+	bin, err := qemu.Find("", m.Arch)
 	if err != nil {
 		log.Fatal(err)
 	}
-	cfg := qemu.Config{Binary: bin, SMP: cores, Memory: "256M", Kernel: k.Image, Initrd: initrd,
-		Append: bench.LinuxCmdline, Extra: []string{"-device", "edu,dma_mask=0xffffffff"}}
+	cfg := qemu.Config{Machine: m, Binary: bin, SMP: cores, Memory: "256M", Kernel: k.Image, Initrd: initrd,
+		Append: bench.LinuxCmdline(m), Extra: []string{"-device", "edu,dma_mask=0xffffffff"}}
 	var out bytes.Buffer
 	if _, err := qemu.Run(cfg, qemu.Stdio{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out}, qemu.RunOptions{Timeout: 180 * time.Second}); err != nil {
 		log.Fatal(err)

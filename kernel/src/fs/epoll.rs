@@ -6,15 +6,15 @@
 //! entries that are still ready back on the list. A wait costs O(ready),
 //! not O(watched): Go's netpoller has every socket in one instance.
 
-use super::fd::{FileKind, OpenFile};
-use super::inode::Device;
-use super::pollhub::{Hub, Ready, Watch, GLOBAL};
+use super::fd::OpenFile;
+use super::file::File;
+use super::pollhub::{PollHub, Ready, Watch, GLOBAL};
 use crate::sched::wait::WaitQueue;
 use alloc::collections::BTreeMap;
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use gometal_core::errno::{Errno, EEXIST, EINVAL, ENOENT, ENOMEM, ENOSPC, EPERM};
+use gometal_core::errno::{Errno, EBADF, EEXIST, EINVAL, ENOENT, ENOMEM, ENOSPC, EPERM};
 use spin::Mutex;
 
 pub const EPOLLIN: u32 = 0x1;
@@ -42,35 +42,14 @@ pub fn notify() {
 }
 
 
-fn bits(readable: bool, writable: bool) -> u32 {
-    (if readable { EPOLLIN } else { 0 }) | if writable { EPOLLOUT } else { 0 }
+/// The counter of files without one of their own (`File::poll`'s default).
+pub fn global_generation() -> u64 {
+    GENERATION.load(Ordering::Acquire)
 }
 
-/// The readiness of a file as epoll event bits, and a counter that changes
-/// whenever its state may have (edge-triggered interest reports a ready
-/// file again only after the counter moved: new data arrived).
-pub fn readiness(file: &OpenFile) -> (u32, u64) {
-    let global = GENERATION.load(Ordering::Acquire);
-    match &file.kind {
-        FileKind::Device(Device::Console) => (bits(crate::console::input_ready(), true), global),
-        FileKind::Device(Device::Stdio(n)) => {
-            let s = crate::stdio::Stream::from_fd(*n as usize);
-            (bits(s == crate::stdio::Stream::In && crate::stdio::readable(s), s != crate::stdio::Stream::In), global)
-        }
-        FileKind::EventFd(e) => (bits(e.readable(), e.writable()), e.generation.load(Ordering::Acquire)),
-        FileKind::Pipe(p) => {
-            let (r, w) = (file.readable(), file.writable());
-            let hup = if r && p.hung_up_for_reader() { EPOLLHUP } else { 0 };
-            let err = if w && p.broken_for_writer() { EPOLLERR } else { 0 };
-            (bits(r && p.readable(), w && p.writable()) | hup | err, p.generation.load(Ordering::Acquire))
-        }
-        FileKind::Socket(s) => s.readiness(),
-        FileKind::Uio(u) => {
-            let (readable, generation) = u.readiness();
-            (bits(readable, true), generation)
-        }
-        _ => (EPOLLIN | EPOLLOUT, global),
-    }
+/// EPOLLIN and EPOLLOUT as a file's state says.
+pub fn in_out(readable: bool, writable: bool) -> u32 {
+    (if readable { EPOLLIN } else { 0 }) | if writable { EPOLLOUT } else { 0 }
 }
 
 struct Interest {
@@ -81,39 +60,11 @@ struct Interest {
     /// next wait finds the file gone and drops it).
     file: Weak<OpenFile>,
     /// Where the watch is registered (kept: the file may go first).
-    hub: HubRef,
+    hub: PollHub,
     watch: Arc<Watch>,
     /// For edge-triggered interest: the file's counter when last reported.
     reported_at: Option<u64>,
     disabled: bool,
-}
-
-/// The hub of a watched file: its own object's, or the global one.
-enum HubRef {
-    Pipe(Arc<super::pipe::Pipe>),
-    EventFd(Arc<super::eventfd::EventFd>),
-    Socket(Arc<Hub>),
-    Global,
-}
-
-impl HubRef {
-    fn of(file: &OpenFile) -> HubRef {
-        match &file.kind {
-            FileKind::Pipe(p) => HubRef::Pipe(p.clone()),
-            FileKind::EventFd(e) => HubRef::EventFd(e.clone()),
-            FileKind::Socket(s) => HubRef::Socket(s.hub.clone()),
-            _ => HubRef::Global,
-        }
-    }
-
-    fn hub(&self) -> &Hub {
-        match self {
-            HubRef::Pipe(p) => &p.hub,
-            HubRef::EventFd(e) => &e.hub,
-            HubRef::Socket(h) => h,
-            HubRef::Global => &GLOBAL,
-        }
-    }
 }
 
 pub struct Epoll {
@@ -176,9 +127,8 @@ impl Epoll {
     }
 
     pub fn control(&self, op: usize, fd: usize, file: Arc<OpenFile>, events: u32, data: u64) -> Result<(), Errno> {
-        if matches!(file.kind, FileKind::File(_) | FileKind::Directory(_)) {
-            return Err(EPERM); // as Linux: regular files are always ready
-        }
+        // As Linux: regular files and directories are always ready.
+        let Some(hub) = file.poll_hub() else { return Err(EPERM) };
         let mut map = self.interest.lock();
         // A registration whose file was closed (and the number reused)
         // without EPOLL_CTL_DEL is gone, as on Linux.
@@ -190,7 +140,7 @@ impl Epoll {
         if op != EPOLL_CTL_DEL {
             let existing = if op == EPOLL_CTL_MOD { map.get(&fd).map(|it| it.events) } else { None };
             if !gometal_core::epollmask::exclusive_ok(op == EPOLL_CTL_ADD, events, existing)
-                || (events & gometal_core::epollmask::EPOLLEXCLUSIVE != 0 && matches!(file.kind, FileKind::Epoll(_)))
+                || (events & gometal_core::epollmask::EPOLLEXCLUSIVE != 0 && file.downcast::<Epoll>().is_some())
             {
                 return Err(EINVAL);
             }
@@ -201,7 +151,6 @@ impl Epoll {
                 let limit = max_watches();
                 WATCHES.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |w| (w < limit).then_some(w + 1)).map_err(|_| ENOSPC)?;
                 WATCHES_PEAK.fetch_max(WATCHES.load(Ordering::Relaxed), Ordering::Relaxed);
-                let hub = HubRef::of(&file);
                 let watch = Watch::new(&self.ready, fd);
                 let added = self.ready.reserve(map.len() + 1).and_then(|()| hub.hub().add(watch.clone()));
                 if let Err(e) = added {
@@ -263,7 +212,7 @@ impl Epoll {
                 if it.disabled {
                     continue;
                 }
-                let (state, generation) = readiness(&file);
+                let (state, generation) = file.poll(&file);
                 let Some(ready) = report(it.events, state, &mut it.reported_at, generation) else { continue };
                 out.push((ready, it.data));
                 if it.events & EPOLLONESHOT != 0 {
@@ -277,5 +226,22 @@ impl Epoll {
             w.enqueue();
         }
         Ok(out)
+    }
+}
+
+/// An epoll instance as a file: epoll_ctl and epoll_pwait (linux/poll.rs)
+/// work on it; it has no bytes, and in another instance it reads as
+/// always ready.
+impl File for Epoll {
+    fn read(&self, _: &OpenFile, _: &mut [u8], _: Option<u64>) -> Result<usize, Errno> {
+        Err(EBADF)
+    }
+
+    fn write(&self, _: &OpenFile, _: &[u8], _: Option<u64>) -> Result<usize, Errno> {
+        Err(EBADF)
+    }
+
+    fn poll_hub(&self) -> Option<PollHub> {
+        Some(PollHub::Global)
     }
 }

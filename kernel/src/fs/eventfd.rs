@@ -1,7 +1,11 @@
 //! eventfd: a 64-bit counter behind a file descriptor. Go's netpoller uses
 //! one to wake a thread blocked in epoll_pwait.
 
-use super::pollhub::Hub;
+use super::epoll::in_out;
+use super::fd::OpenFile;
+use super::file::File;
+use super::pollhub::{Hub, PollHub};
+use alloc::sync::Arc;
 use crate::sched::wait::{WaitError, WaitQueue};
 use core::sync::atomic::{AtomicU64, Ordering};
 use gometal_core::errno::{Errno, EAGAIN, EINTR, EINVAL};
@@ -14,13 +18,13 @@ pub struct EventFd {
     semaphore: bool,
     waiters: WaitQueue,
     /// The epoll watches on it, and its change counter (edge-triggered).
-    pub hub: Hub,
+    pub hub: Arc<Hub>,
     pub generation: AtomicU64,
 }
 
 impl EventFd {
     pub fn new(initial: u64, semaphore: bool) -> Self {
-        EventFd { count: Mutex::new(initial), semaphore, waiters: WaitQueue::new(), hub: Hub::new(), generation: AtomicU64::new(0) }
+        EventFd { count: Mutex::new(initial), semaphore, waiters: WaitQueue::new(), hub: Arc::new(Hub::new()), generation: AtomicU64::new(0) }
     }
 
     pub fn readable(&self) -> bool {
@@ -32,7 +36,7 @@ impl EventFd {
     }
 
     /// Takes the count (or 1 in semaphore mode).
-    pub fn read(&self, nonblock: bool) -> Result<u64, Errno> {
+    pub fn take(&self, nonblock: bool) -> Result<u64, Errno> {
         let take = || {
             let mut c = self.count.lock();
             if *c == 0 {
@@ -51,7 +55,8 @@ impl EventFd {
         Ok(v)
     }
 
-    pub fn write(&self, v: u64, nonblock: bool) -> Result<(), Errno> {
+    /// Adds `v` to the count, waiting while it would overflow.
+    pub fn add(&self, v: u64, nonblock: bool) -> Result<(), Errno> {
         if v == u64::MAX {
             return Err(EINVAL);
         }
@@ -78,5 +83,34 @@ impl EventFd {
         self.generation.fetch_add(1, Ordering::AcqRel);
         self.waiters.wake_all();
         self.hub.notify();
+    }
+}
+
+/// read and write move the count as 8 little-endian bytes.
+impl File for EventFd {
+    fn read(&self, of: &OpenFile, buf: &mut [u8], _: Option<u64>) -> Result<usize, Errno> {
+        if buf.len() < 8 {
+            return Err(EINVAL);
+        }
+        buf[..8].copy_from_slice(&self.take(of.nonblocking())?.to_le_bytes());
+        Ok(8)
+    }
+
+    fn write(&self, of: &OpenFile, data: &[u8], _: Option<u64>) -> Result<usize, Errno> {
+        let Some(word) = data.first_chunk::<8>() else { return Err(EINVAL) };
+        self.add(u64::from_le_bytes(*word), of.nonblocking())?;
+        Ok(8)
+    }
+
+    fn min_read(&self) -> usize {
+        8
+    }
+
+    fn poll_hub(&self) -> Option<PollHub> {
+        Some(PollHub::Own(self.hub.clone()))
+    }
+
+    fn poll(&self, _: &OpenFile) -> (u32, u64) {
+        (in_out(self.readable(), self.writable()), self.generation.load(Ordering::Acquire))
     }
 }

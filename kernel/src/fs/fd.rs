@@ -1,35 +1,22 @@
 //! Open files and the file-descriptor table.
 
-use super::epoll::Epoll;
-use super::eventfd::EventFd;
-use super::inode::{Device, Inode};
-use super::pipe::Pipe;
+use super::file::File;
+use super::inode::Inode;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
+use core::any::Any;
 use core::sync::atomic::{AtomicU32, Ordering};
 use gometal_core::errno::{Errno, EBADF, EMFILE};
 use gometal_core::rlimit::{check_nofile, Limit, NOFILE_START, NR_OPEN};
 use spin::Mutex;
 
-pub enum FileKind {
-    /// /dev/null, /dev/zero, /dev/urandom, and the console (fds 0-2).
-    Device(Device),
-    File(Arc<Inode>),
-    Directory(Arc<Inode>),
-    EventFd(Arc<EventFd>),
-    Epoll(Arc<Epoll>),
-    /// An end of a pipe or FIFO; which end(s) is the access mode.
-    Pipe(Arc<Pipe>),
-    Socket(Arc<crate::net::Socket>),
-    /// /dev/uioN or one of its sysfs files (uio/file.rs).
-    Uio(Arc<crate::uio::UioFile>),
-}
-
 pub const O_NONBLOCK: u32 = 0o4000;
 pub const O_APPEND: u32 = 0o2000;
 
+/// An open file description: the file (of whatever kind, file.rs) and
+/// what belongs to this open of it. Descriptors (dup, fork) share one.
 pub struct OpenFile {
-    pub kind: FileKind,
+    pub file: Arc<dyn File>,
     pub offset: Mutex<u64>,
     /// O_NONBLOCK, O_APPEND and the access mode, as F_GETFL reports them.
     pub status: AtomicU32,
@@ -53,11 +40,37 @@ impl OpenFile {
     pub fn appending(&self) -> bool {
         self.status.load(Ordering::Relaxed) & O_APPEND != 0
     }
-    pub fn new(kind: FileKind, status: u32) -> Arc<Self> {
-        Arc::new(OpenFile { kind, offset: Mutex::new(0), status: AtomicU32::new(status) })
+    pub fn new(file: Arc<dyn File>, status: u32) -> Arc<Self> {
+        Arc::new(OpenFile { file, offset: Mutex::new(0), status: AtomicU32::new(status) })
     }
     pub fn nonblocking(&self) -> bool {
         self.status.load(Ordering::Relaxed) & O_NONBLOCK != 0
+    }
+
+    /// The file as the type it is, if it is a `T` (the calls that work on
+    /// one kind only: a socket's, epoll_ctl, splice's pipe).
+    pub fn downcast<T: File>(&self) -> Option<&T> {
+        (&*self.file as &dyn Any).downcast_ref()
+    }
+
+    /// The same, as a reference of its own.
+    pub fn downcast_arc<T: File>(&self) -> Option<Arc<T>> {
+        super::file::downcast_arc(self.file.clone())
+    }
+
+    /// The directory this is, for the calls that take one (fchdir,
+    /// getdents, a dirfd).
+    pub fn directory(&self) -> Option<&Arc<Inode>> {
+        self.file.inode().filter(|n| n.is_dir())
+    }
+}
+
+/// An open file description is used as its file: `file.read(&file, ..)`
+/// is the kind's read through this description.
+impl core::ops::Deref for OpenFile {
+    type Target = dyn File;
+    fn deref(&self) -> &dyn File {
+        &*self.file
     }
 }
 
@@ -65,27 +78,11 @@ impl Drop for OpenFile {
     fn drop(&mut self) {
         // The last descriptor of an open file description: its OFD and
         // flock locks go (the owner is its address, as linux/locks.rs uses).
-        if let FileKind::File(node) | FileKind::Directory(node) = &self.kind {
+        if let Some(node) = self.file.inode() {
             let owner = gometal_core::filelock::Owner::OpenFile(self as *const OpenFile as u64);
             super::locks::release(node.ino, owner);
         }
-        // Watches on the file see it gone at the next epoll_wait (a pipe
-        // end's close_end below notifies its hub itself).
-        match &self.kind {
-            FileKind::Socket(s) => s.hub.notify(),
-            FileKind::EventFd(e) => e.hub.notify(),
-            FileKind::Device(_) | FileKind::Uio(_) | FileKind::Epoll(_) => super::pollhub::GLOBAL.notify(),
-            FileKind::File(_) | FileKind::Directory(_) | FileKind::Pipe(_) => {}
-        }
-        // The last descriptor (and dup) of a pipe end is gone.
-        if let FileKind::Pipe(p) = &self.kind {
-            if self.readable() {
-                p.close_end(false);
-            }
-            if self.writable() {
-                p.close_end(true);
-            }
-        }
+        self.file.closed(self);
     }
 }
 
@@ -120,10 +117,10 @@ fn fd_limit() -> usize {
 }
 
 impl FdTable {
-    /// fds 0, 1 and 2: the program's stdin, stdout and stderr (stdio.rs).
-    pub fn with_stdio() -> Self {
-        let slot = |n: u8, mode| Some(Slot { file: OpenFile::new(FileKind::Device(Device::Stdio(n)), mode), cloexec: false });
-        FdTable { slots: alloc::vec![slot(0, O_RDONLY), slot(1, O_WRONLY), slot(2, O_WRONLY)] }
+    /// A table with `stdio` as fds 0, 1 and 2 (stdio/: the program's
+    /// stdin, stdout and stderr).
+    pub fn with_stdio(stdio: [Arc<OpenFile>; 3]) -> Self {
+        FdTable { slots: stdio.into_iter().map(|file| Some(Slot { file, cloexec: false })).collect() }
     }
 
     /// Installs `file` at the lowest free descriptor ≥ `min`.

@@ -20,57 +20,6 @@ const PAGE: u64 = crate::memlayout::PAGE_SIZE as u64;
 /// Largest file (keeps offsets far from overflow).
 pub const MAX_FILE_SIZE: u64 = 1 << 40;
 
-/// Device files the kernel provides itself.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Device {
-    Null,
-    Zero,
-    /// /dev/random: blocks until the generator is keyed from entropy.
-    Random,
-    /// /dev/urandom: never blocks (Linux's behaviour before the pool is ready).
-    Urandom,
-    /// /dev/console and /dev/tty: the serial console.
-    Console,
-    /// fds 0, 1, 2 as the program starts (stdio.rs): 0, 1 or 2.
-    Stdio(u8),
-    /// A node of UIO device N (uio/): /dev/uioN or one of its sysfs files.
-    Uio(u8, UioNode),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum UioNode {
-    /// /dev/uioN.
-    Dev,
-    /// /sys/class/uio/uioN/event: the interrupt count.
-    Event,
-    /// /sys/class/uio/uioN/device/config: the PCI config space.
-    Config,
-    /// /proc/irq/L/smp_affinity and smp_affinity_list of the device's line.
-    Affinity,
-    AffinityList,
-    /// /proc/interrupts (the UIO lines only).
-    Interrupts,
-}
-
-impl Device {
-    /// (major, minor) as on Linux.
-    pub fn rdev(self) -> (u32, u32) {
-        match self {
-            Device::Null => (1, 3),
-            Device::Zero => (1, 5),
-            Device::Random => (1, 8),
-            Device::Urandom => (1, 9),
-            Device::Console => (5, 1),
-            // A terminal's stream looks like a pseudo-terminal's, as the
-            // host's terminal would be; otherwise no device numbers.
-            Device::Stdio(n) => (136, n as u32),
-            // Linux gives UIO a dynamic major; 243 is a common one.
-            Device::Uio(n, UioNode::Dev) => (243, n as u32),
-            Device::Uio(..) => (0, 0),
-        }
-    }
-}
-
 pub struct Meta {
     pub mode: u32,
     pub nlink: u32,
@@ -85,11 +34,14 @@ pub enum Kind {
     File(Mutex<FileData>),
     Dir(Mutex<BTreeMap<Vec<u8>, Arc<Inode>>>),
     Symlink(Vec<u8>),
-    Device(Device),
+    /// A node the kernel serves (/dev/null, /dev/uio0, a sysfs file):
+    /// opening it makes the file its opener gives.
+    Device(Arc<dyn super::file::Opener>),
     /// A named pipe (mknod S_IFIFO): the pipe exists while the node does.
     Fifo(Arc<super::pipe::Pipe>),
     /// An AF_UNIX socket's name (bind): connect finds the socket through it.
-    Socket(Weak<crate::net::Socket>),
+    /// (net/ keeps the socket; the tree knows it only as a file.)
+    Socket(Weak<dyn super::file::File>),
 }
 
 pub struct Inode {
@@ -148,12 +100,12 @@ impl Inode {
         Inode::new(Kind::Fifo(pipe), S_IFIFO | (perm & 0o7777), mtime_ns)
     }
 
-    pub fn new_socket(perm: u32, sock: Weak<crate::net::Socket>, mtime_ns: u64) -> Arc<Inode> {
+    pub fn new_socket(perm: u32, sock: Weak<dyn super::file::File>, mtime_ns: u64) -> Arc<Inode> {
         Inode::new(Kind::Socket(sock), 0o140000 | (perm & 0o7777), mtime_ns)
     }
 
-    pub fn new_device(dev: Device) -> Arc<Inode> {
-        Inode::new(Kind::Device(dev), S_IFCHR | 0o666, 0)
+    pub fn new_device(opener: Arc<dyn super::file::Opener>) -> Arc<Inode> {
+        Inode::new(Kind::Device(opener), S_IFCHR | 0o666, 0)
     }
 
     pub fn is_dir(&self) -> bool {

@@ -1,20 +1,29 @@
 //! Files: the in-memory tree unpacked from the initramfs (writable, like
 //! Linux's rootfs), host directories shared live over 9P (share.rs),
 //! device nodes, pipes, and the kernel objects behind file descriptors
-//! (eventfd, epoll).
+//! (eventfd, epoll). Every open file is a `file::File`, whatever its kind.
 
+pub mod devfiles;
+pub mod dir;
 pub mod epoll;
-pub mod pollhub;
 pub mod eventfd;
 pub mod fd;
+pub mod file;
 pub mod hostfile;
 pub mod hostops;
 pub mod inode;
 pub mod locks;
+pub mod open;
 pub mod p9client;
 pub mod path;
+pub mod pathfile;
 pub mod pipe;
+pub mod pipefile;
+pub mod pollhub;
 pub mod readonly;
+pub mod regular;
 pub mod share;
 pub mod sharedir;
+pub mod sharefile;
+pub mod stat;
 pub mod tree;

@@ -1,7 +1,7 @@
 //! From the paths a program passes to nodes: relative paths start at the
 //! working directory or at a directory descriptor (the *at calls).
 
-use super::fd::{self, Fd, FileKind};
+use super::fd::{self, Fd};
 use super::inode::Inode;
 use super::tree::{self, Found};
 use crate::mm::uaccess::{UserPtr, UserSpace};
@@ -22,10 +22,8 @@ pub fn start(dirfd: Fd) -> Result<Arc<Inode>, Errno> {
     if dirfd == Fd::CWD {
         return Ok(cwd());
     }
-    match &fd::file(dirfd)?.kind {
-        FileKind::Directory(node) => Ok(node.clone()),
-        _ => Err(if dirfd.0 < 0 { EBADF } else { ENOTDIR }),
-    }
+    let file = fd::file(dirfd)?;
+    file.directory().cloned().ok_or(if dirfd.0 < 0 { EBADF } else { ENOTDIR })
 }
 
 /// A path argument; an empty one is ENOENT (callers that accept

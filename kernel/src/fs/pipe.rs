@@ -7,7 +7,7 @@
 //! (fallibly) and given back when a read drains it: an idle pipe costs only
 //! its bookkeeping. All pipe buffers together may use a share of the heap
 //! (`budget`); past it a pipe holds one page at most, like Linux's pipes
-//! beyond pipe-user-pages-soft.
+//! beyond pipe-user-pages-soft. pipefile.rs makes a pipe's ends files.
 
 use super::pollhub::{notify_linked, Hub};
 use crate::sched::wait::WaitQueue;
@@ -75,7 +75,7 @@ pub struct Pipe {
     /// Bumped at every change, for edge-triggered epoll.
     pub generation: AtomicU64,
     /// The epoll watches on the pipe's own ends (pipe2, FIFOs).
-    pub hub: Hub,
+    pub hub: Arc<Hub>,
     /// The hubs of the sockets whose connection this pipe carries (the
     /// reading end's, the writing end's): a change here is a readiness
     /// change of those sockets (net/stream.rs links them).
@@ -101,7 +101,7 @@ impl Pipe {
             writers: AtomicUsize::new(writers),
             waiters: WaitQueue::new(),
             generation: AtomicU64::new(0),
-            hub: Hub::new(),
+            hub: Arc::new(Hub::new()),
             linked: Mutex::new([None, None]),
         })
     }

@@ -172,3 +172,25 @@ pub fn link(linked: &spin::Mutex<[Option<Arc<Hub>>; 2]>, side: usize, hub: &Arc<
 
 /// The hub of every file that has none of its own.
 pub static GLOBAL: Hub = Hub::new();
+
+/// The hub a file announces its readiness on (`File::poll_hub`), held by
+/// each epoll watch of it: the watch may outlive the file.
+pub enum PollHub {
+    /// `GLOBAL`, for files that change rarely (console, stdio, UIO).
+    Global,
+    /// The file's own (pipes, eventfds, sockets).
+    Own(Arc<Hub>),
+}
+
+impl PollHub {
+    pub fn hub(&self) -> &Hub {
+        match self {
+            PollHub::Global => &GLOBAL,
+            PollHub::Own(h) => h,
+        }
+    }
+
+    pub fn notify(&self) {
+        self.hub().notify();
+    }
+}

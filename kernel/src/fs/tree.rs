@@ -10,7 +10,7 @@
 //! trailing slash requires a directory, symlinks are followed at most
 //! MAX_SYMLINKS times in one walk.
 
-use super::inode::{Device, Inode, Kind};
+use super::inode::{Inode, Kind};
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
@@ -58,17 +58,7 @@ pub fn init(archive: &'static [u8], init: &[u8]) -> Result<usize, CpioError> {
         count += 1;
     }
     ensure_dir(&root, b"tmp").meta.lock().mode = cpio::S_IFDIR | 0o1777;
-    let dev = ensure_dir(&root, b"dev");
-    for (name, d) in [
-        (&b"null"[..], Device::Null),
-        (b"zero", Device::Zero),
-        (b"random", Device::Random),
-        (b"urandom", Device::Urandom),
-        (b"console", Device::Console),
-        (b"tty", Device::Console),
-    ] {
-        replace(&dev, name, Inode::new_device(d));
-    }
+    super::devfiles::publish(&ensure_dir(&root, b"dev"));
     let proc_self = ensure_dir(&ensure_dir(&root, b"proc"), b"self");
     replace(&proc_self, b"exe", Inode::new_symlink(init.to_vec(), 0));
     add_net_files(&root);
@@ -117,7 +107,7 @@ fn ensure_dir(parent: &Arc<Inode>, name: &[u8]) -> Arc<Inode> {
 }
 
 /// Puts `node` under `name` (boot-time unpacking: later entries win).
-fn replace(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) {
+pub(super) fn replace(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) {
     if let Kind::Dir(entries) = &dir.kind {
         entries.lock().remove(name);
     }

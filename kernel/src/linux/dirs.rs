@@ -3,7 +3,7 @@
 
 use super::args::{AtFlags, Timespec};
 use super::SysResult;
-use crate::fs::fd::{self, Fd, FileKind};
+use crate::fs::fd::{self, Fd};
 use crate::fs::hostops;
 use crate::fs::inode::{Inode, Kind};
 use crate::fs::p9client::SetAttr;
@@ -40,13 +40,9 @@ pub fn chdir(user: &mut UserSpace, pathname: UserPtr<u8>) -> SysResult {
 }
 
 pub fn fchdir(_: &mut UserSpace, fd: Fd) -> SysResult {
-    match &fd::file(fd)?.kind {
-        FileKind::Directory(node) => {
-            *process().cwd.lock() = node.clone();
-            Ok(0)
-        }
-        _ => Err(ENOTDIR),
-    }
+    let file = fd::file(fd)?;
+    *process().cwd.lock() = file.directory().ok_or(ENOTDIR)?.clone();
+    Ok(0)
 }
 
 fn dirent_type(node: &Inode) -> u8 {
@@ -68,7 +64,7 @@ const MAX_DENTS_BYTES: usize = 64 * 1024;
 /// costs no more heap than one bufferful.
 pub fn getdents64(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, size: usize) -> SysResult {
     let file = fd::file(fd)?;
-    let FileKind::Directory(node) = &file.kind else { return Err(ENOTDIR) };
+    let node = file.directory().ok_or(ENOTDIR)?;
     let size = size.min(MAX_DENTS_BYTES);
     let room = user.accessible_prefix(buf.slice(size), true)?;
     if room == 0 && size > 0 {
@@ -266,10 +262,7 @@ fn target(user: &mut UserSpace, dirfd: Fd, ptr: UserPtr<u8>, flags: AtFlags) -> 
 }
 
 fn node_of_fd(fd: Fd) -> Result<alloc::sync::Arc<Inode>, Errno> {
-    match &fd::file(fd)?.kind {
-        FileKind::File(n) | FileKind::Directory(n) => Ok(n.clone()),
-        _ => Err(EINVAL),
-    }
+    fd::file(fd)?.inode().cloned().ok_or(EINVAL)
 }
 
 fn set_mode(node: &Inode, mode: u32) -> SysResult {

@@ -4,10 +4,12 @@
 
 use super::args::OpenFlags;
 use super::SysResult;
-use crate::fs::fd::{self, Fd, FileKind, OpenFile, O_ACCMODE, O_APPEND, O_NONBLOCK, O_PATH, O_RDONLY};
-use crate::fs::inode::{Device, Inode, Kind};
+use crate::fs::fd::{self, Fd, OpenFile, O_ACCMODE, O_APPEND, O_NONBLOCK, O_PATH, O_RDONLY};
+use crate::fs::inode::{Inode, Kind};
+use crate::fs::open::{open_node, OpenHow};
 use crate::fs::path;
 use crate::fs::pipe::Pipe;
+use crate::fs::regular::truncate_node;
 use crate::fs::tree;
 use crate::mm::uaccess::{UserPtr, UserSpace};
 use crate::process::process;
@@ -31,48 +33,16 @@ pub fn openat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, flags: Ope
         Err(ENOENT) if create => create_file(&start, &raw, mode, !exclusive && follow)?,
         Err(e) => return Err(e),
     };
-    let node = found.node;
-    let access = flags.bits() & O_ACCMODE;
-    let status = flags.bits() & (O_ACCMODE | O_NONBLOCK | O_APPEND | O_PATH);
-    let kind = match &node.kind {
-        _ if flags.contains(OpenFlags::PATH) => {
-            if node.is_dir() { FileKind::Directory(node.clone()) } else { FileKind::File(node.clone()) }
-        }
-        Kind::Symlink(_) => return Err(ELOOP), // O_NOFOLLOW on a symlink
-        Kind::Dir(_) if access != O_RDONLY || create => return Err(EISDIR),
-        Kind::Dir(_) => FileKind::Directory(node.clone()),
-        _ if flags.contains(OpenFlags::DIRECTORY) => return Err(ENOTDIR),
-        Kind::Device(Device::Uio(n, node)) => FileKind::Uio(crate::uio::open(*n, *node)?),
-        Kind::Device(d) => FileKind::Device(*d),
-        Kind::Socket(_) => return Err(ENXIO), // as Linux: sockets are not opened
-        Kind::Fifo(pipe) => {
-            let (r, w) = (access != fd::O_WRONLY, access != O_RDONLY);
-            pipe.open_end(r, w, flags.contains(OpenFlags::NONBLOCK))?;
-            FileKind::Pipe(pipe.clone())
-        }
-        Kind::File(_) if node.host().is_some() => {
-            if access != O_RDONLY || flags.contains(OpenFlags::TRUNC) {
-                crate::fs::readonly::check(&node)?;
-            }
-            if flags.contains(OpenFlags::TRUNC) && access != O_RDONLY {
-                crate::fs::hostfile::truncate(&node, 0)?;
-            }
-            // The walk checked the name against the host: `node` is the
-            // file the host has under it now, with its current size.
-            FileKind::File(node.clone())
-        }
-        Kind::File(data) => {
-            if access != O_RDONLY || flags.contains(OpenFlags::TRUNC) {
-                crate::fs::readonly::check(&node)?;
-            }
-            if flags.contains(OpenFlags::TRUNC) && access != O_RDONLY {
-                data.lock().truncate(0)?;
-                node.touch();
-            }
-            FileKind::File(node.clone())
-        }
+    let how = OpenHow {
+        access: flags.bits() & O_ACCMODE,
+        status: flags.bits() & (O_ACCMODE | O_NONBLOCK | O_APPEND | O_PATH),
+        create,
+        truncate: flags.contains(OpenFlags::TRUNC),
+        directory: flags.contains(OpenFlags::DIRECTORY),
+        path_only: flags.contains(OpenFlags::PATH),
+        nonblock: flags.contains(OpenFlags::NONBLOCK),
     };
-    let file = OpenFile::new(kind, status);
+    let file = OpenFile::new(open_node(&found.node, &how)?, how.status);
     process().files.lock().install(file, flags.contains(OpenFlags::CLOEXEC), 0)
 }
 
@@ -109,27 +79,7 @@ pub fn close(_: &mut UserSpace, fd: Fd) -> SysResult {
 
 pub fn lseek(_: &mut UserSpace, fd: Fd, offset: i64, whence: u32) -> SysResult {
     let file = fd::file(fd)?;
-    let size = match &file.kind {
-        FileKind::File(node) => {
-            if whence == 2 {
-                crate::fs::hostops::refresh_attrs(node)?; // a share's file: the host's size
-            }
-            node.size() as i64
-        }
-        FileKind::Directory(_) => 0,
-        FileKind::Device(d) if !matches!(d, Device::Console | Device::Stdio(_)) => return Ok(0),
-        _ => return Err(ESPIPE),
-    };
-    let mut position = file.offset.lock();
-    let base = match whence {
-        0 => 0,
-        1 => *position as i64,
-        2 => size,
-        _ => return Err(EINVAL),
-    };
-    let new = base.checked_add(offset).filter(|&n| n >= 0).ok_or(EINVAL)?;
-    *position = new as u64;
-    Ok(new as usize)
+    Ok(file.seek(&file, offset, whence)? as usize)
 }
 
 const F_DUPFD: u32 = 0;
@@ -160,16 +110,13 @@ pub fn fcntl(user: &mut UserSpace, fd: Fd, cmd: u32, arg: u64) -> SysResult {
             file.status.store(keep | settable, Ordering::Relaxed);
             Ok(0)
         }
-        F_GETPIPE_SZ if matches!(file.kind, FileKind::Pipe(_)) => {
-            Ok(crate::fs::pipe::CAPACITY)
-        }
+        F_GETPIPE_SZ if file.downcast::<Pipe>().is_some() => Ok(crate::fs::pipe::CAPACITY),
         _ => Err(EINVAL),
     }
 }
 
 const FIONBIO: u32 = 0x5421;
 const FIOCLEX: u32 = 0x5451;
-const FIONREAD: u32 = 0x541b;
 const FIONCLEX: u32 = 0x5450;
 
 /// ioctl(fd, request, argp): `argp` points at an int for FIONBIO.
@@ -184,15 +131,8 @@ pub fn ioctl(user: &mut UserSpace, fd: Fd, request: u32, argp: UserPtr<i32>) -> 
             Ok(0)
         }
         FIOCLEX | FIONCLEX => process().files.lock().set_cloexec(fd.index(), request == FIOCLEX).map(|_| 0),
-        // A standard stream whose host side is a terminal answers the
-        // terminal requests (isatty); the rest are no terminals.
-        request => match &file.kind {
-            FileKind::Device(Device::Stdio(n)) if crate::stdio::is_tty(crate::stdio::Stream::from_fd(*n as usize)) => {
-                super::tty::ioctl(user, request, argp.addr())
-            }
-            FileKind::Socket(s) if request == FIONREAD => user.write(argp, &(crate::net::data::pending(s) as i32)).map(|_| 0),
-            _ => Err(ENOTTY),
-        },
+        // The kind's own: a terminal's (isatty), a socket's FIONREAD.
+        request => file.ioctl(user, request, argp.addr()),
     }
 }
 
@@ -226,8 +166,8 @@ pub fn pipe2(user: &mut UserSpace, fds: UserPtr<[i32; 2]>, flags: OpenFlags) -> 
     }
     let pipe = Arc::new(Pipe::new().ok_or(ENFILE)?);
     let nonblock = flags.bits() & O_NONBLOCK;
-    let r = OpenFile::new(FileKind::Pipe(pipe.clone()), O_RDONLY | nonblock);
-    let w = OpenFile::new(FileKind::Pipe(pipe), fd::O_WRONLY | nonblock);
+    let r = OpenFile::new(pipe.clone(), O_RDONLY | nonblock);
+    let w = OpenFile::new(pipe, fd::O_WRONLY | nonblock);
     let cloexec = flags.contains(OpenFlags::CLOEXEC);
     let (rfd, wfd) = {
         let mut files = process().files.lock();
@@ -249,36 +189,13 @@ pub fn pipe2(user: &mut UserSpace, fds: UserPtr<[i32; 2]>, flags: OpenFlags) -> 
     Ok(0)
 }
 
-fn truncate_node(node: &Inode, len: i64) -> SysResult {
-    if len < 0 {
-        return Err(EINVAL);
-    }
-    match &node.kind {
-        Kind::File(_) if node.host().is_some() => {
-            crate::fs::hostfile::truncate(node, len as u64)?;
-            Ok(0)
-        }
-        Kind::File(data) => {
-            data.lock().truncate(len as u64)?;
-            node.touch();
-            Ok(0)
-        }
-        Kind::Dir(_) => Err(EISDIR),
-        _ => Err(EINVAL),
-    }
-}
-
 pub fn ftruncate(_: &mut UserSpace, fd: Fd, len: i64) -> SysResult {
     let file = fd::file(fd)?;
-    match &file.kind {
-        FileKind::File(node) if file.writable() => truncate_node(node, len),
-        FileKind::File(_) | FileKind::Directory(_) => Err(EINVAL),
-        _ => Err(EINVAL),
-    }
+    file.truncate(&file, len).map(|_| 0)
 }
 
 pub fn truncate(user: &mut UserSpace, pathname: UserPtr<u8>, len: i64) -> SysResult {
     let found = path::lookup(user, Fd::CWD, pathname, true)?;
     crate::fs::readonly::check(&found.node)?;
-    truncate_node(&found.node, len)
+    truncate_node(&found.node, len).map(|_| 0)
 }

@@ -1,27 +1,13 @@
 //! Reading and writing: read, write, pread64, pwrite64, readv, writev, for
-//! every kind of open file (files, pipes, the console, devices, eventfd).
+//! every kind of open file: the user buffer is checked and copied here,
+//! the bytes come from or go to the file's own read and write (fs/file.rs).
 
 use super::SysResult;
-use crate::console;
-use crate::fs::fd::{self, Fd, FileKind, OpenFile};
-use crate::fs::inode::{Device, Kind};
+use crate::fs::fd::{self, Fd, OpenFile};
 use crate::mm::uaccess::{zeroed, UserPtr, UserSlice, UserSpace, UserValue};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use gometal_core::errno::*;
-
-/// Largest chunk copied through the kernel at once.
-const CHUNK: usize = 16 * 1024;
-/// For a file of a `-mount` share: one 9P message's worth (each chunk is
-/// a round trip to the host, the costly part).
-const HOST_CHUNK: usize = 64 * 1024;
-
-fn chunk_for(file: &OpenFile) -> usize {
-    match &file.kind {
-        FileKind::File(node) if node.host().is_some() => HOST_CHUNK,
-        _ => CHUNK,
-    }
-}
 
 /// Reads from `file` at its offset (or at `at`, for pread) into user `buf`.
 /// The buffer is checked first: only as many bytes as the program can take
@@ -32,74 +18,19 @@ fn read_file(user: &mut UserSpace, file: &Arc<OpenFile>, buf: UserSlice, at: Opt
     if !file.readable() {
         return Err(EBADF);
     }
-    let eventfd = matches!(file.kind, FileKind::EventFd(_));
-    if eventfd && len < 8 {
+    let least = file.min_read();
+    if len < least {
         return Err(EINVAL);
     }
-    let want = len.min(chunk_for(file));
+    let want = len.min(file.io_chunk());
     let room = user.accessible_prefix(buf.prefix(want), true)?;
-    if (room == 0 && want > 0) || (eventfd && room < 8) {
+    if (room == 0 && want > 0) || room < least {
         return Err(EFAULT);
     }
     let mut bytes = zeroed(room)?;
-    let n = match &file.kind {
-        FileKind::Device(Device::Console) => read_console(file, &mut bytes)?,
-        FileKind::Device(Device::Null) => 0,
-        FileKind::Device(Device::Zero) => bytes.len(),
-        FileKind::Device(Device::Stdio(n)) => {
-            crate::stdio::read(crate::stdio::Stream::from_fd(*n as usize), &mut bytes, file.nonblocking())?
-        }
-        FileKind::Device(Device::Urandom) => {
-            crate::random::fill(&mut bytes);
-            bytes.len()
-        }
-        FileKind::Device(Device::Random) => {
-            crate::random::fill_secure(&mut bytes, file.nonblocking()).map_err(random_errno)?;
-            bytes.len()
-        }
-        FileKind::File(node) => {
-            let Kind::File(data) = &node.kind else { return Err(EINVAL) };
-            let mut offset = file.offset.lock();
-            let pos = at.unwrap_or(*offset);
-            let n = match node.host() {
-                Some(_) => crate::fs::hostfile::read(node, pos, &mut bytes)?,
-                None => data.lock().read(pos, &mut bytes),
-            };
-            if at.is_none() {
-                *offset += n as u64;
-            }
-            n
-        }
-        FileKind::Pipe(p) => p.read(&mut bytes, file.nonblocking())?,
-        FileKind::Socket(s) => crate::net::data::recv(s, &mut bytes, file.nonblocking(), false)?.copied,
-        FileKind::EventFd(e) => {
-            if len < 8 {
-                return Err(EINVAL);
-            }
-            bytes[..8].copy_from_slice(&e.read(file.nonblocking())?.to_le_bytes());
-            8
-        }
-        FileKind::Uio(u) => u.read_file(file, at, &mut bytes)?,
-        FileKind::Device(Device::Uio(..)) => return Err(ENODEV), // opened as FileKind::Uio
-        FileKind::Directory(_) => return Err(EISDIR),
-        FileKind::Epoll(_) => return Err(EBADF),
-    };
+    let n = file.read(file, &mut bytes, at)?;
     user.write_bytes(buf, &bytes[..n])?;
     Ok(n)
-}
-
-pub fn random_errno(e: crate::random::NotReady) -> Errno {
-    match e {
-        crate::random::NotReady::WouldBlock => EAGAIN,
-        crate::random::NotReady::Interrupted => EINTR,
-    }
-}
-
-fn read_console(file: &OpenFile, bytes: &mut [u8]) -> SysResult {
-    if file.nonblocking() {
-        return console::take_input(bytes).ok_or(EAGAIN);
-    }
-    console::INPUT_WAITERS.wait_until(None, || console::take_input(bytes)).map_err(|_| EINTR)
 }
 
 /// Writes user `buf` to `file` at its offset (or `at`, for pwrite).
@@ -108,7 +39,7 @@ fn write_file(user: &mut UserSpace, file: &Arc<OpenFile>, buf: UserSlice, at: Op
     if !file.writable() {
         return Err(EBADF);
     }
-    let step = chunk_for(file);
+    let step = file.io_chunk();
     let mut done = 0;
     while done < len {
         let chunk = buf.skip(done).prefix(step);
@@ -137,55 +68,9 @@ fn write_file(user: &mut UserSpace, file: &Arc<OpenFile>, buf: UserSlice, at: Op
     Ok(done)
 }
 
+/// Writes kernel bytes to `file` (write, and splice and sendfile's output).
 pub(super) fn write_chunk(file: &OpenFile, bytes: &[u8], at: Option<u64>) -> SysResult {
-    match &file.kind {
-        FileKind::Device(Device::Console) => {
-            console::write_bytes(bytes);
-            Ok(bytes.len())
-        }
-        FileKind::Device(Device::Stdio(n)) => {
-            crate::stdio::write(crate::stdio::Stream::from_fd(*n as usize), bytes).inspect_err(|&e| raise_sigpipe(e))
-        }
-        FileKind::Device(_) => Ok(bytes.len()),
-        FileKind::File(node) => {
-            let Kind::File(data) = &node.kind else { return Err(EINVAL) };
-            let mut offset = file.offset.lock();
-            if node.host().is_some() {
-                // The host's file: written there before this returns.
-                let want = at.or((!file.appending()).then_some(*offset));
-                let (pos, n) = crate::fs::hostfile::write(node, want, bytes)?;
-                if at.is_none() {
-                    *offset = pos + n as u64;
-                }
-                return Ok(n);
-            }
-            let mut d = data.lock();
-            let pos = match at {
-                Some(p) => p,
-                None if file.appending() => d.size,
-                None => *offset,
-            };
-            let n = d.write(pos, bytes)?;
-            drop(d);
-            if at.is_none() {
-                *offset = pos + n as u64;
-            }
-            node.touch();
-            Ok(n)
-        }
-        FileKind::Pipe(p) => p.write(bytes, file.nonblocking()).inspect_err(|&e| raise_sigpipe(e)),
-        FileKind::Socket(s) => crate::net::data::send(s, bytes, None, file.nonblocking()).inspect_err(|&e| raise_sigpipe(e)),
-        FileKind::Uio(u) => u.write_file(file, at, bytes),
-        FileKind::EventFd(e) => {
-            if bytes.len() < 8 {
-                return Err(EINVAL);
-            }
-            e.write(u64::from_le_bytes(bytes[..8].try_into().unwrap()), file.nonblocking())?;
-            Ok(8)
-        }
-        FileKind::Directory(_) => Err(EISDIR),
-        FileKind::Epoll(_) => Err(EBADF),
-    }
+    file.write(file, bytes, at).inspect_err(|&e| raise_sigpipe(e))
 }
 
 /// A write to a reader that went away raises SIGPIPE, as on Linux.
@@ -203,7 +88,7 @@ pub fn read(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize) -> SysRe
 
 pub fn pread64(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize, at: u64) -> SysResult {
     let file = fd::file(fd)?;
-    if !matches!(file.kind, FileKind::File(_) | FileKind::Uio(_)) {
+    if !file.positional() {
         return Err(ESPIPE);
     }
     read_file(user, &file, buf.slice(len), Some(at))
@@ -215,7 +100,7 @@ pub fn write(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize) -> SysR
 
 pub fn pwrite64(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize, at: u64) -> SysResult {
     let file = fd::file(fd)?;
-    if !matches!(file.kind, FileKind::File(_) | FileKind::Uio(_)) {
+    if !file.positional() {
         return Err(ESPIPE);
     }
     write_file(user, &file, buf.slice(len), Some(at))

@@ -4,7 +4,7 @@
 //! description, a table of its own). fs/locks.rs keeps the tables.
 
 use super::SysResult;
-use crate::fs::fd::{self, Fd, FileKind, OpenFile};
+use crate::fs::fd::{self, Fd, OpenFile};
 use crate::fs::locks::{self, Request, Table};
 use crate::mm::uaccess::{UserPtr, UserSpace, UserValue};
 use crate::process::process;
@@ -58,10 +58,7 @@ impl UserValue for Flock {
 /// The inode number locks are keyed by; None for descriptors that are not
 /// files (pipes, devices), which have no lock table.
 fn lockable(file: &OpenFile) -> Option<u64> {
-    match &file.kind {
-        FileKind::File(node) | FileKind::Directory(node) => Some(node.ino),
-        _ => None,
-    }
+    file.inode().map(|node| node.ino)
 }
 
 /// An open file description as a lock owner.
@@ -93,10 +90,7 @@ fn fcntl_lock(user: &mut UserSpace, fd: Fd, cmd: u32, arg: UserPtr<Flock>, ofd: 
     let base = match fl.whence {
         0 => 0,
         1 => *file.offset.lock() as i64,
-        2 => match &file.kind {
-            FileKind::File(node) => node.size() as i64,
-            _ => 0,
-        },
+        2 => file.inode().map_or(0, |node| node.size() as i64),
         _ => return Err(EINVAL),
     };
     let start = base.checked_add(fl.start).ok_or(EINVAL)?;

@@ -11,8 +11,9 @@ use crate::mm::addrspace::AddressSpace;
 use crate::mm::uaccess::UserSpace;
 use crate::mm::tlb;
 use crate::param::MAX_MAP_COUNT;
-use crate::fs::fd::{Fd, FileKind};
-use gometal_core::errno::{Errno, EACCES, EEXIST, EINVAL, ENODEV, ENOMEM};
+use crate::fs::fd::Fd;
+use crate::fs::file::{DeviceMemory, Mapping};
+use gometal_core::errno::{Errno, EACCES, EEXIST, EINVAL, ENOMEM};
 use gometal_core::vma::{Backing, Prot};
 
 const MADV_DONTNEED: u32 = 4;
@@ -62,8 +63,10 @@ pub fn mmap(user: &mut UserSpace, addr: u64, len: u64, prot: u32, flags: MapFlag
         return Err(EINVAL);
     }
     if !flags.contains(MapFlags::ANONYMOUS) {
-        if let Some(file) = crate::fs::fd::file(fd).ok().filter(|f| matches!(f.kind, FileKind::Uio(_))) {
-            return map_uio(user, addr, len, Prot::from_linux(prot as usize), flags, &file, offset);
+        if let Ok(file) = crate::fs::fd::file(fd) {
+            if let Some(Mapping::Device(memory)) = file.mapping() {
+                return map_device(user, addr, len, Prot::from_linux(prot as usize), flags, &file, memory, offset);
+            }
         }
     }
     let (backing, file) = match flags.contains(MapFlags::ANONYMOUS) {
@@ -92,16 +95,17 @@ pub fn mmap(user: &mut UserSpace, addr: u64, len: u64, prot: u32, flags: MapFlag
     })
 }
 
-/// mmap of /dev/uioN: one of the device's maps (uio/mmap.rs).
-fn map_uio(user: &mut UserSpace, addr: u64, len: u64, prot: Prot, flags: MapFlags, file: &crate::fs::fd::OpenFile, offset: u64) -> SysResult {
-    let FileKind::Uio(u) = &file.kind else { return Err(ENODEV) };
+/// mmap of a file that maps memory of its own (/dev/uioN: one of the
+/// device's maps, uio/mmap.rs).
+#[allow(clippy::too_many_arguments)] // mmap's own six, and what they name
+fn map_device(user: &mut UserSpace, addr: u64, len: u64, prot: Prot, flags: MapFlags, file: &crate::fs::fd::OpenFile, memory: &dyn DeviceMemory, offset: u64) -> SysResult {
     if flags.contains(MapFlags::SHARED) && prot.write && !file.writable() {
         return Err(EACCES);
     }
     let fixed = flags.intersects(MapFlags::FIXED | MapFlags::FIXED_NOREPLACE);
     with_mm(user, |mm| {
         room_to_split(mm)?;
-        crate::uio::mmap(mm, u, addr, len, prot, fixed, offset).map(|a| a as usize)
+        memory.map(mm, addr, len, prot, fixed, offset).map(|a| a as usize)
     })
 }
 

@@ -83,7 +83,7 @@ pub fn getrandom(user: &mut UserSpace, buf: UserPtr<u8>, len: usize, flags: u32)
     if flags & GRND_INSECURE != 0 {
         crate::random::fill(&mut bytes);
     } else {
-        crate::random::fill_secure(&mut bytes, flags & GRND_NONBLOCK != 0).map_err(super::io::random_errno)?;
+        crate::random::fill_secure(&mut bytes, flags & GRND_NONBLOCK != 0).map_err(crate::random::NotReady::errno)?;
     }
     user.write_bytes(buf.slice(len), &bytes)?;
     Ok(len)

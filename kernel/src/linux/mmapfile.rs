@@ -4,8 +4,9 @@
 
 use super::args::MapFlags;
 use super::SysResult;
-use crate::fs::fd::{self, Fd, FileKind};
-use crate::fs::inode::{Inode, Kind};
+use crate::fs::fd::{self, Fd};
+use crate::fs::file::Mapping;
+use crate::fs::inode::Inode;
 use crate::memlayout::PAGE_SIZE;
 use crate::mm::uaccess::UserSpace;
 use alloc::sync::Arc;
@@ -24,8 +25,8 @@ pub fn backing(fd: Fd, offset: u64, prot: u32, flags: MapFlags) -> Result<(Backi
     if !offset.is_multiple_of(PAGE_SIZE as u64) {
         return Err(EINVAL);
     }
-    let node = match &file.kind {
-        FileKind::File(node) if matches!(node.kind, Kind::File(_)) => node.clone(),
+    let node = match file.mapping() {
+        Some(Mapping::Pages(node)) => node.clone(),
         _ => return Err(ENODEV),
     };
     let shared = flags.contains(MapFlags::SHARED);

@@ -28,7 +28,6 @@ mod statfs;
 mod sync;
 mod thread;
 mod time;
-mod tty;
 
 use crate::mm::uaccess::UserSpace;
 use crate::sched::current;

@@ -5,7 +5,7 @@ use super::args::{EventFdFlags, OpenFlags};
 use super::SysResult;
 use crate::fs::epoll::Epoll;
 use crate::fs::eventfd::EventFd;
-use crate::fs::fd::{self, Fd, FileKind, OpenFile, O_NONBLOCK};
+use crate::fs::fd::{self, Fd, OpenFile, O_NONBLOCK};
 use crate::mm::uaccess::{UserPtr, UserSpace};
 use crate::process::process;
 use crate::sched::clock;
@@ -27,15 +27,12 @@ pub fn epoll_create1(_: &mut UserSpace, flags: OpenFlags) -> SysResult {
     if !(flags - OpenFlags::CLOEXEC).is_empty() {
         return Err(EINVAL);
     }
-    let file = OpenFile::new(FileKind::Epoll(Arc::new(Epoll::new())), 2);
+    let file = OpenFile::new(Arc::new(Epoll::new()), 2);
     process().files.lock().install(file, flags.contains(OpenFlags::CLOEXEC), 0)
 }
 
 fn epoll_of(epfd: Fd) -> Result<Arc<Epoll>, Errno> {
-    match &fd::file(epfd)?.kind {
-        FileKind::Epoll(e) => Ok(e.clone()),
-        _ => Err(EINVAL),
-    }
+    fd::file(epfd)?.downcast_arc::<Epoll>().ok_or(EINVAL)
 }
 
 pub fn epoll_ctl(user: &mut UserSpace, epfd: Fd, op: usize, fd: Fd, event: UserPtr<EpollEvent>) -> SysResult {
@@ -101,6 +98,6 @@ pub fn eventfd2(_: &mut UserSpace, initval: u32, flags: EventFdFlags) -> SysResu
         return Err(EINVAL);
     }
     let efd = EventFd::new(initval as u64, flags.contains(EventFdFlags::SEMAPHORE));
-    let file = OpenFile::new(FileKind::EventFd(Arc::new(efd)), 2 | (flags.bits() & O_NONBLOCK));
+    let file = OpenFile::new(Arc::new(efd), 2 | (flags.bits() & O_NONBLOCK));
     process().files.lock().install(file, flags.contains(EventFdFlags::CLOEXEC), 0)
 }

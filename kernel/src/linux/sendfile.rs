@@ -4,8 +4,7 @@
 
 use super::io::write_chunk;
 use super::SysResult;
-use crate::fs::fd::{self, Fd, FileKind};
-use crate::fs::inode::Kind;
+use crate::fs::fd::{self, Fd};
 use crate::mm::uaccess::{UserPtr, UserSpace};
 use gometal_core::errno::*;
 
@@ -19,9 +18,7 @@ pub fn sendfile(user: &mut UserSpace, out_fd: Fd, in_fd: Fd, offset: UserPtr<i64
     if !input.readable() || !output.writable() {
         return Err(EBADF);
     }
-    let FileKind::File(node) = &input.kind else { return Err(EINVAL) };
-    let Kind::File(data) = &node.kind else { return Err(EINVAL) };
-    if output.appending() {
+    if !input.sendfile_source() || output.appending() {
         return Err(EINVAL);
     }
     let explicit = offset.non_null();
@@ -34,10 +31,7 @@ pub fn sendfile(user: &mut UserSpace, out_fd: Fd, in_fd: Fd, offset: UserPtr<i64
     let mut chunk = alloc::vec![0u8; CHUNK.min(count)];
     while done < count {
         let want = (count - done).min(CHUNK);
-        let got = match node.host() {
-            Some(_) => crate::fs::hostfile::read(node, start + done as u64, &mut chunk[..want])?,
-            None => data.lock().read(start + done as u64, &mut chunk[..want]),
-        };
+        let got = input.read(&input, &mut chunk[..want], Some(start + done as u64))?;
         if got == 0 {
             break;
         }

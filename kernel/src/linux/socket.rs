@@ -5,7 +5,7 @@
 
 use super::args::OpenFlags;
 use super::SysResult;
-use crate::fs::fd::{self, Fd, FileKind, OpenFile, O_NONBLOCK};
+use crate::fs::fd::{self, Fd, OpenFile, O_NONBLOCK};
 use crate::mm::uaccess::{UserPtr, UserSpace};
 use crate::net::socket::{Icmp, State};
 use crate::net::stream::{self, Listener};
@@ -31,8 +31,7 @@ const MAX_ADDR: u32 = 128;
 /// The socket open as `fd`: EBADF for no file, ENOTSOCK for another kind.
 pub fn socket_of(fd: Fd) -> Result<(Arc<OpenFile>, Arc<Socket>), Errno> {
     let file = fd::file(fd)?;
-    let FileKind::Socket(s) = &file.kind else { return Err(ENOTSOCK) };
-    let s = s.clone();
+    let s = file.downcast_arc::<Socket>().ok_or(ENOTSOCK)?;
     Ok((file, s))
 }
 
@@ -62,7 +61,7 @@ pub fn write_addr(user: &mut UserSpace, out: UserPtr<u8>, len: UserPtr<u32>, add
 
 fn install(sock: Arc<Socket>, flags: i32) -> SysResult {
     let nonblock = if flags & SOCK_NONBLOCK != 0 { O_NONBLOCK } else { 0 };
-    let file = OpenFile::new(FileKind::Socket(sock), O_RDWR | nonblock);
+    let file = OpenFile::new(sock, O_RDWR | nonblock);
     process().files.lock().install(file, flags & SOCK_CLOEXEC != 0, 0)
 }
 

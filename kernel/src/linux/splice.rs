@@ -6,7 +6,8 @@
 
 use super::io::write_chunk;
 use super::SysResult;
-use crate::fs::fd::{self, Fd, FileKind, OpenFile};
+use crate::fs::fd::{self, Fd, OpenFile};
+use crate::fs::pipe::Pipe;
 use crate::mm::uaccess::{UserPtr, UserSpace};
 use alloc::sync::Arc;
 use alloc::vec;
@@ -22,55 +23,51 @@ pub fn splice(user: &mut UserSpace, fd_in: Fd, off_in: UserPtr<i64>, fd_out: Fd,
     if !input.readable() || !output.writable() {
         return Err(EBADF);
     }
-    let (in_pipe, out_pipe) = (matches!(input.kind, FileKind::Pipe(_)), matches!(output.kind, FileKind::Pipe(_)));
-    if !in_pipe && !out_pipe {
+    let (in_pipe, out_pipe) = (input.downcast::<Pipe>(), output.downcast::<Pipe>());
+    if in_pipe.is_none() && out_pipe.is_none() {
         return Err(EINVAL);
     }
-    if (in_pipe && !off_in.is_null()) || (out_pipe && !off_out.is_null()) {
+    if (in_pipe.is_some() && !off_in.is_null()) || (out_pipe.is_some() && !off_out.is_null()) {
         return Err(ESPIPE);
     }
     if len == 0 {
         return Ok(0);
     }
     let nonblock = flags & SPLICE_F_NONBLOCK != 0;
-    match &input.kind {
-        FileKind::Pipe(p) => {
-            p.wait_readable(nonblock || input.nonblocking())?;
-            let mut buf = vec![0u8; len.min(CHUNK)];
-            let n = p.peek(&mut buf);
-            if n == 0 {
-                return Ok(0); // every writer gone
-            }
-            let wrote = from_pipe(user, &output, &buf[..n], off_out)?;
-            p.consume(wrote);
-            Ok(wrote)
+    if let Some(p) = in_pipe {
+        p.wait_readable(nonblock || input.nonblocking())?;
+        let mut buf = vec![0u8; len.min(CHUNK)];
+        let n = p.peek(&mut buf);
+        if n == 0 {
+            return Ok(0); // every writer gone
         }
-        FileKind::Socket(s) => {
-            let FileKind::Pipe(p) = &output.kind else { return Err(EINVAL) };
-            let room = p.room();
-            if room == 0 && (nonblock || output.nonblocking()) {
-                return Err(EAGAIN);
-            }
-            let mut buf = vec![0u8; len.min(CHUNK).min(room.max(1))];
-            let n = crate::net::data::recv(s, &mut buf, input.nonblocking(), false)?.copied;
-            if n == 0 {
-                return Ok(0);
-            }
-            p.write(&buf[..n], false)
-        }
-        _ => Err(EINVAL),
+        let wrote = from_pipe(user, &output, &buf[..n], off_out)?;
+        p.consume(wrote);
+        return Ok(wrote);
     }
+    // Into a pipe, from a file that can fill one (a socket).
+    let Some(p) = out_pipe.filter(|_| input.splice_source()) else { return Err(EINVAL) };
+    let room = p.room();
+    if room == 0 && (nonblock || output.nonblocking()) {
+        return Err(EAGAIN);
+    }
+    let mut buf = vec![0u8; len.min(CHUNK).min(room.max(1))];
+    let n = input.read(&input, &mut buf, None)?;
+    if n == 0 {
+        return Ok(0);
+    }
+    p.write(&buf[..n], false)
 }
 
 /// Writes what a pipe holds to `out`: a socket or pipe, or a file at
 /// *off_out (moved on) or its own offset.
 fn from_pipe(user: &mut UserSpace, out: &Arc<OpenFile>, data: &[u8], off_out: UserPtr<i64>) -> SysResult {
     let at = match off_out.non_null() {
-        Some(p) if matches!(out.kind, FileKind::File(_)) => Some(u64::try_from(user.read(p)?).map_err(|_| EINVAL)?),
+        Some(p) if out.splice_target() && out.positional() => Some(u64::try_from(user.read(p)?).map_err(|_| EINVAL)?),
         Some(_) => return Err(ESPIPE),
         None => None,
     };
-    if !matches!(out.kind, FileKind::File(_) | FileKind::Socket(_) | FileKind::Pipe(_)) {
+    if !out.splice_target() {
         return Err(EINVAL);
     }
     let wrote = write_chunk(out, data, at)?;

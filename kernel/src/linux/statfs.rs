@@ -7,7 +7,7 @@
 //! no inode limit (0 files, as tmpfs mounted with nr_inodes=0).
 
 use super::SysResult;
-use crate::fs::fd::{self, Fd, FileKind};
+use crate::fs::fd::{self, Fd};
 use crate::fs::inode::Inode;
 use crate::fs::path;
 use crate::mm::frames;
@@ -98,9 +98,9 @@ pub fn statfs(user: &mut UserSpace, pathname: UserPtr<u8>, out: UserPtr<Raw>) ->
 /// memory's.
 pub fn fstatfs(user: &mut UserSpace, fd: Fd, out: UserPtr<Raw>) -> SysResult {
     let file = fd::file(fd)?;
-    let numbers = match &file.kind {
-        FileKind::File(n) | FileKind::Directory(n) => numbers_of(n)?,
-        _ => numbers_of(&crate::fs::tree::root())?,
+    let numbers = match file.inode() {
+        Some(n) => numbers_of(n)?,
+        None => numbers_of(&crate::fs::tree::root())?,
     };
     user.write(out, &numbers.encode())?;
     Ok(0)

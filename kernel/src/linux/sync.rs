@@ -5,17 +5,13 @@
 //! syncfs write back every file mapped shared and writable.
 
 use super::SysResult;
-use crate::fs::fd::{self, Fd, FileKind};
-use crate::fs::{hostfile, share};
+use crate::fs::fd::{self, Fd};
+use crate::fs::share;
 use crate::mm::uaccess::UserSpace;
-use gometal_core::errno::*;
 
 /// fdatasync too: the whole file is written either way.
 pub fn fsync(_: &mut UserSpace, fd: Fd) -> SysResult {
-    match &fd::file(fd)?.kind {
-        FileKind::File(node) | FileKind::Directory(node) => hostfile::fsync(node).map(|_| 0),
-        _ => Err(EINVAL),
-    }
+    fd::file(fd)?.fsync().map(|_| 0)
 }
 
 /// sync(2) cannot fail; a share that could not be written is reported on

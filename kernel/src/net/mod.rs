@@ -1,7 +1,7 @@
 //! Sockets: AF_INET and AF_INET6 (TCP, UDP, ICMP echo) on loopback
 //! and the network device (nic/), AF_UNIX stream and datagram. A socket is a
-//! file (`FileKind::Socket`); the system calls in linux/socket.rs and
-//! linux/sockmsg.rs decode arguments and call in here.
+//! file (file.rs implements fs's `File` for it); the system calls in
+//! linux/socket.rs and linux/sockmsg.rs decode arguments and call in here.
 //!
 //! Loopback is short-circuited in the kernel rather than run through a TCP/IP
 //! stack: a connected stream is two pipes (stream.rs), a datagram is queued
@@ -18,6 +18,7 @@
 pub mod channel;
 pub mod data;
 pub mod dgram;
+mod file;
 pub mod inet;
 pub mod msgbuf;
 pub mod msgpipe;

@@ -59,7 +59,8 @@ pub fn bind(sock: &Arc<Socket>, addr: UnixAddr) -> Result<(), Errno> {
             if tree::child(&dir.node, &name).is_some() {
                 return Err(EADDRINUSE);
             }
-            let node = Inode::new_socket(SOCKET_PERM, Arc::downgrade(sock), crate::sched::clock::realtime_ns());
+            let weak: Weak<Socket> = Arc::downgrade(sock);
+            let node = Inode::new_socket(SOCKET_PERM, weak, crate::sched::clock::realtime_ns());
             tree::link(&dir.node, &name, node).map_err(|e| if e == EEXIST { EADDRINUSE } else { e })?;
         }
         UnixAddr::Abstract(n) => {
@@ -87,7 +88,7 @@ pub fn find(addr: &UnixAddr) -> Result<Arc<Socket>, Errno> {
         UnixAddr::Path(p) => {
             let found = tree::walk(&cwd(), p, true)?;
             match &found.node.kind {
-                Kind::Socket(w) => w.upgrade().ok_or(ECONNREFUSED),
+                Kind::Socket(w) => w.upgrade().and_then(crate::fs::file::downcast_arc::<Socket>).ok_or(ECONNREFUSED),
                 _ => Err(ECONNREFUSED),
             }
         }

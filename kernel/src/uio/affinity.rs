@@ -10,7 +10,7 @@
 //! test) can see where they were taken.
 
 use super::{all_devices, UioDevice};
-use crate::fs::inode::{Device, Inode, UioNode};
+use super::file::{tree_node, UioNode};
 use crate::fs::tree;
 use crate::sched::cpu;
 use crate::sync::{Lock, LockClass};
@@ -29,7 +29,7 @@ static MOVES: Lock<()> = Lock::new(LockClass::IrqAffinity, ());
 /// `devices`, each opening as the first device on that line.
 pub fn publish(devices: &[Arc<UioDevice>]) {
     if let Some(first) = devices.iter().find(|d| d.irq.is_some()) {
-        tree::add_at(b"/proc/interrupts", Inode::new_device(Device::Uio(first.index as u8, UioNode::Interrupts)));
+        tree::add_at(b"/proc/interrupts", tree_node(first.index as u8, UioNode::Interrupts));
     }
     for d in devices {
         let Some(irq) = d.irq else { continue };
@@ -37,8 +37,8 @@ pub fn publish(devices: &[Arc<UioDevice>]) {
             continue;
         }
         let n = d.index as u8;
-        tree::add_at(format!("/proc/irq/{irq}/smp_affinity").as_bytes(), Inode::new_device(Device::Uio(n, UioNode::Affinity)));
-        tree::add_at(format!("/proc/irq/{irq}/smp_affinity_list").as_bytes(), Inode::new_device(Device::Uio(n, UioNode::AffinityList)));
+        tree::add_at(format!("/proc/irq/{irq}/smp_affinity").as_bytes(), tree_node(n, UioNode::Affinity));
+        tree::add_at(format!("/proc/irq/{irq}/smp_affinity_list").as_bytes(), tree_node(n, UioNode::AffinityList));
     }
 }
 

@@ -4,15 +4,61 @@
 //! write(4 bytes) is irqcontrol; epoll reports EPOLLIN while an unseen
 //! interrupt is pending, with the count as the edge-trigger generation.
 //! The sysfs `event` file reads the count as text; `config` reads and
-//! writes PCI config space at the file offset.
+//! writes PCI config space at the file offset. Each node is a `Device`
+//! node of the tree whose opener (`UioOpener`) makes a `UioFile`.
 
 use super::{Source, UioDevice};
+use crate::fs::epoll::in_out;
 use crate::fs::fd::OpenFile;
-use crate::fs::inode::UioNode;
+use crate::fs::file::{DeviceMemory, File, Mapping, Opener};
+use crate::fs::inode::Inode;
+use crate::fs::pollhub::PollHub;
+use crate::fs::stat::Stat;
+use crate::mm::addrspace::AddressSpace;
 use alloc::format;
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicU32, Ordering};
 use gometal_core::errno::{Errno, EAGAIN, EINTR, EINVAL, EIO, ENODEV};
+use gometal_core::vma::Prot;
+
+/// Which node of a UIO device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UioNode {
+    /// /dev/uioN.
+    Dev,
+    /// /sys/class/uio/uioN/event: the interrupt count.
+    Event,
+    /// /sys/class/uio/uioN/device/config: the PCI config space.
+    Config,
+    /// /proc/irq/L/smp_affinity and smp_affinity_list of the device's line.
+    Affinity,
+    AffinityList,
+    /// /proc/interrupts (the UIO lines only).
+    Interrupts,
+}
+
+/// What opens node `node` of device `n` (the tree holds one per node).
+struct UioOpener {
+    n: u8,
+    node: UioNode,
+}
+
+impl Opener for UioOpener {
+    fn open(&self, _: u32) -> Result<Arc<dyn File>, Errno> {
+        Ok(open(self.n, self.node)?)
+    }
+
+    /// Linux gives UIO a dynamic major; 243 is a common one. The sysfs
+    /// and /proc files have no numbers.
+    fn rdev(&self) -> (u32, u32) {
+        if self.node == UioNode::Dev { (243, self.n as u32) } else { (0, 0) }
+    }
+}
+
+/// The tree node for node `node` of device `n`.
+pub fn tree_node(n: u8, node: UioNode) -> Arc<Inode> {
+    Inode::new_device(Arc::new(UioOpener { n, node }))
+}
 
 /// Conventional PCI config space, what Linux's `config` file shows for a
 /// function without PCIe extended space.
@@ -27,7 +73,7 @@ pub struct UioFile {
 }
 
 /// Opens node `node` of device `n`.
-pub fn open(n: u8, node: UioNode) -> Result<Arc<UioFile>, Errno> {
+fn open(n: u8, node: UioNode) -> Result<Arc<UioFile>, Errno> {
     let dev = super::device(n as usize).ok_or(ENODEV)?;
     let seen = AtomicU32::new(dev.events.load(Ordering::Acquire));
     Ok(Arc::new(UioFile { dev, node, seen }))
@@ -152,4 +198,46 @@ fn copy_at(src: &[u8], pos: u64, out: &mut [u8]) -> usize {
     let n = rest.len().min(out.len());
     out[..n].copy_from_slice(&rest[..n]);
     n
+}
+
+impl File for UioFile {
+    fn read(&self, of: &OpenFile, buf: &mut [u8], at: Option<u64>) -> Result<usize, Errno> {
+        self.read_file(of, at, buf)
+    }
+
+    fn write(&self, of: &OpenFile, data: &[u8], at: Option<u64>) -> Result<usize, Errno> {
+        self.write_file(of, at, data)
+    }
+
+    fn positional(&self) -> bool {
+        true
+    }
+
+    /// /dev/uioN a character device; its sysfs files regular, as on Linux.
+    fn stat(&self) -> Stat {
+        match self.node {
+            UioNode::Dev => Stat::char_device(0o600, (243, self.dev.index as u32)),
+            _ => Stat { mode: gometal_core::cpio::S_IFREG | 0o644, nlink: 1, size: 4096, ..Stat::default() },
+        }
+    }
+
+    /// Every node maps through uio/mmap.rs, which refuses all but /dev/uioN.
+    fn mapping(&self) -> Option<Mapping<'_>> {
+        Some(Mapping::Device(self))
+    }
+
+    fn poll_hub(&self) -> Option<PollHub> {
+        Some(PollHub::Global)
+    }
+
+    fn poll(&self, _: &OpenFile) -> (u32, u64) {
+        let (readable, generation) = self.readiness();
+        (in_out(readable, true), generation)
+    }
+}
+
+impl DeviceMemory for UioFile {
+    fn map(&self, mm: &mut AddressSpace, hint: u64, len: u64, prot: Prot, fixed: bool, offset: u64) -> Result<u64, Errno> {
+        super::mmap(mm, self, hint, len, prot, fixed, offset)
+    }
 }

@@ -9,8 +9,7 @@
 //! whatever the PTE says, and the DMA region is ordinary RAM, coherent with
 //! devices on this platform (the host bridge node says `dma-coherent`).
 
-use super::UioFile;
-use crate::fs::inode::UioNode;
+use super::{UioFile, UioNode};
 use crate::memlayout::PAGE_SIZE;
 use crate::mm::addrspace::AddressSpace;
 use gometal_core::errno::{Errno, EINVAL, ENODEV, ENOMEM};

@@ -20,7 +20,7 @@ mod mmap;
 mod setup;
 mod sysfs;
 
-pub use file::{open, UioFile};
+pub use file::{UioFile, UioNode};
 pub use mmap::mmap;
 pub use setup::init;
 

@@ -5,7 +5,8 @@
 //! uio_pci_generic reads and writes.
 
 use super::{Source, UioDevice};
-use crate::fs::inode::{Device, Inode, UioNode};
+use super::file::{tree_node, UioNode};
+use crate::fs::inode::Inode;
 use crate::fs::tree;
 use alloc::boxed::Box;
 use alloc::format;
@@ -22,10 +23,10 @@ fn text(path: &str, content: String) {
 pub fn publish(d: &UioDevice) {
     let n = d.index as u8;
     let dir = format!("/sys/class/uio/uio{}", d.index);
-    tree::add_at(format!("/dev/uio{}", d.index).as_bytes(), Inode::new_device(Device::Uio(n, UioNode::Dev)));
+    tree::add_at(format!("/dev/uio{}", d.index).as_bytes(), tree_node(n, UioNode::Dev));
     text(&format!("{dir}/name"), format!("{}\n", d.name));
     text(&format!("{dir}/version"), String::from("0.01.0\n"));
-    tree::add_at(format!("{dir}/event").as_bytes(), Inode::new_device(Device::Uio(n, UioNode::Event)));
+    tree::add_at(format!("{dir}/event").as_bytes(), tree_node(n, UioNode::Event));
     for (m, map) in d.maps.iter().enumerate() {
         let mdir = format!("{dir}/maps/map{m}");
         // Linux prints addr and size with %pa: 0x and 16 hex digits.
@@ -35,7 +36,7 @@ pub fn publish(d: &UioDevice) {
         text(&format!("{mdir}/size"), format!("0x{:016x}\n", map.size));
     }
     if let Source::Pci { ecam, addr } = &d.source {
-        tree::add_at(format!("{dir}/device/config").as_bytes(), Inode::new_device(Device::Uio(n, UioNode::Config)));
+        tree::add_at(format!("{dir}/device/config").as_bytes(), tree_node(n, UioNode::Config));
         let (vendor, device) = PciHeader::new(*addr).id(ecam);
         text(&format!("{dir}/device/vendor"), format!("0x{vendor:04x}\n"));
         text(&format!("{dir}/device/device"), format!("0x{device:04x}\n"));

@@ -1,13 +1,12 @@
 //! The terminal ioctls for a standard stream whose host side is a terminal
-//! (stdio.rs): enough for isatty and for programs that read the settings.
+//! (mod.rs): enough for isatty and for programs that read the settings.
 //! The line discipline is the host terminal's own (the CLI leaves it in its
 //! normal cooked mode, so echo, line editing and Ctrl-C/Ctrl-D behave as
 //! the user's terminal does); settings written here are accepted and not
 //! applied, since the guest cannot change the host's terminal.
 
-use super::SysResult;
 use crate::mm::uaccess::{UserPtr, UserSpace};
-use gometal_core::errno::ENOTTY;
+use gometal_core::errno::{Errno, ENOTTY};
 
 const TCGETS: u32 = 0x5401;
 const TCSETS: u32 = 0x5402;
@@ -33,7 +32,7 @@ fn default_termios() -> [u8; 36] {
     t
 }
 
-pub fn ioctl(user: &mut UserSpace, request: u32, arg: u64) -> SysResult {
+pub fn ioctl(user: &mut UserSpace, request: u32, arg: u64) -> Result<usize, Errno> {
     match request {
         TCGETS => {
             user.write(UserPtr::<[u8; 36]>::new(arg), &default_termios())?;

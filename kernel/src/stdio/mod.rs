@@ -10,6 +10,14 @@
 //!
 //! Without the console device (QEMU started by hand) the three fall back to
 //! the UART, as before: shared output and Ctrl-D as end of input.
+//!
+//! The three are files of their own (file.rs) that fds 0-2 start with; a
+//! stream whose host side is a terminal answers the terminal ioctls (tty.rs).
+
+mod file;
+mod tty;
+
+pub use file::open_files;
 
 use crate::console;
 use crate::drivers::virtio::console as vcon;
@@ -22,16 +30,6 @@ pub enum Stream {
     In = 0,
     Out = 1,
     Err = 2,
-}
-
-impl Stream {
-    pub fn from_fd(fd: usize) -> Stream {
-        match fd {
-            0 => Stream::In,
-            1 => Stream::Out,
-            _ => Stream::Err,
-        }
-    }
 }
 
 static TTY: [AtomicBool; 3] = [AtomicBool::new(false), AtomicBool::new(false), AtomicBool::new(false)];
@@ -63,12 +61,7 @@ pub fn is_tty(s: Stream) -> bool {
 
 /// Reads stdin: Ok(0) is end of file.
 pub fn read(s: Stream, buf: &mut [u8], nonblocking: bool) -> Result<usize, Errno> {
-    let Some(p) = port(s) else {
-        if nonblocking {
-            return console::take_input(buf).ok_or(EAGAIN);
-        }
-        return console::INPUT_WAITERS.wait_until(None, || console::take_input(buf)).map_err(|_| EINTR);
-    };
+    let Some(p) = port(s) else { return console::read(buf, nonblocking) };
     let mut take = || match vcon::take_input(p, buf) {
         vcon::Input::Data(n) => Some(n),
         vcon::Input::EndOfFile => Some(0),

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"slices"
+	"strings"
+	"testing"
+
+	"gometal.dev/gometal/internal/machine"
+	"gometal.dev/gometal/internal/qemu"
+)
+
+// flagNames lists fs's flags.
+func flagNames(fs *flag.FlagSet) []string {
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	return names
+}
+
+// TestRunExecFlagParity: run and exec share every machine flag, with the
+// same name, default and help except where flagTexts says otherwise;
+// whatever only one of them takes is listed here, so that a flag added to
+// one command alone is a decision, not an accident.
+func TestRunExecFlagParity(t *testing.T) {
+	runOnly := []string{"arch", "gdb", "ldflags", "tags"}
+	execOnly := []string{"max-dir", "module", "no-dir", "no-module"}
+	// The flags whose help (and for -mem, default) flagTexts lets differ.
+	shaded := []string{"add", "env", "kernel-args", "mem", "sched", "timeout", "v"}
+
+	runFS, _ := newRunFlagSet()
+	execFS, _ := newExecFlagSet()
+	shared := flag.NewFlagSet("shared", flag.ContinueOnError)
+	new(machineFlags).register(shared, runFlagTexts)
+	sharedNames := flagNames(shared)
+
+	for _, name := range flagNames(runFS) {
+		if !slices.Contains(sharedNames, name) && !slices.Contains(runOnly, name) {
+			t.Errorf("run -%s is neither a machine flag nor listed as run's own", name)
+		}
+	}
+	for _, name := range flagNames(execFS) {
+		if !slices.Contains(sharedNames, name) && !slices.Contains(execOnly, name) {
+			t.Errorf("exec -%s is neither a machine flag nor listed as exec's own", name)
+		}
+	}
+	for _, name := range sharedNames {
+		r, e := runFS.Lookup(name), execFS.Lookup(name)
+		if r == nil || e == nil {
+			t.Errorf("-%s: run has it %v, exec has it %v", name, r != nil, e != nil)
+			continue
+		}
+		if slices.Contains(shaded, name) {
+			continue
+		}
+		if r.Usage != e.Usage || r.DefValue != e.DefValue {
+			t.Errorf("-%s differs: run %q (default %q), exec %q (default %q)", name, r.Usage, r.DefValue, e.Usage, e.DefValue)
+		}
+	}
+	if d := execFS.Lookup("mem").DefValue; d != defaultExecMem {
+		t.Errorf("exec -mem defaults to %s", d)
+	}
+	if d := runFS.Lookup("mem").DefValue; d != "256M" {
+		t.Errorf("run -mem defaults to %s", d)
+	}
+}
+
+// TestBenchSharesMachineFlags: bench's -qemu and -kernel are run's.
+func TestBenchSharesMachineFlags(t *testing.T) {
+	runFS, _ := newRunFlagSet()
+	benchFS, _ := newBenchFlagSet()
+	for _, name := range []string{"qemu", "kernel"} {
+		if r, b := runFS.Lookup(name), benchFS.Lookup(name); r.Usage != b.Usage {
+			t.Errorf("-%s: run %q, bench %q", name, r.Usage, b.Usage)
+		}
+	}
+	if u := runFS.Lookup("qemu").Usage; !strings.Contains(u, "qemu-system-riscv64 from PATH") {
+		t.Errorf("-qemu help: %q", u)
+	}
+}
+
+// TestRunArch: -arch names an architecture gometal runs; arm64 is
+// described but has no kernel yet, so it is one clear line.
+func TestRunArch(t *testing.T) {
+	f, err := parseRunFlags([]string{"-arch", "riscv64", "prog"})
+	if err != nil || f.arch.Name != "riscv64" {
+		t.Fatalf("-arch riscv64: %v, %v", f, err)
+	}
+	t.Setenv("GOARCH", "amd64") // the user's host setting is not ours
+	if f, err = parseRunFlags([]string{"prog"}); err != nil || f.arch.Name != "riscv64" {
+		t.Fatalf("default: %v, %v", f, err)
+	}
+	for arch, want := range map[string]string{
+		"arm64": "run: -arch arm64 is not supported yet: gometal's kernel runs riscv64 programs",
+		"amd64": `run: -arch "amd64": want riscv64 or arm64`,
+	} {
+		if _, err := parseRunFlags([]string{"-arch", arch, "prog"}); err == nil || err.Error() != want {
+			t.Errorf("-arch %s: %v; want %q", arch, err, want)
+		}
+	}
+}
+
+// TestBootRefusesUnsupportedMachine: a described machine without a
+// kernel is one line and exit status 2, before QEMU starts.
+func TestBootRefusesUnsupportedMachine(t *testing.T) {
+	for _, m := range []*machine.Machine{machine.ARM64Virt, machine.RISCV64SifiveU} {
+		var stderr bytes.Buffer
+		err := boot(qemu.Config{Machine: m, Binary: "/nonexistent/qemu", SMP: 2, Kernel: "k"}, bootOptions{})
+		code := report(&stderr, err)
+		if want := "gometal: machine " + m.Name + " is not supported yet: gometal's kernel boots on riscv64-virt\n"; code != 2 || stderr.String() != want {
+			t.Errorf("%s: exit %d, %q; want 2, %q", m.Name, code, stderr.String(), want)
+		}
+	}
+}

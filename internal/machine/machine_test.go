@@ -1,0 +1,121 @@
+package machine
+
+import (
+	"debug/elf"
+	"testing"
+)
+
+// TestTable checks what the rest of gometal assumes of the table.
+func TestTable(t *testing.T) {
+	names := map[string]bool{}
+	for _, m := range Machines {
+		if names[m.Name] {
+			t.Errorf("two machines named %s", m.Name)
+		}
+		names[m.Name] = true
+		if m.Arch == nil || ArchOfELF(m.Arch.ELF) != m.Arch {
+			t.Errorf("%s: architecture %v is not in Arches", m.Name, m.Arch)
+		}
+		if m.MinCPUs < 1 || m.MinCPUs > m.MaxCPUs {
+			t.Errorf("%s: CPUs %d to %d", m.Name, m.MinCPUs, m.MaxCPUs)
+		}
+		if m.Boot.Load != LoadKernel {
+			t.Errorf("%s: gometal boots with -kernel; Boot is %s", m.Name, m.Boot.Name)
+		}
+		if m.Type == "" || m.UART == "" || m.LinuxConsole == "" || m.Exit == 0 {
+			t.Errorf("%s: incomplete: %+v", m.Name, m)
+		}
+		if m.Supported && (m.Virtio == NoVirtio || m.Exit == ExitConsole) {
+			t.Errorf("%s: gometal run needs virtio consoles and an exit device the host sees", m.Name)
+		}
+	}
+	for _, a := range Arches {
+		if d := a.Default(); d.Arch != a {
+			t.Errorf("%s: default machine %s is for %s", a.Name, d.Name, d.Arch.Name)
+		}
+	}
+	if Default() != RISCV64Virt || !RISCV64Virt.Supported {
+		t.Errorf("the default machine is %s", Default().Name)
+	}
+}
+
+func TestArchOfELF(t *testing.T) {
+	for em, want := range map[elf.Machine]*Arch{elf.EM_RISCV: RISCV64, elf.EM_AARCH64: ARM64, elf.EM_X86_64: nil, elf.EM_386: nil} {
+		if got := ArchOfELF(em); got != want {
+			t.Errorf("ArchOfELF(%v) = %v, want %v", em, got, want)
+		}
+	}
+}
+
+// TestChooseArch: -arch, then $GOARCH, then the host, among the
+// architectures gometal runs (riscv64 only, until the arm64 kernel).
+func TestChooseArch(t *testing.T) {
+	cases := []struct {
+		explicit, goarch, host string
+		want                   *Arch
+		err                    string
+	}{
+		{"", "", "amd64", RISCV64, ""},
+		{"", "", "riscv64", RISCV64, ""},
+		{"", "", "arm64", RISCV64, ""},             // arm64 hosts too, until arm64 is supported
+		{"", "amd64", "amd64", RISCV64, ""},        // a host GOARCH is the user's, not ours
+		{"", "arm64", "amd64", RISCV64, ""},        // as it always was
+		{"", "riscv64", "arm64", RISCV64, ""},      // $GOARCH wins over the host
+		{"riscv64", "arm64", "arm64", RISCV64, ""}, // -arch wins over both
+		{"arm64", "", "amd64", ARM64, "arm64 is not supported yet: gometal's kernel runs riscv64 programs"},
+		{"amd64", "", "amd64", nil, `"amd64": want riscv64 or arm64`},
+	}
+	for _, c := range cases {
+		got, err := ChooseArch(c.explicit, c.goarch, c.host)
+		if got != c.want || (err == nil) != (c.err == "") || err != nil && err.Error() != c.err {
+			t.Errorf("ChooseArch(%q, %q, %q) = %v, %v; want %v, %q", c.explicit, c.goarch, c.host, got, err, c.want, c.err)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	if err := RISCV64Virt.Check(); err != nil {
+		t.Errorf("riscv64-virt: %v", err)
+	}
+	if err, want := RISCV64SifiveU.Check(), "machine riscv64-sifive_u is not supported yet: gometal's kernel boots on riscv64-virt"; err == nil || err.Error() != want {
+		t.Errorf("sifive_u: %v; want %q", err, want)
+	}
+	if err := ARM64Virt.Check(); err == nil {
+		t.Errorf("arm64-virt: supported before its kernel")
+	}
+	if got := SupportedArches(); got != "riscv64" {
+		t.Errorf("SupportedArches() = %q", got)
+	}
+}
+
+func TestNamed(t *testing.T) {
+	if m, err := Named("arm64-virt-gicv2"); err != nil || m != ARM64VirtGICv2 {
+		t.Errorf("Named: %v, %v", m, err)
+	}
+	if _, err := Named("pdp11"); err == nil {
+		t.Error("Named(pdp11) succeeded")
+	}
+}
+
+func TestStrings(t *testing.T) {
+	for in, want := range map[string]string{"": "nothing", "a": "a", "a b": "a and b", "a b c": "a, b and c"} {
+		var names []string
+		for _, r := range in {
+			if r != ' ' {
+				names = append(names, string(r))
+			}
+		}
+		if got := join(names); got != want {
+			t.Errorf("join(%q) = %q, want %q", names, got, want)
+		}
+	}
+	if got := ARM64.BuildHint(); got != "GOOS=linux GOARCH=arm64 CGO_ENABLED=0" {
+		t.Errorf("BuildHint = %q", got)
+	}
+	if got := ARM64VirtGICv2.MachineArg(); got != "virt,gic-version=2" {
+		t.Errorf("MachineArg = %q", got)
+	}
+	if got := RISCV64Virt.MachineArg(); got != "virt" {
+		t.Errorf("MachineArg = %q", got)
+	}
+}

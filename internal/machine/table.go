@@ -1,0 +1,96 @@
+package machine
+
+// The architectures and machines gometal knows. Facts checked with QEMU 7.2
+// and Debian 12's packages (../shared/docs/boot-images.md has the loader
+// recipes; -smp limits are what QEMU 7.2 accepts).
+
+import (
+	"debug/elf"
+	"strconv"
+)
+
+// The architectures, in the order errors list them.
+var (
+	RISCV64 = &Arch{
+		Name: "riscv64", ELF: elf.EM_RISCV,
+		QEMU: "qemu-system-riscv64", QEMUPackage: "qemu-system-misc",
+		LinuxImage: "linux-image-riscv64",
+		CrossCC:    "riscv64-linux-gnu-gcc", CrossCCPackage: "gcc-riscv64-linux-gnu",
+	}
+	ARM64 = &Arch{
+		Name: "arm64", ELF: elf.EM_AARCH64,
+		QEMU: "qemu-system-aarch64", QEMUPackage: "qemu-system-arm",
+		LinuxImage: "linux-image-arm64",
+		CrossCC:    "aarch64-linux-gnu-gcc", CrossCCPackage: "gcc-aarch64-linux-gnu",
+	}
+)
+
+// Arches lists every described architecture.
+var Arches = []*Arch{RISCV64, ARM64}
+
+// Boot paths shared by several machines.
+var (
+	// openSBI: QEMU's bundled OpenSBI (fw_dynamic, M-mode) starts the
+	// kernel that -kernel loaded at 0x80200000, in S-mode.
+	openSBI = Boot{Name: "opensbi", BIOS: "default", Load: LoadKernel, Packages: []string{"qemu-system-data"}}
+	// riscv64UBoot: S-mode U-Boot under OpenSBI, then booti.
+	riscv64UBoot = Boot{Name: "u-boot", BIOS: "default", Stage2: "/usr/lib/u-boot/qemu-riscv64_smode/uboot.elf",
+		Load: LoadBooti, Addr: 0x84000000, Packages: []string{"qemu-system-data", "u-boot-qemu"}}
+	// arm64Direct: QEMU's own boot code starts the -kernel image at EL1
+	// (PSCI is QEMU's, over HVC).
+	arm64Direct = Boot{Name: "qemu", Load: LoadKernel}
+	arm64UBoot  = Boot{Name: "u-boot", BIOS: "/usr/lib/u-boot/qemu_arm64/u-boot.bin",
+		Load: LoadBooti, Addr: 0x40400000, Packages: []string{"u-boot-qemu"}}
+	arm64UEFI = Boot{Name: "uefi", BIOS: "/usr/share/qemu-efi-aarch64/QEMU_EFI.fd",
+		Load: LoadUEFI, Packages: []string{"qemu-efi-aarch64"}}
+)
+
+// The machines. For each architecture the first one listed is the one
+// gometal boots its programs on (Default).
+var (
+	// RISCV64Virt is QEMU's generic RISC-V board: OpenSBI, a 16550 UART,
+	// the PLIC, virtio-mmio slots, a PCIe host bridge, the SiFive test
+	// device for power-off with a status.
+	RISCV64Virt = &Machine{
+		Name: "riscv64-virt", Arch: RISCV64, Type: "virt",
+		MinCPUs: 1, MaxCPUs: 512,
+		Boot: openSBI, Loaders: []Boot{riscv64UBoot},
+		UART: "ns16550a", LinuxConsole: "ttyS0",
+		Virtio: VirtioMMIO, Exit: ExitTestDevice,
+		Supported: true,
+	}
+	// RISCV64SifiveU is QEMU's model of the HiFive Unleashed: hart 0 is an
+	// E51 without an MMU, harts 1-4 are U54s; SiFive UART; no virtio, no
+	// power-off device.
+	RISCV64SifiveU = &Machine{
+		Name: "riscv64-sifive_u", Arch: RISCV64, Type: "sifive_u",
+		MinCPUs: 2, MaxCPUs: 5,
+		Boot: openSBI,
+		UART: "sifive,uart0", LinuxConsole: "ttySIF0",
+		Virtio: NoVirtio, Exit: ExitConsole,
+	}
+	// ARM64Virt is QEMU's generic Arm board with a Cortex-A72 and GICv3
+	// (GICv2 allows only 8 CPUs).
+	ARM64Virt = arm64Virt("arm64-virt", "cortex-a72", 3, 512)
+	// ARM64VirtGICv2 is ARM64Virt with the older interrupt controller.
+	ARM64VirtGICv2 = arm64Virt("arm64-virt-gicv2", "cortex-a72", 2, 8)
+	// ARM64VirtMax is ARM64Virt with every feature QEMU emulates (-cpu max:
+	// SVE, pointer authentication, newer ID register values).
+	ARM64VirtMax = arm64Virt("arm64-virt-max", "max", 3, 512)
+)
+
+// Machines lists every described machine, each architecture's default first.
+var Machines = []*Machine{RISCV64Virt, RISCV64SifiveU, ARM64Virt, ARM64VirtGICv2, ARM64VirtMax}
+
+// arm64Virt describes QEMU's arm64 virt board with a CPU model and GIC
+// version: PL011 UART, virtio-mmio slots, PCIe, PSCI; the exit status
+// leaves through semihosting.
+func arm64Virt(name, cpu string, gic, maxCPUs int) *Machine {
+	return &Machine{
+		Name: name, Arch: ARM64, Type: "virt", Options: []string{"gic-version=" + strconv.Itoa(gic)}, CPU: cpu,
+		MinCPUs: 1, MaxCPUs: maxCPUs,
+		Boot: arm64Direct, Loaders: []Boot{arm64UBoot, arm64UEFI},
+		UART: "arm,pl011", LinuxConsole: "ttyAMA0",
+		Virtio: VirtioMMIO, Exit: ExitSemihosting,
+	}
+}
