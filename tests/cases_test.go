@@ -6,6 +6,7 @@ package tests
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -47,13 +48,14 @@ func (r bootRun) name() string {
 	return fmt.Sprintf("smp%d/%s", r.cores, r.sched)
 }
 
-// runs lists the boots of a case: every smpCores × policy for an SMP case,
-// else cores (default 1 and 4) with the default policy.
+// runs lists the boots of a case: every smpCores × policy for an SMP case
+// (one policy at 1 core, see policiesAt), else cores (default 1 and 4)
+// with the default policy.
 func (c bootCase) runs() []bootRun {
 	if c.smp {
 		var rs []bootRun
 		for _, n := range smpCores {
-			for _, p := range policies() {
+			for _, p := range policiesAt(n) {
 				rs = append(rs, bootRun{cores: n, sched: p})
 			}
 		}
@@ -83,6 +85,21 @@ func policies() []string {
 		}
 	}
 	return ps
+}
+
+// policiesAt is the policies the SMP cases boot under at `cores` CPUs.
+// With one CPU every policy puts every thread on CPU 0, so one boot
+// covers them: adaptive's, whose wake path does the most (per-thread
+// estimates), or the first policy GOMETAL_TEST_POLICIES names.
+func policiesAt(cores int) []string {
+	ps := policies()
+	if cores > 1 || len(ps) == 0 {
+		return ps
+	}
+	if slices.Contains(ps, "adaptive") {
+		return []string{"adaptive"}
+	}
+	return ps[:1]
 }
 
 func fixed(args ...string) func(int) []string { return func(int) []string { return args } }

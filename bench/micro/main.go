@@ -228,18 +228,10 @@ func histPercentiles(h *metrics.Float64Histogram) (p50, p99, max float64, total 
 	return
 }
 
-func pct(sorted []float64, p float64) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	i := int(p / 100 * float64(len(sorted)-1))
-	return sorted[i]
-}
-
 func reportDist(name string, v []float64, withSamples bool) {
 	s := append([]float64(nil), v...)
 	sort.Float64s(s)
-	kv := []any{"name", name, "samples", len(s), "p50_us", pct(s, 50), "p99_us", pct(s, 99),
+	kv := []any{"name", name, "samples", len(s), "p50_us", guest.Percentile(s, 50), "p99_us", guest.Percentile(s, 99),
 		"max_us", s[len(s)-1], "min_us", s[0], "cpus", runtime.NumCPU()}
 	if withSamples {
 		// Histogram in 10 µs buckets up to 5 ms; the host draws it.

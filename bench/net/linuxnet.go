@@ -13,12 +13,12 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"gometal.dev/gometal/bench/internal/guest"
 )
 
 const (
 	siocADDRT      = 0x890B
-	siocGIFFLAGS   = 0x8913
-	siocSIFFLAGS   = 0x8914
 	siocSIFADDR    = 0x8916
 	siocSIFNETMASK = 0x891C
 	rtfUp          = 0x1
@@ -41,7 +41,7 @@ func linuxNetwork() error {
 		return err
 	}
 	defer syscall.Close(fd)
-	if err := up(fd, "lo"); err != nil {
+	if err := guest.InterfaceUp(fd, "lo"); err != nil {
 		return err
 	}
 	if err := ifreqAddr(fd, "eth0", siocSIFADDR, [4]byte{10, 0, 2, 15}); err != nil {
@@ -50,7 +50,7 @@ func linuxNetwork() error {
 	if err := ifreqAddr(fd, "eth0", siocSIFNETMASK, [4]byte{255, 255, 255, 0}); err != nil {
 		return fmt.Errorf("SIOCSIFNETMASK: %v", err)
 	}
-	if err := up(fd, "eth0"); err != nil {
+	if err := guest.InterfaceUp(fd, "eth0"); err != nil {
 		return err
 	}
 	// struct rtentry on a 64-bit kernel: rt_pad1 (8), rt_dst, rt_gateway,
@@ -61,22 +61,10 @@ func linuxNetwork() error {
 	putSockaddr(rt[24:40], [4]byte{10, 0, 2, 2})
 	putSockaddr(rt[40:56], [4]byte{})
 	binary.LittleEndian.PutUint16(rt[56:], rtfUp|rtfGateway)
-	if err := ioctl(fd, siocADDRT, unsafe.Pointer(&rt[0])); err != nil {
+	if err := guest.Ioctl(fd, siocADDRT, unsafe.Pointer(&rt[0])); err != nil {
 		return fmt.Errorf("SIOCADDRT: %v", err)
 	}
 	return nil
-}
-
-// ifreq is struct ifreq: the name, then a 24-byte union.
-type ifreq struct {
-	name [16]byte
-	data [24]byte
-}
-
-func newIfreq(name string) *ifreq {
-	r := &ifreq{}
-	copy(r.name[:15], name)
-	return r
 }
 
 func putSockaddr(b []byte, ip [4]byte) {
@@ -85,27 +73,7 @@ func putSockaddr(b []byte, ip [4]byte) {
 }
 
 func ifreqAddr(fd int, name string, req uintptr, ip [4]byte) error {
-	r := newIfreq(name)
-	putSockaddr(r.data[:16], ip)
-	return ioctl(fd, req, unsafe.Pointer(r))
-}
-
-func up(fd int, name string) error {
-	r := newIfreq(name)
-	if err := ioctl(fd, siocGIFFLAGS, unsafe.Pointer(r)); err != nil {
-		return fmt.Errorf("SIOCGIFFLAGS %s: %v", name, err)
-	}
-	flags := binary.LittleEndian.Uint16(r.data[:]) | syscall.IFF_UP | syscall.IFF_RUNNING
-	binary.LittleEndian.PutUint16(r.data[:], flags)
-	if err := ioctl(fd, siocSIFFLAGS, unsafe.Pointer(r)); err != nil {
-		return fmt.Errorf("SIOCSIFFLAGS %s: %v", name, err)
-	}
-	return nil
-}
-
-func ioctl(fd int, req uintptr, arg unsafe.Pointer) error {
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), req, uintptr(arg)); e != 0 {
-		return e
-	}
-	return nil
+	r := guest.NewIfreq(name)
+	putSockaddr(r.Data[:16], ip)
+	return guest.Ioctl(fd, req, unsafe.Pointer(r))
 }

@@ -79,6 +79,9 @@ Kernel arguments (-kernel-args, or set by the flags above):
 	cores=N     use at most N harts; the others stay parked
 	idlepoll=US an idle hart polls for work up to US µs before it naps
 	            (default 200; 0: nap at once, no timer advance)
+	wakesteal=US a thread woken for a napping hart runs on the waker's hart
+	            at once (0, the default) or after US µs, unless the napping
+	            hart takes it first; off: it waits for the napping hart
 	rdinit=PATH run PATH from the initramfs instead of /init
 	mount=TAG:/GUEST[:ro]
 	            mount the virtio-9p device TAG at /GUEST (set by -mount)

@@ -67,7 +67,7 @@ func Benchmarks() []string {
 
 var all []*benchmark // filled by the suite files' init functions, ordered by order
 
-var order = []string{"mandelbrot", "arith", "matmul", "footprint", "gothreads", "micro", "placement", "stdio", "files", "devices", "blockdev", "net"}
+var order = []string{"mandelbrot", "arith", "matmul", "footprint", "gothreads", "micro", "placement", "balance", "wakelat", "stdio", "files", "devices", "blockdev", "net"}
 
 func register(b *benchmark) {
 	all = append(all, b)

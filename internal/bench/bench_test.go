@@ -102,7 +102,7 @@ func TestTableAndPlot(t *testing.T) {
 
 func TestBenchmarksOrder(t *testing.T) {
 	got := strings.Join(Benchmarks(), ",")
-	if got != "mandelbrot,arith,matmul,footprint,gothreads,micro,placement,stdio,files,devices,blockdev,net" {
+	if got != "mandelbrot,arith,matmul,footprint,gothreads,micro,placement,balance,wakelat,stdio,files,devices,blockdev,net" {
 		t.Errorf("Benchmarks() = %s", got)
 	}
 }

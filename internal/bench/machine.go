@@ -178,6 +178,7 @@ type Boot struct {
 	Output   string
 	Results  []map[string]any
 	CPUs     []CPUStat
+	Stats    *kstats.Stats // gometal's statistics (stats), if it printed them
 	Policy   string
 	PeakKiB  int    // gometal: peak page frames in use
 	Top      string // gometal: its "most frequent system calls" line (stats)
@@ -323,6 +324,7 @@ func parseOutput(b *Boot, output string) {
 		}
 	}
 	if st, err := kstats.Parse(output); err == nil {
+		b.Stats = st
 		b.CPUs, b.Policy, b.PeakKiB, b.Top = st.CPUs, st.Policy, st.Memory.PeakKiB, st.TopSyscalls()
 	}
 }

@@ -50,6 +50,14 @@ func hartSummary(b *Boot) []string {
 	return []string{strings.Join(busy, " "), fmt.Sprint(sys), fmt.Sprint(intr), fmt.Sprint(mig), fmt.Sprint(steal), fmt.Sprint(ipi)}
 }
 
+// plural says "1 core" or "N cores".
+func plural(c int) string {
+	if c == 1 {
+		return "1 core"
+	}
+	return fmt.Sprintf("%d cores", c)
+}
+
 func runMandelbrot(s *Session) Section {
 	var sec Section
 	prog, err := s.M.BuildGo("mandelbrot", "./bench/mandelbrot")
@@ -99,12 +107,6 @@ func runMandelbrot(s *Session) Section {
 		body.WriteString("Pictures: fixed point (Q4.28 in int64) 2048×1536, float64 320×240, both up to\n1024 iterations — sized so that one hart takes seconds for each G.\n")
 	}
 	body.WriteString("\n")
-	plural := func(c int) string {
-		if c == 1 {
-			return "1 core"
-		}
-		return fmt.Sprintf("%d cores", c)
-	}
 	for _, mode := range mandelModes {
 		fmt.Fprintf(&body, "### %s: time (ms)\n\n", mode)
 		header := []string{"G"}

@@ -263,25 +263,11 @@ func runPlacement(s *Session) Section {
 	}
 	args := []string{"-seconds", secs}
 	N := s.MaxCores()
-	type cfg struct {
-		kind   Kind
-		policy string
-	}
-	var cfgs []cfg
-	for _, p := range kstats.SchedPolicies {
-		cfgs = append(cfgs, cfg{Gometal, p})
-	}
-	if len(s.Kinds) > 1 {
-		cfgs = append(cfgs, cfg{Linux, "Linux (EEVDF)"})
-	}
+	cfgs := policyRows(s)
 	sm := newSamples()
 	for r := 1; r <= s.O.Runs; r++ {
 		for _, c := range cfgs {
-			spec := Spec{Kind: c.kind, Cores: N, Prog: prog, Args: args, Timeout: bootTimeout(s)}
-			if c.kind == Gometal {
-				spec.KernelArgs = "stats sched=" + c.policy
-			}
-			b := s.Boot(spec, fmt.Sprintf("%s cores=%d run %d/%d", c.policy, N, r, s.O.Runs))
+			b := s.Boot(c.spec(prog, N, args, s), fmt.Sprintf("%s cores=%d run %d/%d", c.policy, N, r, s.O.Runs))
 			if !b.OK() {
 				sm.failed(c.policy+"/per_s", b.Why())
 				continue
@@ -336,7 +322,7 @@ func runPlacement(s *Session) Section {
 	sec := Section{Body: body.String()}
 	if best != "" {
 		note := fmt.Sprintf("Placement: %s gives the best throughput on gometal (%.0f slices/s)", best, bestV)
-		if v, ok := sm.med("Linux (EEVDF)/per_s"); ok {
+		if v, ok := sm.med(linuxRow + "/per_s"); ok {
 			note += fmt.Sprintf("; Linux %.0f", v)
 		}
 		sec.Notes = append(sec.Notes, note+".")

@@ -20,7 +20,7 @@ const Prefix = "gometal-stats: "
 // SchedPolicies are the kernel's thread placement policies (its `sched=`
 // argument, gometal run -sched), as kernel/core/src/placement.rs names them;
 // TestPoliciesMatchKernel keeps the two in step.
-var SchedPolicies = []string{"round-robin", "random", "least-loaded", "affinity"}
+var SchedPolicies = []string{"round-robin", "random", "least-loaded", "affinity", "adaptive"}
 
 // CPU is one CPU's accounting.
 type CPU struct {
@@ -67,13 +67,31 @@ type Memory struct {
 	ThreadsMax   int `json:"threads_max"`
 }
 
+// Handoff counts the wakeups handed to the waker's CPU because the CPU
+// chosen for the thread napped (kernel/src/sched/place.rs): which CPU ran
+// the thread, how often the waker's CPU preempted its own thread for it
+// after the grace period, and the wake-to-run delay of those wakeups.
+type Handoff struct {
+	ByWakerCPU int       `json:"by_waker_cpu"`
+	ByOtherCPU int       `json:"by_other_cpu"`
+	Preempts   int       `json:"preempts"`
+	Delay      WakeDelay `json:"delay"`
+}
+
 // Stats is one boot's statistics.
 type Stats struct {
 	Policy    string    `json:"policy"`
 	CPUs      []CPU     `json:"cpus"`
 	Syscalls  []Syscall `json:"syscalls"` // the most frequent, most first
 	WakeDelay WakeDelay `json:"wake_delay"`
-	Memory    Memory    `json:"memory"`
+	// The wakeups made while some CPU idled, and the stages of those that
+	// went through a napping CPU: IPI sent → that CPU awake → the thread
+	// running on it.
+	WakeDelayIdleCPU WakeDelay `json:"wake_delay_idle_cpu"`
+	IPIToAwake       WakeDelay `json:"ipi_to_awake"`
+	AwakeToRun       WakeDelay `json:"awake_to_run"`
+	Handoff          Handoff   `json:"handoff"`
+	Memory           Memory    `json:"memory"`
 }
 
 // ErrNone means the console has no statistics line (the kernel was not

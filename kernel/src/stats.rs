@@ -41,6 +41,15 @@ fn report_wake_delays() {
     IPI_TO_WAKE.report("IPI sent to idle CPU awake");
     IDLE_EXIT_TO_RUN.report("idle CPU awake to thread running");
     TIMER_LATE.report("timer deadline to sleeper woken");
+    let [waker, other, preempts] = latency::handoffs();
+    if waker + other > 0 {
+        crate::println!(
+            "gometal: wake hand-offs (the chosen CPU napped): {} run by the waker's CPU, {} by another CPU; the waker's CPU preempted its thread for one {preempts} times",
+            waker,
+            other
+        );
+        latency::HANDOFF_DELAY.report("hand-off wake-to-run delay");
+    }
     report_slowest();
 }
 
@@ -179,12 +188,19 @@ fn json_line(policy: &str, rows: &[CpuRow], top: &[(u64, &str)], memory: &str) -
     // wake_delay: every wakeup (both halves of the split histogram).
     let (idle, busy) = (WAKE_WITH_IDLE_CPU.snapshot(), WAKE_ALL_BUSY.snapshot());
     let all = (core::array::from_fn(|i| idle.0[i] + busy.0[i]), idle.1.max(busy.1));
+    let [waker, other, preempts] = latency::handoffs();
+    let handoff = format!(
+        r#"{{"by_waker_cpu":{waker},"by_other_cpu":{other},"preempts":{preempts},"delay":{}}}"#,
+        histogram_json(latency::HANDOFF_DELAY.snapshot())
+    );
     format!(
-        r#"{{"policy":"{policy}","cpus":[{}],"syscalls":[{}],"wake_delay":{},"wake_delay_idle_cpu":{},"memory":{memory}}}"#,
+        r#"{{"policy":"{policy}","cpus":[{}],"syscalls":[{}],"wake_delay":{},"wake_delay_idle_cpu":{},"ipi_to_awake":{},"awake_to_run":{},"handoff":{handoff},"memory":{memory}}}"#,
         cpus.join(","),
         calls.join(","),
         histogram_json(all),
         histogram_json(idle),
+        histogram_json(IPI_TO_WAKE.snapshot()),
+        histogram_json(IDLE_EXIT_TO_RUN.snapshot()),
     )
 }
 

@@ -54,6 +54,15 @@ func Fail(bench string, err error) {
 // MS converts a duration to milliseconds as a float.
 func MS(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 
+// Percentile returns the p-th percentile (0–100) of sorted values, the
+// sample at that rank (0 for none).
+func Percentile(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[int(p/100*float64(len(sorted)-1))]
+}
+
 // Ints parses a comma-separated list of integers ("1,2,4").
 func Ints(s string) []int {
 	var out []int

@@ -8,6 +8,13 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+/// The `wakesteal=` setting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WakeSteal {
+    Off,
+    AfterUs(usize),
+}
+
 /// Everything the kernel learned from its command line.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BootArgs {
@@ -16,6 +23,11 @@ pub struct BootArgs {
     /// `idlepoll=US`: longest halt-polling window of an idle CPU and its
     /// timer advance, in µs (0: nap at once, wake at the deadline).
     pub idle_poll_us: Option<usize>,
+    /// `wakesteal=US|off`: how long a thread handed to the waker's CPU
+    /// because its own CPU naps may wait there before that CPU preempts its
+    /// thread for it, in µs (0: at once); `off`: no hand-off, the thread
+    /// waits for the napping CPU.
+    pub wake_steal: Option<WakeSteal>,
     /// Path of the program to run; also its argv[0].
     pub init: Vec<u8>,
     pub verbose: bool,
@@ -105,6 +117,11 @@ fn kernel_option(out: &mut BootArgs, token: Vec<u8>) {
             },
             Some((b"idlepoll", v)) => match parse_usize(v) {
                 Some(n) => out.idle_poll_us = Some(n),
+                None => out.unknown.push(token),
+            },
+            Some((b"wakesteal", b"off")) => out.wake_steal = Some(WakeSteal::Off),
+            Some((b"wakesteal", v)) => match parse_usize(v) {
+                Some(n) => out.wake_steal = Some(WakeSteal::AfterUs(n)),
                 None => out.unknown.push(token),
             },
             Some((b"sched", v)) => match core::str::from_utf8(v) {
@@ -327,6 +344,9 @@ mod tests {
         assert_eq!(a.sched.as_deref(), Some("rr"));
         assert_eq!(parse(b"idlepoll=150").idle_poll_us, Some(150));
         assert_eq!(parse(b"idlepoll=x").unknown, vec![b"idlepoll=x".to_vec()]);
+        assert_eq!(parse(b"wakesteal=0").wake_steal, Some(WakeSteal::AfterUs(0)));
+        assert_eq!(parse(b"wakesteal=off").wake_steal, Some(WakeSteal::Off));
+        assert_eq!(parse(b"wakesteal=-1").unknown, vec![b"wakesteal=-1".to_vec()]);
         assert!(a.verbose && a.quiet && a.stats);
         assert_eq!(a.init, b"/bin/x");
         assert_eq!(

@@ -2,7 +2,9 @@
 //! decided without touching hardware (syscall numbers, boot-argument parsing,
 //! cpio/ELF reading, the initial user stack, page-table walks over an
 //! abstract memory and entry format, virtual-memory-area bookkeeping, futex queues, signal
-//! frames, time conversion, the halt-polling window, advisory file locks). The kernel binary supplies the hardware side;
+//! frames, time conversion, the halt-polling window, advisory file locks,
+//! thread placement: the policies, the per-thread CPU-use estimates and the
+//! cache topology the adaptive policy reads). The kernel binary supplies the hardware side;
 //! `cargo test -p gometal-core` runs all of this on the host.
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
@@ -29,6 +31,9 @@ pub mod pciconfig;
 pub mod pcihost;
 pub mod rlimit;
 pub mod placement;
+pub mod adaptive;
+pub mod threadprofile;
+pub mod topology;
 pub mod sigframe;
 pub mod signal;
 pub mod sockaddr;

@@ -3,6 +3,11 @@
 //! `sched=` kernel argument (InfOS's boot-selectable placement manager), so
 //! comparing them is an experiment, not a rewrite. Idle CPUs also steal
 //! work, so a policy decides where work starts, not where it must stay.
+//! The first four are InfOS's and look at loads only; `adaptive`
+//! (adaptive.rs) also looks at what the thread does (threadprofile.rs) and
+//! at which CPUs idle awake, run CPU-bound threads or share a cache.
+
+use crate::adaptive::{self, Wakee};
 
 /// What a policy may look at for one CPU.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -11,6 +16,15 @@ pub struct CpuLoad {
     pub online: bool,
     /// Threads queued plus the one running, if any.
     pub load: usize,
+    /// In the idle loop with nothing queued.
+    pub idle: bool,
+    /// Idle and polling its queue (not napping): takes a thread without an
+    /// IPI, so without waiting for the host to run it.
+    pub awake: bool,
+    /// CPU-bound (Long) threads running or queued here.
+    pub long: usize,
+    /// Cache-sharing group (topology.rs): equal numbers share a cache.
+    pub cache: u16,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,6 +40,10 @@ pub enum Policy {
     /// that CPU is busy while another is idle, or has more than
     /// AFFINITY_SLACK threads over the least loaded one; then least-loaded.
     Affinity,
+    /// By what the thread does: I/O-bound threads where they start
+    /// soonest, CPU-bound ones where their cache is, one per CPU
+    /// (adaptive.rs).
+    Adaptive,
 }
 
 /// How much busier than the least loaded CPU a thread's last CPU may be
@@ -33,7 +51,8 @@ pub enum Policy {
 pub const AFFINITY_SLACK: usize = 1;
 
 impl Policy {
-    pub const ALL: [Policy; 4] = [Policy::RoundRobin, Policy::Random, Policy::LeastLoaded, Policy::Affinity];
+    pub const ALL: [Policy; 5] =
+        [Policy::RoundRobin, Policy::Random, Policy::LeastLoaded, Policy::Affinity, Policy::Adaptive];
 
     pub fn parse(name: &str) -> Option<Policy> {
         Policy::ALL.into_iter().find(|p| p.name() == name)
@@ -45,6 +64,7 @@ impl Policy {
             Policy::Random => "random",
             Policy::LeastLoaded => "least-loaded",
             Policy::Affinity => "affinity",
+            Policy::Adaptive => "adaptive",
         }
     }
 }
@@ -62,10 +82,11 @@ impl Placer {
         Placer { policy, cursor: 0, rng: seed | 1 }
     }
 
-    /// The CPU (an index into `loads`) for a thread that last ran on
-    /// `last` (None for a new thread). At least one CPU must be online;
-    /// if none is, CPU 0 is returned.
-    pub fn place(&mut self, loads: &[CpuLoad], last: Option<usize>) -> usize {
+    /// The CPU (an index into `loads`) for the thread `w` (its last CPU is
+    /// None for a new thread; the fixed policies look at nothing else). At
+    /// least one CPU must be online; if none is, CPU 0 is returned.
+    pub fn place(&mut self, loads: &[CpuLoad], w: Wakee) -> usize {
+        let last = w.last;
         let online = loads.iter().filter(|h| h.online).count();
         if online == 0 {
             return 0;
@@ -73,7 +94,8 @@ impl Placer {
         match self.policy {
             Policy::RoundRobin => self.round_robin(loads),
             Policy::Random => self.random(loads, online),
-            Policy::LeastLoaded => self.least_loaded(loads),
+            Policy::LeastLoaded => least_loaded_from(loads, &mut self.cursor),
+            Policy::Adaptive => adaptive::place(loads, w, &mut self.cursor),
             Policy::Affinity => {
                 // A woken thread must not wait for a busy home CPU's tick
                 // while a CPU idles.
@@ -81,7 +103,7 @@ impl Placer {
                 let slack = if min == 0 { 0 } else { AFFINITY_SLACK };
                 match last {
                     Some(h) if h < loads.len() && loads[h].online && loads[h].load <= min + slack => h,
-                    _ => self.least_loaded(loads),
+                    _ => least_loaded_from(loads, &mut self.cursor),
                 }
             }
         }
@@ -108,19 +130,22 @@ impl Placer {
         loads.iter().enumerate().filter(|(_, h)| h.online).nth(k).map_or(0, |(i, _)| i)
     }
 
-    fn least_loaded(&mut self, loads: &[CpuLoad]) -> usize {
-        let n = loads.len();
-        let mut best: Option<usize> = None;
-        for step in 1..=n {
-            let h = (self.cursor + step) % n;
-            if loads[h].online && best.is_none_or(|b| loads[h].load < loads[b].load) {
-                best = Some(h);
-            }
+}
+
+/// The online CPU with the fewest threads; ties go to the first after
+/// `cursor`, which then moves there (so ties spread out).
+pub fn least_loaded_from(loads: &[CpuLoad], cursor: &mut usize) -> usize {
+    let n = loads.len();
+    let mut best: Option<usize> = None;
+    for step in 1..=n {
+        let h = (*cursor + step) % n;
+        if loads[h].online && best.is_none_or(|b| loads[h].load < loads[b].load) {
+            best = Some(h);
         }
-        let h = best.unwrap_or(0);
-        self.cursor = h;
-        h
     }
+    let h = best.unwrap_or(0);
+    *cursor = h;
+    h
 }
 
 fn min_load(loads: &[CpuLoad]) -> usize {
@@ -131,8 +156,12 @@ fn min_load(loads: &[CpuLoad]) -> usize {
 mod tests {
     use super::*;
 
+    fn at(last: Option<usize>) -> Wakee {
+        Wakee { last, ..Wakee::default() }
+    }
+
     fn cpus(loads: &[Option<usize>]) -> Vec<CpuLoad> {
-        loads.iter().map(|l| CpuLoad { online: l.is_some(), load: l.unwrap_or(0) }).collect()
+        loads.iter().map(|l| CpuLoad { online: l.is_some(), load: l.unwrap_or(0), ..CpuLoad::default() }).collect()
     }
 
     #[test]
@@ -147,7 +176,7 @@ mod tests {
     fn round_robin_cycles_over_online_cpus() {
         let l = cpus(&[Some(0), None, Some(5), Some(0)]);
         let mut p = Placer::new(Policy::RoundRobin, 1);
-        let got: Vec<usize> = (0..6).map(|_| p.place(&l, None)).collect();
+        let got: Vec<usize> = (0..6).map(|_| p.place(&l, at(None))).collect();
         assert_eq!(got, vec![2, 3, 0, 2, 3, 0]);
     }
 
@@ -157,7 +186,7 @@ mod tests {
         let mut p = Placer::new(Policy::Random, 42);
         let mut seen = [0; 4];
         for _ in 0..300 {
-            seen[p.place(&l, None)] += 1;
+            seen[p.place(&l, at(None))] += 1;
         }
         assert_eq!(seen[1], 0);
         assert!(seen[0] > 50 && seen[2] > 50 && seen[3] > 50, "{seen:?}");
@@ -166,26 +195,26 @@ mod tests {
     #[test]
     fn least_loaded_takes_the_minimum_and_spreads_ties() {
         let mut p = Placer::new(Policy::LeastLoaded, 1);
-        assert_eq!(p.place(&cpus(&[Some(3), Some(1), Some(2)]), None), 1);
+        assert_eq!(p.place(&cpus(&[Some(3), Some(1), Some(2)]), at(None)), 1);
         let even = cpus(&[Some(1), Some(1), Some(1)]);
-        let a = p.place(&even, None);
-        let b = p.place(&even, None);
+        let a = p.place(&even, at(None));
+        let b = p.place(&even, at(None));
         assert_ne!(a, b);
     }
 
     #[test]
     fn affinity_returns_home_unless_overloaded() {
         let mut p = Placer::new(Policy::Affinity, 1);
-        assert_eq!(p.place(&cpus(&[Some(2), Some(1)]), Some(0)), 0); // within slack
-        assert_eq!(p.place(&cpus(&[Some(1), Some(0)]), Some(0)), 1); // busy home, idle CPU
-        assert_eq!(p.place(&cpus(&[Some(3), Some(1)]), Some(0)), 1); // overloaded
-        assert_eq!(p.place(&cpus(&[Some(0), None]), Some(1)), 0); // home offline
-        assert_eq!(p.place(&cpus(&[Some(4), Some(0)]), None), 1); // new thread
+        assert_eq!(p.place(&cpus(&[Some(2), Some(1)]), at(Some(0))), 0); // within slack
+        assert_eq!(p.place(&cpus(&[Some(1), Some(0)]), at(Some(0))), 1); // busy home, idle CPU
+        assert_eq!(p.place(&cpus(&[Some(3), Some(1)]), at(Some(0))), 1); // overloaded
+        assert_eq!(p.place(&cpus(&[Some(0), None]), at(Some(1))), 0); // home offline
+        assert_eq!(p.place(&cpus(&[Some(4), Some(0)]), at(None)), 1); // new thread
     }
 
     #[test]
     fn no_online_cpu_means_cpu_zero() {
         let mut p = Placer::new(Policy::Random, 7);
-        assert_eq!(p.place(&cpus(&[None, None]), Some(1)), 0);
+        assert_eq!(p.place(&cpus(&[None, None]), at(Some(1))), 0);
     }
 }

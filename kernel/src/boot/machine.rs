@@ -19,6 +19,8 @@ pub struct Machine {
     /// CPU ids of the CPUs whose status is okay and that can run the
     /// kernel, in device-tree order.
     pub hwids: Vec<usize>,
+    /// What the tree says about their caches, in the same order (topology.rs).
+    pub cpu_caches: Vec<gometal_core::topology::CpuCaches>,
     /// CPUs that are there but cannot run it (no MMU...), and why.
     pub unusable: Vec<(usize, &'static str)>,
     /// The console /chosen/stdout-path names, and every serial port.
@@ -65,16 +67,15 @@ pub fn read(dtb_pa: u64, blob: &mut [u8]) -> Result<Machine, fdt::FdtError> {
         let start = r.starting_address as u64;
         m.memory.push(Range { start, end: start + r.size.unwrap_or(0) as u64 });
     }
-    for cpu in fdt.cpus() {
-        let okay = cpu.property("status").and_then(|p| p.as_str()).is_none_or(|s| s == "okay");
-        if !okay {
-            continue;
-        }
+    let okay = |cpu: &fdt::standard_nodes::Cpu| cpu.property("status").and_then(|p| p.as_str()).is_none_or(|s| s == "okay");
+    for cpu in fdt.cpus().filter(|c| okay(c)) {
         match crate::arch::cpu_unusable(&cpu) {
             None => m.hwids.push(cpu.ids().first()),
             Some(why) => m.unusable.push((cpu.ids().first(), why)),
         }
     }
+    // The same CPUs, in the same order, as hwids.
+    m.cpu_caches = super::topology::read(&fdt, |c| okay(c) && crate::arch::cpu_unusable(c).is_none());
     m.arch = crate::arch::read_machine(&fdt);
     let reg = |compat: &[&str]| {
         fdt.find_compatible(compat)

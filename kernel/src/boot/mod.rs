@@ -1,7 +1,8 @@
 //! What the machine is: the device tree read into plain values (machine.rs:
 //! memory, CPUs, console, devices; devnodes.rs: what UIO may hand out;
 //! dtirq.rs: interrupt specifiers; serial.rs: the console's port; seeds.rs:
-//! the loader's entropy), found by dtb.rs, and the kernel's own image
+//! the loader's entropy; topology.rs: which CPUs share a cache), found by
+//! dtb.rs, and the kernel's own image
 //! (image.rs: where it was loaded, the program it carries). Starting the
 //! CPUs is sched/bringup.rs.
 
@@ -16,3 +17,5 @@ pub mod machine;
 pub mod seeds;
 #[deny(unsafe_code)]
 pub mod serial;
+#[deny(unsafe_code)]
+pub mod topology;

@@ -69,6 +69,7 @@ pub fn block(t: &Arc<Thread>, deadline_ns: Option<u64>) -> Result<(), WaitError>
     };
     // From here a waker may queue the thread on another CPU; that CPU
     // waits for `on_cpu` to clear before resuming it.
+    t.profile.blocking();
     if let Some(d) = deadline_ns {
         timer::add(d, t.clone(), generation);
     }

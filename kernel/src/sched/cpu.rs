@@ -8,7 +8,7 @@ use crate::arch::{self, Context};
 use crate::param::MAX_CPUS;
 use alloc::sync::Arc;
 use core::cell::UnsafeCell;
-use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU16, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 
 /// Lifecycle of a CPU (InfOS's states).
 #[repr(u8)]
@@ -71,6 +71,15 @@ pub struct Cpu {
     pub held_locks: AtomicU32,
     /// Running a thread (for placement's load count).
     pub running: AtomicBool,
+    /// The thread it runs is CPU-bound (threadprofile's Long), as of its
+    /// switch-in or the last tick (for the adaptive policy).
+    pub running_long: AtomicBool,
+    /// Which CPUs share a cache with this one (equal numbers; boot/topology.rs).
+    pub cache_group: AtomicU16,
+    /// A thread was handed to this CPU's queue because the CPU it should
+    /// run on naps (place.rs): if it still waits here at this time
+    /// (monotonic ns; 0: none), this CPU preempts its own thread for it.
+    pub handoff_at: AtomicU64,
     /// When another CPU last sent this idle CPU an IPI for work, and when
     /// this CPU then left `wfi` (monotonic ns; 0: none), for the statistics.
     pub kicked_at: AtomicU64,
@@ -103,6 +112,9 @@ impl Cpu {
             poll_ns: AtomicU64::new(0),
             held_locks: AtomicU32::new(0),
             running: AtomicBool::new(false),
+            running_long: AtomicBool::new(false),
+            cache_group: AtomicU16::new(0),
+            handoff_at: AtomicU64::new(0),
             kicked_at: AtomicU64::new(0),
             awake_at: AtomicU64::new(0),
             kick_answered: AtomicU64::new(0),

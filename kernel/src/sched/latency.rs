@@ -54,6 +54,29 @@ pub static IDLE_EXIT_TO_RUN: Histogram = Histogram::new();
 /// Timer expiry: deadline → the sleeper made runnable (interrupt latency).
 pub static TIMER_LATE: Histogram = Histogram::new();
 
+/// Hand-offs (place.rs): a woken thread whose CPU napped, queued on the
+/// waker's CPU instead. Which CPU ran it, how long it waited, and how
+/// often the waker's CPU preempted its own thread for it.
+static HANDOFF_BY_WAKER_CPU: AtomicU64 = AtomicU64::new(0);
+static HANDOFF_BY_OTHER_CPU: AtomicU64 = AtomicU64::new(0);
+static HANDOFF_PREEMPTS: AtomicU64 = AtomicU64::new(0);
+pub static HANDOFF_DELAY: Histogram = Histogram::new();
+
+pub fn record_handoff(by_waker_cpu: bool, delay_ns: u64) {
+    let counter = if by_waker_cpu { &HANDOFF_BY_WAKER_CPU } else { &HANDOFF_BY_OTHER_CPU };
+    counter.fetch_add(1, Ordering::Relaxed);
+    HANDOFF_DELAY.record(delay_ns);
+}
+
+pub fn count_handoff_preempt() {
+    HANDOFF_PREEMPTS.fetch_add(1, Ordering::Relaxed);
+}
+
+/// (run by the waker's CPU, by another CPU, preemptions of the waker).
+pub fn handoffs() -> [u64; 3] {
+    [&HANDOFF_BY_WAKER_CPU, &HANDOFF_BY_OTHER_CPU, &HANDOFF_PREEMPTS].map(|c| c.load(Ordering::Relaxed))
+}
+
 /// The slowest wakeup's stages (monotonic ns): made runnable, IPI sent to
 /// the idle CPU that ran it (0: none — it was polling or busy), that CPU
 /// awake, the thread running.

@@ -6,6 +6,8 @@
 //! - place.rs: the one place that decides where a new or woken thread runs
 //!   (policy, idle CPUs first, wakeup preemption).
 //! - idle.rs: halt polling, napping, timer advance.
+//! - profile.rs: each thread's CPU-use estimates (the adaptive policy's
+//!   input), updated at switches and blocks.
 //! - event.rs: kernel timer events (a deadline that runs kernel code, not
 //!   a thread: the network stack's timers).
 //! - runqueue.rs, scheduler.rs, timer.rs, cpu.rs, thread.rs: the parts.
@@ -48,6 +50,8 @@ pub mod idle;
 pub mod latency;
 #[deny(unsafe_code)]
 pub mod place;
+#[deny(unsafe_code)]
+pub mod profile;
 #[deny(unsafe_code)]
 pub mod runqueue;
 #[deny(unsafe_code)]

@@ -1,10 +1,28 @@
 //! Where a new or woken thread runs — the one place that decides it.
 //!
-//! 1. The boot-selected policy (gometal_core::placement) names a CPU.
+//! 1. The boot-selected policy (gometal_core::placement; `adaptive` also
+//!    reads the thread's profile, profile.rs) names a CPU.
 //! 2. If that CPU is busy while another idles, the thread goes to the idle
 //!    CPU instead — preferring one that is still polling (awake) over one
 //!    napping in `wfi`, which under QEMU must first be woken by the host.
-//! 3. The chosen CPU is told: an idle, napping CPU gets an IPI; a polling
+//! 3. **Hand-off** (`wakesteal=US|off`, default 0): if the chosen CPU
+//!    naps, the thread goes to a CPU idling awake if there is one;
+//!    otherwise it joins *this* CPU's queue — this CPU is running, so its
+//!    vCPU is on a host core right now — and the napping CPU still gets its
+//!    IPI. Whichever is free first runs it: this CPU preempts its own
+//!    thread for it at this trap's return (after US µs with `wakesteal=US`,
+//!    timed by this CPU's timer), and the napping CPU, once awake, steals
+//!    whatever waits here — the woken thread, or the preempted waker, which
+//!    then carries on over there. A wakeup thus never waits for the host to
+//!    schedule one particular napping vCPU, which on a loaded host takes
+//!    milliseconds (docs/scheduling.md), and no CPU time is lost: this CPU
+//!    is busy throughout. It suits Go's own hand-offs too: an M that wakes
+//!    a spinning M to take some of its goroutines loses its CPU for the
+//!    spinner's short burst, and gets it back, or another CPU, as soon as
+//!    either is free. A grace period (`wakesteal=50`) relies on a timer
+//!    interrupt, which QEMU delivers from its main-loop thread — another
+//!    host thread to wait for, and slower than the IPI on a loaded host.
+//! 4. The chosen CPU is told: an idle, napping CPU gets an IPI; a polling
 //!    one sees its queue by itself; a busy one (every CPU is busy) is asked
 //!    to preempt its running thread at once (wakeup preemption) instead of
 //!    at its next tick.
@@ -24,8 +42,11 @@ use super::runqueue::{self, runs_threads};
 use super::thread::Thread;
 use crate::param::MAX_CPUS;
 use alloc::sync::Arc;
-use core::sync::atomic::{AtomicU8, Ordering};
+use core::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use gometal_core::adaptive::Wakee;
+use gometal_core::bootargs::WakeSteal;
 use gometal_core::placement::{CpuLoad, Placer, Policy};
+use gometal_core::threadprofile::Class;
 use spin::Mutex;
 
 pub const DEFAULT_POLICY: Policy = Policy::Affinity;
@@ -47,11 +68,36 @@ pub fn policy() -> Policy {
     Policy::ALL[POLICY.load(Ordering::Relaxed) as usize]
 }
 
+/// How long a handed-off thread may wait on the waker's CPU before it
+/// preempts the waker (step 3; HANDOFF_OFF: no hand-off).
+static HANDOFF_GRACE_NS: AtomicU64 = AtomicU64::new(DEFAULT_HANDOFF_GRACE_NS);
+const HANDOFF_OFF: u64 = u64::MAX;
+/// At once: see docs/scheduling.md for the measurements behind it.
+const DEFAULT_HANDOFF_GRACE_NS: u64 = 0;
+
+/// Applies `wakesteal=US|off` (at boot).
+pub fn configure_handoff(w: WakeSteal) {
+    let ns = match w {
+        WakeSteal::Off => HANDOFF_OFF,
+        WakeSteal::AfterUs(us) => (us as u64).saturating_mul(1000),
+    };
+    HANDOFF_GRACE_NS.store(ns, Ordering::Relaxed);
+}
+
 /// Fills `out` with every CPU's load; returns how many CPUs exist.
 fn loads(out: &mut [CpuLoad; MAX_CPUS]) -> usize {
     let n = cpu::all().iter().rposition(|h| h.state() != CpuState::Offline).map_or(1, |i| i + 1);
     for (i, h) in cpu::all()[..n].iter().enumerate() {
-        out[i] = CpuLoad { online: runs_threads(h), load: runqueue::len(i) + h.is_running() as usize };
+        let queued = runqueue::len(i);
+        let idle = is_idle(h) && queued == 0;
+        out[i] = CpuLoad {
+            online: runs_threads(h),
+            load: queued + h.is_running() as usize,
+            idle,
+            awake: idle && !h.napping.load(Ordering::SeqCst),
+            long: runqueue::long_queued(i) + h.running_long.load(Ordering::Relaxed) as usize,
+            cache: h.cache_group.load(Ordering::Relaxed),
+        };
     }
     n
 }
@@ -74,9 +120,10 @@ fn idle_cpu() -> Option<usize> {
 pub fn wake_up(t: Arc<Thread>) {
     let me = this_cpu();
     let last = t.ran_before().then(|| t.last_cpu.load(Ordering::Relaxed));
+    let wakee = Wakee { last, class: t.profile.class(), migrate_pm: t.profile.migrate_pm() };
     let mut view = [CpuLoad::default(); MAX_CPUS];
     let n = loads(&mut view);
-    let mut target = PLACERS[me.index()].lock().place(&view[..n], last);
+    let mut target = PLACERS[me.index()].lock().place(&view[..n], wakee);
     let idle = idle_cpu();
     let target_busy = !is_idle(cpu::cpu(target)) || runqueue::len(target) > 0;
     if target_busy {
@@ -85,8 +132,43 @@ pub fn wake_up(t: Arc<Thread>) {
         }
     }
     t.woken_with_idle.store(idle.is_some(), Ordering::Relaxed);
+    let grace = HANDOFF_GRACE_NS.load(Ordering::Relaxed);
+    if grace != HANDOFF_OFF && cpu::cpu(target).napping.load(Ordering::SeqCst) {
+        match idle.filter(|&i| !cpu::cpu(i).napping.load(Ordering::SeqCst)) {
+            Some(awake) => target = awake,
+            None if me.is_running() && target != me.index() => return hand_off(me, target, t, grace),
+            None => {}
+        }
+    }
     runqueue::push(target, t);
     notify(cpu::cpu(target));
+}
+
+/// Step 3: queues `t` here, wakes napping `target` so that it may steal
+/// it, and preempts this CPU's thread for it after `grace_ns` (0: at this
+/// trap's return).
+fn hand_off(me: &Cpu, target: usize, t: Arc<Thread>, grace_ns: u64) {
+    t.handed_to.store(me.index(), Ordering::Relaxed);
+    runqueue::push(me.index(), t);
+    super::smp::kick(cpu::cpu(target));
+    if grace_ns == 0 {
+        super::latency::count_handoff_preempt();
+        me.need_resched.store(true, Ordering::SeqCst);
+        return;
+    }
+    let at = super::clock::monotonic_ns() + grace_ns;
+    // Keep an earlier deadline of a previous hand-off (0: none).
+    let _ = me.handoff_at.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| (old == 0 || at < old).then_some(at));
+    super::timer::program(me);
+}
+
+/// Refreshes the running thread's class at a tick: a thread that has run
+/// since its switch-in may have become CPU-bound.
+pub fn refresh_running(cpu: &Cpu) {
+    if let Some(t) = cpu.current() {
+        t.profile.refresh();
+        cpu.running_long.store(t.profile.class() == Class::Long, Ordering::Relaxed);
+    }
 }
 
 /// Queues the current CPU's preempted or yielding thread on this CPU.

@@ -9,6 +9,7 @@ use super::{clock, idle, place, runqueue};
 use crate::arch;
 use alloc::sync::Arc;
 use core::sync::atomic::Ordering;
+use gometal_core::threadprofile::Class;
 
 /// The thread running on this CPU.
 pub fn current() -> Arc<Thread> {
@@ -36,11 +37,14 @@ fn run_thread(cpu: &Cpu, t: Arc<Thread>) {
     // Whatever asked for a switch on this CPU is answered by this one.
     cpu.need_resched.store(false, Ordering::Relaxed);
     let last = t.last_cpu.swap(cpu.index(), Ordering::Relaxed);
-    if last != cpu.index() && last != usize::MAX {
+    let migrated = last != cpu.index() && last != usize::MAX;
+    if migrated {
         cpu.stats.migrations.fetch_add(1, Ordering::Relaxed);
     }
     cpu.stats.threads_run.fetch_add(1, Ordering::Relaxed);
     record_wake_delay(cpu, &t);
+    t.profile.started(migrated);
+    cpu.running_long.store(t.profile.class() == Class::Long, Ordering::Relaxed);
     let ctx = t.context_ptr();
     cpu.running.store(true, Ordering::Relaxed);
     cpu.set_current(Some(t));
@@ -52,7 +56,12 @@ fn run_thread(cpu: &Cpu, t: Arc<Thread>) {
     cpu.stats.busy_ns.fetch_add(clock::monotonic_ns() - start, Ordering::Relaxed);
     cpu.stats.switches.fetch_add(1, Ordering::Relaxed);
     let t = cpu.set_current(None).expect("thread vanished");
+    t.profile.stopped();
+    // A hand-off's deadline was for the thread that just stopped: whatever
+    // waits here runs next anyway.
+    cpu.handoff_at.store(0, Ordering::Relaxed);
     cpu.running.store(false, Ordering::Relaxed);
+    cpu.running_long.store(false, Ordering::Relaxed);
     t.on_cpu.store(false, Ordering::Release);
     // An exited thread's last reference usually dies here, with its stack,
     // now that nothing runs on that stack any more.
@@ -65,19 +74,25 @@ fn record_wake_delay(cpu: &Cpu, t: &Thread) {
         return;
     }
     let now = clock::monotonic_ns();
+    let handed_to = t.handed_to.swap(usize::MAX, Ordering::Relaxed);
+    if handed_to != usize::MAX {
+        super::latency::record_handoff(handed_to == cpu.index(), now.saturating_sub(woken));
+    }
     if t.woken_with_idle.load(Ordering::Relaxed) {
-        crate::sched::latency::WAKE_WITH_IDLE_CPU.record(now.saturating_sub(woken));
+        super::latency::WAKE_WITH_IDLE_CPU.record(now.saturating_sub(woken));
     } else {
-        crate::sched::latency::WAKE_ALL_BUSY.record(now.saturating_sub(woken));
+        super::latency::WAKE_ALL_BUSY.record(now.saturating_sub(woken));
     }
     let awake = cpu.awake_at.swap(0, Ordering::Relaxed);
     let kicked = cpu.kick_answered.swap(0, Ordering::Relaxed);
-    if awake != 0 {
-        crate::sched::latency::IDLE_EXIT_TO_RUN.record(now.saturating_sub(awake));
-    }
-    // Only stamps that belong to this wakeup (an IPI sent after it).
+    // Only stamps that belong to this wakeup (an IPI sent after it): a CPU
+    // kicked for a thread that another CPU ran meanwhile (a hand-off) runs
+    // its next thread much later, for another reason.
     let (kicked, awake) = if kicked >= woken { (kicked, awake) } else { (0, 0) };
-    crate::sched::latency::record_slowest(woken, kicked, awake, now);
+    if awake != 0 {
+        super::latency::IDLE_EXIT_TO_RUN.record(now.saturating_sub(awake));
+    }
+    super::latency::record_slowest(woken, kicked, awake, now);
 }
 
 /// Switches from the current thread to this CPU's scheduler. The caller has

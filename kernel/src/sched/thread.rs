@@ -8,6 +8,7 @@ use crate::mm::frames;
 use crate::param::KERNEL_STACK_SIZE;
 
 const KERNEL_STACK_PAGES: usize = KERNEL_STACK_SIZE / crate::memlayout::PAGE_SIZE;
+use super::profile::ProfileCell;
 use super::sigstate::ThreadSignals;
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -59,6 +60,15 @@ pub struct Thread {
     pub(in crate::sched) woken_at: AtomicU64,
     /// Whether some CPU was idle when it was last queued by a wakeup.
     pub(in crate::sched) woken_with_idle: AtomicBool,
+    /// How it uses the CPU (for the adaptive policy; profile.rs).
+    pub(in crate::sched) profile: ProfileCell,
+    /// It was CPU-bound when it joined its run queue (runqueue.rs counts
+    /// such threads per queue and subtracts what it added).
+    pub(in crate::sched) queued_long: AtomicBool,
+    /// The waker's CPU it was handed to because the CPU it should run on
+    /// napped (place.rs; usize::MAX: not handed off), until it runs: the
+    /// statistics count which CPU took it.
+    pub(in crate::sched) handed_to: AtomicUsize,
 }
 
 // SAFETY: the UnsafeCell fields (frame, context, fp) are only touched by the
@@ -89,6 +99,9 @@ impl Thread {
             last_cpu: AtomicUsize::new(usize::MAX),
             woken_at: AtomicU64::new(0),
             woken_with_idle: AtomicBool::new(false),
+            profile: ProfileCell::new(),
+            queued_long: AtomicBool::new(false),
+            handed_to: AtomicUsize::new(usize::MAX),
         };
         // SAFETY: the thread is not shared yet.
         unsafe { *t.context.get() = Context::new_thread(t.kernel_stack_top(), t.frame_ptr() as u64) };
@@ -123,7 +136,7 @@ impl Thread {
         unsafe { &mut *self.fp.get() }
     }
 
-    /// Whether the thread has run at all (so `last_hart` means something).
+    /// Whether the thread has run at all (so `last_cpu` means something).
     pub fn ran_before(&self) -> bool {
         self.last_cpu.load(Ordering::Relaxed) != usize::MAX
     }

@@ -87,6 +87,10 @@ pub fn fire_expired() {
 /// host time from the busy ones).
 pub fn program(cpu: &Cpu) {
     let mut next = if cpu.idle.load(Ordering::Relaxed) { u64::MAX } else { cpu.next_tick.load(Ordering::Relaxed) };
+    let handoff = cpu.handoff_at.load(Ordering::Relaxed);
+    if handoff != 0 {
+        next = next.min(handoff);
+    }
     if super::runqueue::runs_threads(cpu) {
         next = next.min(earliest());
     }
@@ -100,16 +104,27 @@ pub fn program_at(ns: u64) {
 }
 
 /// The timer interrupt: wake sleepers; returns true when the running
-/// thread's time slice is over.
+/// thread's time slice is over, or a thread handed to this CPU has waited
+/// out its grace period (place.rs): either way it should yield if a thread
+/// waits here.
 pub fn on_interrupt(cpu: &Cpu) -> bool {
     let now = clock::monotonic_ns();
     fire_expired();
     let tick_due = now >= cpu.next_tick.load(Ordering::Relaxed);
     if tick_due {
         cpu.next_tick.store(now + TICK_NS, Ordering::Relaxed);
+        super::place::refresh_running(cpu);
+    }
+    let handoff = cpu.handoff_at.load(Ordering::Relaxed);
+    let handoff_due = handoff != 0 && now >= handoff;
+    if handoff_due {
+        cpu.handoff_at.store(0, Ordering::Relaxed);
+        if super::runqueue::has_local_work(cpu) {
+            super::latency::count_handoff_preempt();
+        }
     }
     program(cpu);
-    tick_due
+    tick_due || handoff_due
 }
 
 /// Starts this CPU's tick.

@@ -83,6 +83,7 @@ extern "C" fn rust_boot(hwid: usize, dtb_pa: usize) -> ! {
         }
     }
     let online = cpus::start_all(&m.hwids, hwid, limit, args.verbose);
+    crate::boot::topology::apply(&m.hwids, &m.cpu_caches);
     if args.verbose {
         crate::println!("gometal: {online} of {} CPUs online, {} MiB RAM", m.hwids.len(), ram_mib(&m));
     }
@@ -124,6 +125,9 @@ fn report_args(args: &BootArgs) {
     place::set_policy(policy, crate::arch::ticks());
     if let Some(us) = args.idle_poll_us {
         crate::sched::idle::configure(us as u64);
+    }
+    if let Some(w) = args.wake_steal {
+        place::configure_handoff(w);
     }
     if args.verbose {
         crate::println!("gometal: placement policy {}", policy.name());
