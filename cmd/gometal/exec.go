@@ -224,7 +224,7 @@ func execMain(args []string) error {
 	}
 	cfg.Net = qemuNet(f.net, f.forwards)
 	// SIGQUIT is what go test sends a test that overran its deadline.
-	return boot(cfg, bootOptions{verbose: f.verbose, timeout: goexec.QEMUTimeout(f.timeout, f.args), quitStops: true})
+	return boot(cfg, bootOptions{verbose: f.verbose, timeout: goexec.QEMUTimeout(f.timeout, f.args), grace: f.grace})
 }
 
 // execCmdline is the kernel command line: options, cwd=, the environment,
