@@ -223,7 +223,8 @@ func execMain(args []string) error {
 		Mounts: qemuMounts(f.mounts),
 	}
 	cfg.Net = qemuNet(f.net, f.forwards)
-	// SIGQUIT is what go test sends a test that overran its deadline.
+	// SIGQUIT, which go test sends a test that overran its deadline, reaches
+	// the test binary: its goroutine dump is printed as on Linux.
 	return boot(cfg, bootOptions{verbose: f.verbose, timeout: goexec.QEMUTimeout(f.timeout, f.args), grace: f.grace})
 }
 
