@@ -28,7 +28,7 @@ pub fn deliver() {
         for &b in &buf[..n] {
             let signo = b as usize;
             if ALLOWED.contains(&signo) {
-                let info = SigInfo { signo: signo as i32, code: sig::SI_USER, pid_or_addr: 0, uid: 0, addr_is_fault: false };
+                let info = SigInfo { signo: signo as i32, code: sig::SI_USER, pid_or_addr: 0, uid: 0, addr_is_fault: false, value: 0 };
                 crate::signal::send_to_process(signo, info);
             }
         }
