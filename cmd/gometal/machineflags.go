@@ -39,6 +39,7 @@ type machineFlags struct {
 	cores      int
 	mem        string
 	timeout    time.Duration
+	grace      time.Duration
 	verbose    bool
 	env        listFlag
 	add        listFlag
@@ -68,6 +69,9 @@ func (f *machineFlags) validate(cmd string) error {
 	}
 	if f.timeout < 0 {
 		return usageErrorf(cmd, "%s: -timeout %v: must not be negative", cmd, f.timeout)
+	}
+	if f.grace < 0 {
+		return usageErrorf(cmd, "%s: -grace %v: must not be negative", cmd, f.grace)
 	}
 	if f.sched != "" && !slices.Contains(schedPolicies, f.sched) {
 		return usageErrorf(cmd, "%s: -sched %q: want one of %s", cmd, f.sched, strings.Join(schedPolicies, ", "))

@@ -44,6 +44,11 @@ pub fn process() -> &'static Process {
     PROCESS.get().expect("no process yet")
 }
 
+/// The running program, if it has been created yet.
+pub fn try_process() -> Option<&'static Process> {
+    PROCESS.get()
+}
+
 /// Creates the process from a loaded program; returns it and its main
 /// thread (tid 1 = pid, as on Linux), not yet registered or queued.
 pub fn create_with(loaded: crate::loader::Loaded, files: FdTable) -> Option<(&'static Process, Thread)> {

@@ -69,6 +69,13 @@ pub struct Thread {
     /// napped (place.rs; usize::MAX: not handed off), until it runs: the
     /// statistics count which CPU took it.
     pub(in crate::sched) handed_to: AtomicUsize,
+    /// CPU time of its finished runs, ns (cputime.rs).
+    pub(in crate::sched) cpu_ns: AtomicU64,
+    /// When its current run started (monotonic ns); 0: not running.
+    pub(in crate::sched) run_since: AtomicU64,
+    /// The earliest expiry of a timer on its CPU-time clock (itimer.rs);
+    /// u64::MAX: none. Checked at every interrupt while it runs.
+    pub cpu_timer_at: AtomicU64,
 }
 
 // SAFETY: the UnsafeCell fields (frame, context, fp) are only touched by the
@@ -102,6 +109,9 @@ impl Thread {
             profile: ProfileCell::new(),
             queued_long: AtomicBool::new(false),
             handed_to: AtomicUsize::new(usize::MAX),
+            cpu_ns: AtomicU64::new(0),
+            run_since: AtomicU64::new(0),
+            cpu_timer_at: AtomicU64::new(u64::MAX),
         };
         // SAFETY: the thread is not shared yet.
         unsafe { *t.context.get() = Context::new_thread(t.kernel_stack_top(), t.frame_ptr() as u64) };

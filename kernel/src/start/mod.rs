@@ -187,6 +187,7 @@ fn start_program(m: &machine::Machine, args: &BootArgs) {
     }
     let main = Arc::new(p.1);
     p.0.add_thread(main.clone()).expect("first thread");
+    crate::stdio::hostsig::deliver(); // a signal the host sent during boot
     place::wake_up(main);
 }
 
