@@ -27,6 +27,7 @@ pub mod initstack;
 pub mod irqaffinity;
 pub mod p9;
 pub mod pagetable;
+pub mod procfmt;
 pub mod pciconfig;
 pub mod pcihost;
 pub mod rlimit;
