@@ -25,6 +25,7 @@ pub mod icmp;
 pub mod netshard;
 pub mod initstack;
 pub mod irqaffinity;
+pub mod loadavg;
 pub mod p9;
 pub mod pagetable;
 pub mod procfmt;

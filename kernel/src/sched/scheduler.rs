@@ -53,9 +53,13 @@ fn run_thread(cpu: &Cpu, t: Arc<Thread>) {
     // SAFETY: both contexts live in structures that outlive the switch: the
     // CPU's is static, the thread's is kept alive by `current`.
     unsafe { arch::switch(cpu.scheduler_context(), ctx) };
-    cpu.stats.busy_ns.fetch_add(clock::monotonic_ns() - start, Ordering::Relaxed);
+    let ran = clock::monotonic_ns() - start;
+    cpu.stats.busy_ns.fetch_add(ran, Ordering::Relaxed);
     cpu.stats.switches.fetch_add(1, Ordering::Relaxed);
     let t = cpu.set_current(None).expect("thread vanished");
+    t.ran_ns.fetch_add(ran, Ordering::Relaxed);
+    let switches = if t.state.lock().run == RunState::Blocked { &t.voluntary_switches } else { &t.involuntary_switches };
+    switches.fetch_add(1, Ordering::Relaxed);
     t.profile.stopped();
     // A hand-off's deadline was for the thread that just stopped: whatever
     // waits here runs next anyway.

@@ -69,6 +69,12 @@ pub struct Thread {
     /// napped (place.rs; usize::MAX: not handed off), until it runs: the
     /// statistics count which CPU took it.
     pub(in crate::sched) handed_to: AtomicUsize,
+    /// CPU time of its finished runs (ns; `cpu_time_ns` adds a run in
+    /// progress), and how its runs ended: blocked (voluntary) or
+    /// preempted and yielded (involuntary), for /proc.
+    pub(in crate::sched) ran_ns: AtomicU64,
+    pub(in crate::sched) voluntary_switches: AtomicU64,
+    pub(in crate::sched) involuntary_switches: AtomicU64,
 }
 
 // SAFETY: the UnsafeCell fields (frame, context, fp) are only touched by the
@@ -102,6 +108,9 @@ impl Thread {
             profile: ProfileCell::new(),
             queued_long: AtomicBool::new(false),
             handed_to: AtomicUsize::new(usize::MAX),
+            ran_ns: AtomicU64::new(0),
+            voluntary_switches: AtomicU64::new(0),
+            involuntary_switches: AtomicU64::new(0),
         };
         // SAFETY: the thread is not shared yet.
         unsafe { *t.context.get() = Context::new_thread(t.kernel_stack_top(), t.frame_ptr() as u64) };
@@ -145,6 +154,41 @@ impl Thread {
     pub fn running_on(&self) -> Option<usize> {
         let h = self.last_cpu.load(Ordering::Relaxed);
         (self.state.lock().run == RunState::Running && h < crate::param::MAX_CPUS).then_some(h)
+    }
+}
+
+/// What /proc says of a thread: its state letter (R running or
+/// runnable, S waiting, Z exited), the CPU it ran on last, its CPU time
+/// (ns) and its voluntary and involuntary context switches.
+pub struct ThreadReport {
+    pub state: char,
+    pub cpu: usize,
+    pub cpu_ns: u64,
+    pub voluntary_switches: u64,
+    pub involuntary_switches: u64,
+}
+
+impl Thread {
+    pub fn report(&self) -> ThreadReport {
+        let run = self.state.lock().run;
+        let cpu = self.last_cpu.load(Ordering::Relaxed);
+        let mut cpu_ns = self.ran_ns.load(Ordering::Relaxed);
+        if run == RunState::Running && cpu < crate::param::MAX_CPUS {
+            let start = super::cpu::cpu(cpu).period_start.load(Ordering::Relaxed);
+            cpu_ns += super::clock::monotonic_ns().saturating_sub(start);
+        }
+        let state = match run {
+            RunState::Runnable | RunState::Running => 'R',
+            RunState::Blocked => 'S',
+            RunState::Exited => 'Z',
+        };
+        ThreadReport {
+            state,
+            cpu: if cpu < crate::param::MAX_CPUS { cpu } else { 0 },
+            cpu_ns,
+            voluntary_switches: self.voluntary_switches.load(Ordering::Relaxed),
+            involuntary_switches: self.involuntary_switches.load(Ordering::Relaxed),
+        }
     }
 }
 

@@ -153,7 +153,7 @@ pub fn status(s: &TaskStatus) -> String {
         let _ = writeln!(o, "{key}:\t{kb:8} kB");
     }
     let _ = write!(o, "CoreDumping:\t0\nTHP_enabled:\t1\nuntag_mask:\t0xffffffffffffffff\nThreads:\t{}\n", s.threads);
-    let _ = write!(o, "SigQ:\t{}/{}\n", s.sigq.0, s.sigq.1);
+    let _ = writeln!(o, "SigQ:\t{}/{}", s.sigq.0, s.sigq.1);
     for (key, set) in [("SigPnd", s.sig_pending), ("ShdPnd", s.shared_pending), ("SigBlk", s.sig_blocked), ("SigIgn", s.sig_ignored), ("SigCgt", s.sig_caught)] {
         let _ = writeln!(o, "{key}:\t{set:016x}");
     }
