@@ -94,6 +94,12 @@ impl Process {
         self.next_tid.fetch_add(1, Ordering::Relaxed)
     }
 
+    /// The last thread id given out (loadavg's last pid, /proc/stat's
+    /// processes count).
+    pub fn last_tid(&self) -> u32 {
+        self.next_tid.load(Ordering::Relaxed) - 1
+    }
+
     pub fn add_thread(&self, t: Arc<Thread>) -> Result<(), ()> {
         let mut threads = self.threads.lock();
         if threads.len() >= max_threads() {

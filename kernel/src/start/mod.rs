@@ -172,6 +172,8 @@ fn start_program(m: &machine::Machine, args: &BootArgs) {
         Ok(l) => l,
         Err(e) => fail(STATUS_CANNOT_EXECUTE, format_args!("{init_path}: cannot run: {e}")),
     };
+    crate::procfs::record_exec(&argv, &envp, loaded.sp);
+    crate::procfs::publish(&args.init);
     let Some(p) = process::create_with(loaded, FdTable::with_stdio(crate::stdio::open_files())) else {
         fail(STATUS_CANNOT_EXECUTE, format_args!("{init_path}: out of memory"))
     };
