@@ -41,4 +41,5 @@ pub mod sockopt;
 pub mod sysno;
 pub mod timespec;
 pub mod uiospec;
+pub mod virtionet;
 pub mod vma;

@@ -79,7 +79,7 @@ impl RawPair {
 /// A raw socket for `proto` over IP `version` in `sockets`; None when the
 /// heap is out.
 pub fn raw(sockets: &mut SocketSet<'static>, version: IpVersion, proto: IpProtocol) -> Option<SocketHandle> {
-    let s = raw::Socket::new(version, proto, packet_buffer()?, packet_buffer()?);
+    let s = raw::Socket::new(Some(version), Some(proto), packet_buffer()?, packet_buffer()?);
     Some(sockets.add(s))
 }
 
