@@ -29,7 +29,7 @@ pub const F_EVENT_IDX: u64 = 1 << 29;
 pub const F_VERSION_1: u64 = 1 << 32;
 
 /// What the driver can use.
-pub const WANTED: u64 = F_CSUM | F_GUEST_CSUM | F_MAC | F_GUEST_TSO4 | F_GUEST_TSO6 | F_HOST_TSO4 | F_HOST_TSO6 | F_MRG_RXBUF | F_STATUS | F_EVENT_IDX | F_VERSION_1;
+pub const WANTED: u64 = F_CSUM | F_GUEST_CSUM | F_MAC | F_GUEST_TSO4 | F_GUEST_TSO6 | F_HOST_TSO4 | F_HOST_TSO6 | F_MRG_RXBUF | F_STATUS | F_VERSION_1;
 
 /// The features to accept of those `offered`, with the spec's dependencies
 /// kept (TSO needs the matching checksum offload: a device may refuse
@@ -39,10 +39,17 @@ pub fn choose(offered: u64) -> u64 {
     if f & F_CSUM == 0 {
         f &= !(F_HOST_TSO4 | F_HOST_TSO6);
     }
-    if f & F_GUEST_CSUM == 0 {
+    // Large received packets need mergeable buffers (else every receive
+    // buffer would have to hold 64 KiB).
+    if f & F_GUEST_CSUM == 0 || f & F_MRG_RXBUF == 0 {
         f &= !(F_GUEST_TSO4 | F_GUEST_TSO6);
     }
     f
+}
+
+/// Whether a frame holds a TCP segment this file can offload or check.
+pub fn is_tcp(frame: &[u8]) -> bool {
+    tcp_of(frame).is_some()
 }
 
 /// `virtio_net_hdr.flags`.

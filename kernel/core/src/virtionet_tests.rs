@@ -51,6 +51,7 @@ fn choose_keeps_dependencies() {
     let all = choose(u64::MAX);
     assert_eq!(all, WANTED);
     assert_eq!(choose(F_CSUM | F_HOST_TSO6 | (1 << 22)), F_CSUM | F_HOST_TSO6);
+    assert_eq!(choose(F_GUEST_CSUM | F_GUEST_TSO4), F_GUEST_CSUM, "no 64 KiB packets without mergeable buffers");
 }
 
 #[test]
@@ -107,6 +108,7 @@ fn not_tcp_is_left_alone() {
     f[23] = 17; // UDP
     assert_eq!(tx_offload(&mut f, None), None);
     assert!(tcp_checksum_ok(&f));
+    assert!(!is_tcp(&f));
     let mut arp = vec![0u8; 42];
     arp[12] = 0x08;
     arp[13] = 0x06;

@@ -82,11 +82,12 @@ pub fn add(transport: crate::drivers::virtio::Mmio, irq: u32) {
     let mut dev = match NetDevice::new(transport) {
         Ok(d) => d,
         Err(e) => {
-            crate::println!("gometal: virtio-net device did not start: {e:?}");
+            crate::println!("gometal: virtio-net device did not start: {e}");
             return;
         }
     };
-    let mac = dev.net.mac_address();
+    let mac = dev.net.mac();
+    let offloads = dev.offloads();
     let mut config = Config::new(HardwareAddress::Ethernet(EthernetAddress(mac)));
     config.random_seed = crate::arch::ticks();
     let mut iface = Interface::new(config, &mut dev, now());
@@ -96,7 +97,6 @@ pub fn add(transport: crate::drivers::virtio::Mmio, irq: u32) {
     let gw = Ipv4Address::new(GATEWAY[0], GATEWAY[1], GATEWAY[2], GATEWAY[3]);
     let _ = iface.routes_mut().add_default_ipv4_route(gw);
     addr::add_ipv6(&mut iface);
-    dev.net.enable_interrupts();
     let mut shards = shard::make();
     let (udp, icmp) = (udp::Udp::new(&mut shards[0].sockets), icmp::Icmp::new(&mut shards[0].sockets));
     *guard = Some(Nic { dev, iface, shards, listened: alloc::vec::Vec::new(), udp, icmp });
@@ -107,6 +107,13 @@ pub fn add(transport: crate::drivers::virtio::Mmio, irq: u32) {
         "gometal: net: virtio-net {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}, address 10.0.2.15/24 and fec0::15/64, gateway 10.0.2.2, DNS 10.0.2.3",
         m[0], m[1], m[2], m[3], m[4], m[5]
     );
+    if offloads.csum_tx || offloads.csum_rx {
+        let o = offloads;
+        crate::println!(
+            "gometal: net: offloads: checksum tx {} rx {}, segmentation tcp4 {} tcp6 {}, large receive {}",
+            o.csum_tx, o.csum_rx, o.tso4, o.tso6, o.lro
+        );
+    }
 }
 
 pub fn present() -> bool {
