@@ -22,6 +22,7 @@ pub mod filelock;
 pub mod futex;
 pub mod haltpoll;
 pub mod icmp;
+pub mod netplan;
 pub mod netshard;
 pub mod initstack;
 pub mod irqaffinity;

@@ -145,7 +145,7 @@ pub fn parse_v4(packet: &[u8]) -> Option<(Ipv4Repr, &[u8])> {
     }
     let repr = Ipv4Repr::parse(&p, &ChecksumCapabilities::default()).ok()?;
     let dst = repr.dst_addr.octets();
-    if dst != super::ADDR && !repr.dst_addr.is_broadcast() {
+    if dst != super::addr::v4() && !repr.dst_addr.is_broadcast() {
         return None;
     }
     let header = p.header_len() as usize;
