@@ -66,6 +66,7 @@ extern "C" fn rust_boot(hwid: usize, dtb_pa: usize) -> ! {
         report_image(&m, &image);
     }
     start_virtio(&m, rtc_now, &args);
+    crate::net::nic::configure(args.net.as_deref());
     crate::stdio::configure(args.tty, args.stderr_to_stdout);
     if args.stats || args.verbose {
         crate::stats::request();
