@@ -17,7 +17,7 @@
 //! those when it calls in here. The kernel runs with interrupts off, so the
 //! interrupt never finds its own CPU holding the lock.
 
-mod addr;
+pub mod addr;
 mod buffers;
 mod device;
 pub mod icmp;
