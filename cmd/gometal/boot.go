@@ -151,6 +151,11 @@ func boot(cfg qemu.Config, o bootOptions) error {
 	if err := cfg.Machine.Check(); err != nil {
 		return inputError(err)
 	}
+	// The kernel learns how its exit status reaches the host (an image
+	// with its own command line, run without one, reports it on the console).
+	if ka := cfg.Machine.Exit.KernelArgs(); len(ka) > 0 && cfg.Append != "" {
+		cfg.Append = strings.Join(ka, " ") + " " + cfg.Append
+	}
 	if o.gdb {
 		fmt.Fprintf(os.Stderr, "gometal: QEMU is waiting for a debugger; attach with:\n\tgdb-multiarch %s -ex 'target remote localhost:%d'\n",
 			o.symbols, qemu.GDBPort)
