@@ -26,7 +26,7 @@ pub struct Machine {
     /// The console /chosen/stdout-path names, and every serial port.
     pub stdout: Option<SerialNode>,
     pub serials: Vec<SerialNode>,
-    pub rtc: Option<u64>,
+    pub rtc: Option<(u64, crate::drivers::rtc::Kind)>,
     pub bootargs: Vec<u8>,
     pub initrd: Option<Range>,
     pub fdt: Range,
@@ -87,7 +87,9 @@ pub fn read(dtb_pa: u64, blob: &mut [u8]) -> Result<Machine, fdt::FdtError> {
     m.serials = super::serial::all(&fdt);
     m.reserved = reserved(&fdt);
     m.nics = nics(&fdt);
-    m.rtc = reg(&["google,goldfish-rtc"]);
+    m.rtc = reg(&["google,goldfish-rtc"])
+        .map(|pa| (pa, crate::drivers::rtc::Kind::Goldfish))
+        .or_else(|| reg(&["arm,pl031"]).map(|pa| (pa, crate::drivers::rtc::Kind::Pl031)));
     for node in fdt.all_nodes() {
         let virtio = node.compatible().is_some_and(|c| c.all().any(|s| s == "virtio,mmio"));
         let reg = node.reg().and_then(|mut r| r.next());
