@@ -23,7 +23,9 @@ const binName = "gometal-kernel"
 const slowAfter = time.Second
 
 // CargoBuild builds the riscv64 kernel; see CargoBuildFor.
-func CargoBuild(dir string, slow func()) (string, error) { return CargoBuildFor(dir, DefaultArch, slow) }
+func CargoBuild(dir string, slow func()) (string, error) {
+	return CargoBuildFor(dir, DefaultArch, slow)
+}
 
 // CargoBuildFor builds the kernel crate in dir for arch in release mode, reproducibly
 // (reproducibleEnv), and returns the ELF's path. Cargo's output is shown only if the build fails: on success
