@@ -30,7 +30,7 @@ pub const FRAME_SIZE: usize = UCONTEXT_END + 16;
 pub const FRAME_RECORD: usize = UCONTEXT_END;
 
 /// The registers of an interrupted user thread.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct UserContext {
     pub x: [u64; 31],
     pub sp: u64,
@@ -41,12 +41,6 @@ pub struct UserContext {
     pub fpsr: u32,
     pub fpcr: u32,
     pub fault_address: u64,
-}
-
-impl Default for UserContext {
-    fn default() -> Self {
-        UserContext { x: [0; 31], sp: 0, pc: 0, pstate: 0, v: [[0; 2]; 32], fpsr: 0, fpcr: 0, fault_address: 0 }
-    }
 }
 
 /// Fills `buf` with a complete frame; bytes not named here are zero.
