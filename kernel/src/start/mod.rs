@@ -86,7 +86,7 @@ extern "C" fn rust_boot(hwid: usize, dtb_pa: usize) -> ! {
         }
     }
     let online = cpus::start_all(&m.hwids, hwid, limit, args.verbose);
-    crate::boot::topology::apply(&m.hwids, &m.cpu_caches);
+    crate::sched::cpu::set_cache_groups(&m.hwids, &m.cpu_caches);
     if args.verbose {
         crate::println!("gometal: {online} of {} CPUs online, {} MiB RAM", m.hwids.len(), ram_mib(&m));
     }
@@ -184,7 +184,7 @@ fn start_program(m: &machine::Machine, args: &BootArgs) {
     }
     if let Some(cwd) = &args.cwd {
         match tree::resolve(cwd, true) {
-            Ok(f) if f.node.is_dir() => *p.0.cwd.lock() = f.node,
+            Ok(f) if f.node.is_dir() => *p.0.fs.cwd.lock() = f.node,
             _ => fail(STATUS_NOT_FOUND, format_args!("cwd={}: no such directory in the initramfs", alloc::string::String::from_utf8_lossy(cwd))),
         }
     }
