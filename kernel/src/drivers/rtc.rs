@@ -3,15 +3,7 @@
 //! the Unix epoch) and the Arm PL031 (arm64 virt: seconds).
 
 use crate::arch::mmio::Mmio;
-
-/// Which RTC the device tree names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// `google,goldfish-rtc`
-    Goldfish,
-    /// `arm,pl031`
-    Pl031,
-}
+use crate::boot::machine::RtcKind as Kind;
 
 const TIME_LOW: usize = 0x00;
 const TIME_HIGH: usize = 0x04;
