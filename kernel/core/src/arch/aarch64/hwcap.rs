@@ -1,8 +1,9 @@
 //! AT_HWCAP for arm64 from the CPU's ID registers, as Linux computes it:
-//! one bit per feature EL0 may use. Go's internal/cpu reads AES, PMULL,
-//! SHA1, SHA2, SHA512, CRC32, ATOMICS (LSE), ASIMDRDM, ASIMDDP, SHA3 and
-//! CPUID from it. HWCAP_CPUID is never offered: it promises that EL0 reads
-//! of the ID registers are emulated, which this kernel does not do.
+//! one bit per feature EL0 may use. Go's internal/cpu (cpu_arm64_hwcap.go)
+//! reads AES, PMULL, SHA1, SHA2, SHA3, SHA512, CRC32, ATOMICS (LSE), DIT
+//! and CPUID from it. HWCAP_CPUID is never offered: it promises that EL0
+//! reads of the ID registers (Go's getMIDR) are emulated, which this
+//! kernel does not do; Go then skips its Neoverse tuning.
 
 pub const FP: u64 = 1 << 0;
 pub const ASIMD: u64 = 1 << 1;
@@ -21,6 +22,7 @@ pub const SM3: u64 = 1 << 18;
 pub const SM4: u64 = 1 << 19;
 pub const ASIMDDP: u64 = 1 << 20;
 pub const SHA512: u64 = 1 << 21;
+pub const DIT: u64 = 1 << 24;
 
 fn field(reg: u64, shift: u32) -> u64 {
     (reg >> shift) & 0xf
@@ -81,6 +83,9 @@ pub fn from_id_registers(isar0: u64, pfr0: u64) -> u64 {
     if field(isar0, 44) >= 1 {
         h |= ASIMDDP;
     }
+    if field(pfr0, 48) >= 1 {
+        h |= DIT;
+    }
     h
 }
 
@@ -100,5 +105,6 @@ mod tests {
     fn lse_and_no_fp() {
         let h = from_id_registers(2 << 20, 0xff << 16);
         assert_eq!(h, ATOMICS);
+        assert_eq!(from_id_registers(0, 0xff << 16 | 1 << 48), DIT);
     }
 }
