@@ -61,6 +61,10 @@ pub struct BootArgs {
     /// (/chosen/rng-seed, kaslr-seed) are mixed in but not counted as
     /// entropy. Default on, as Linux's.
     pub distrust_bootloader: bool,
+    /// `semihosting`: the host enabled Arm semihosting in QEMU, so the
+    /// kernel may end QEMU with the exit status through it (the
+    /// architecture decides whether it uses it).
+    pub semihosting: bool,
     /// Tokens the kernel did not understand, kept whole so they can be logged.
     pub unknown: Vec<Vec<u8>>,
 }
@@ -113,6 +117,7 @@ fn kernel_option(out: &mut BootArgs, token: Vec<u8>) {
         b"quiet" => out.quiet = true,
         b"stats" => out.stats = true,
         b"trace" => out.trace = true,
+        b"semihosting" => out.semihosting = true,
         t => match split_key(t) {
             Some((b"cores", v)) => match parse_usize(v) {
                 Some(n) => out.cores = Some(n),

@@ -61,6 +61,9 @@ extern "C" fn rust_boot(hwid: usize, dtb_pa: usize) -> ! {
     take_payload(&mut m, &image);
     let args = bootargs::parse(&m.bootargs);
     crate::onexit::configure(args.on_exit);
+    if args.semihosting {
+        crate::arch::enable_semihosting();
+    }
     mm::init(&m, image.extent);
     if args.verbose {
         report_image(&m, &image);
