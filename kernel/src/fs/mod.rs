@@ -6,6 +6,7 @@
 pub mod devfiles;
 pub mod dir;
 pub mod epoll;
+pub mod etcfiles;
 pub mod eventfd;
 pub mod fd;
 pub mod file;
@@ -17,6 +18,7 @@ pub mod open;
 pub mod p9client;
 pub mod path;
 pub mod pathfile;
+pub mod pidfd;
 pub mod pipe;
 pub mod pipefile;
 pub mod pollhub;
