@@ -171,6 +171,8 @@ func cases() []bootCase {
 			want: []string{"the tree is whole", "still working after the probe"}},
 		{name: "limits-threads", prog: "limits", args: fixed("threads"), mem: "64M", status: 137, noPass: true,
 			want: []string{"threads: 256 started", "gometal: cannot start thread"}},
+		{name: "manythreads", prog: "manythreads", mem: "512M", cores: []int{1}, kargs: "stats",
+			want: []string{"manythreads: 10000 threads running at once", `"threads_peak":100`}},
 		{name: "limits-threadsoom", prog: "limits", args: fixed("threadsoom"), mem: "64M", status: 137, noPass: true,
 			want: []string{"threadsoom: holding 40 MiB", "give the VM more memory (-mem)"}},
 		{name: "arith", prog: "arith", smp: true, want: []string{"arith: 16 goroutines"}},

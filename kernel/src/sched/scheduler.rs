@@ -58,6 +58,7 @@ fn run_thread(cpu: &Cpu, t: Arc<Thread>) {
     cpu.stats.busy_ns.fetch_add(end - start, Ordering::Relaxed);
     cpu.stats.switches.fetch_add(1, Ordering::Relaxed);
     let t = cpu.set_current(None).expect("thread vanished");
+    t.check_stack();
     cputime::stopped(cpu, &t, start, end);
     t.profile.stopped();
     // A hand-off's deadline was for the thread that just stopped: whatever
