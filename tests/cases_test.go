@@ -173,6 +173,7 @@ func cases() []bootCase {
 			want: []string{"threads: 256 started", "gometal: cannot start thread"}},
 		{name: "manythreads", prog: "manythreads", mem: "512M", cores: []int{1}, kargs: "stats",
 			want: []string{"manythreads: 10000 threads running at once", `"threads_peak":100`}},
+		{name: "heapstress", prog: "heapstress", cores: []int{4}, want: []string{"lists checked"}},
 		{name: "limits-threadsoom", prog: "limits", args: fixed("threadsoom"), mem: "64M", status: 137, noPass: true,
 			want: []string{"threadsoom: holding 40 MiB", "give the VM more memory (-mem)"}},
 		{name: "arith", prog: "arith", smp: true, want: []string{"arith: 16 goroutines"}},
