@@ -205,7 +205,7 @@ const LOGIN_ENV: [&[u8]; 4] = [
     b"HOME=/root",
     b"USER=root",
     b"LOGNAME=root",
-    b"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    b"PATH=/usr/local/bin:/usr/bin:/bin",
 ];
 
 #[no_mangle]
