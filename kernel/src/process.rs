@@ -73,13 +73,14 @@ fn create(mm: AddressSpace, files: FdTable) -> &'static Process {
     p
 }
 
-/// Threads a program may have at once: as many as a quarter of the page
-/// frames can give kernel stacks to (with 32 KiB stacks that is Linux's
-/// threads-max formula, RAM / (8 * 16 KiB), for the same memory), and at
-/// least MIN_THREADS (Go needs GOMAXPROCS + a few).
+/// Threads a program may have at once: as many as the page frames give a
+/// kernel stack and what Go's runtime touches for a thread (param.rs:
+/// 40 KiB in all; 11,375 at 512M, where Linux's threads-max, RAM / (8 *
+/// 16 KiB), is 4,096), and at least MIN_THREADS (Go needs GOMAXPROCS + a
+/// few).
 pub fn max_threads() -> usize {
     let frame_bytes = crate::mm::frames::stats().total * crate::memlayout::PAGE_SIZE;
-    (frame_bytes / (4 * crate::param::KERNEL_STACK_SIZE)).max(crate::param::MIN_THREADS)
+    (frame_bytes / (crate::param::KERNEL_STACK_SIZE + crate::param::THREAD_USER_BYTES)).max(crate::param::MIN_THREADS)
 }
 
 static THREADS_PEAK: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);

@@ -62,6 +62,7 @@ pub fn init(archive: &'static [u8], init: &[u8]) -> Result<usize, CpioError> {
     let proc_self = ensure_dir(&ensure_dir(&root, b"proc"), b"self");
     replace(&proc_self, b"exe", Inode::new_symlink(init.to_vec(), 0));
     add_net_files(&root);
+    super::etcfiles::add(&root);
     Ok(count)
 }
 
@@ -101,7 +102,7 @@ pub fn add_in(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) {
     replace(dir, name, node);
 }
 
-fn ensure_dir(parent: &Arc<Inode>, name: &[u8]) -> Arc<Inode> {
+pub(super) fn ensure_dir(parent: &Arc<Inode>, name: &[u8]) -> Arc<Inode> {
     match child(parent, name) {
         Some(d) if d.is_dir() => d,
         _ => {

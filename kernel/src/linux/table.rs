@@ -7,7 +7,7 @@
 
 use super::args::{Args, Handler};
 use super::{
-    arch, dirs, fallocate, fs, futex, io, locks, memory, misc, mmapfile, nr, poll, sendfile, signal, socket, sockmsg, sockopt, splice, stat, statfs, sync, thread, time, timer, unknown,
+    arch, dirs, fallocate, fs, futex, io, locks, memory, misc, mlock, mmapfile, nr, poll, ppoll, process, sendfile, signal, socket, sockmsg, sockopt, splice, stat, statfs, sync, thread, time, timer, unknown,
     SysResult,
 };
 use crate::mm::uaccess::UserSpace;
@@ -86,6 +86,17 @@ syscall_table! {
     SETGROUPS => misc::setgroups,
     FUTEX => futex::futex,
     CLOCK_GETTIME => time::clock_gettime,
+    PPOLL => ppoll::ppoll,
+    MREMAP => memory::mremap,
+    MLOCK => mlock::mlock,
+    MLOCK2 => mlock::mlock2,
+    MUNLOCK => mlock::munlock,
+    MLOCKALL => mlock::mlockall,
+    MUNLOCKALL => mlock::munlockall,
+    GETPRIORITY => process::getpriority,
+    SETPRIORITY => process::setpriority,
+    PIDFD_OPEN => process::pidfd_open,
+    PIDFD_SEND_SIGNAL => process::pidfd_send_signal,
     SETITIMER => timer::setitimer,
     GETITIMER => timer::getitimer,
     TIMER_CREATE => timer::timer_create,

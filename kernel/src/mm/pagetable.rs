@@ -58,6 +58,31 @@ pub fn set_rights(root: u64, va: u64, rights: Rights) -> bool {
     pt::set_rights::<PageFormat, _>(&mut PhysFrames, root, va, rights)
 }
 
+/// Removes the entry for the page at `va`, returning its frame (which the
+/// caller now owns: mremap moves it elsewhere).
+pub fn take_page(root: u64, va: u64) -> Option<u64> {
+    pt::unmap_page::<PageFormat, _>(&mut PhysFrames, root, va)
+}
+
+/// The pages mapped in [start, end), as (va, frame), skipping unpopulated
+/// regions as `unmap_range` does.
+pub fn mapped_pages(root: u64, start: u64, end: u64) -> alloc::vec::Vec<(u64, u64)> {
+    let f = PhysFrames;
+    let mut out = alloc::vec::Vec::new();
+    let mut va = start;
+    while va < end {
+        if let Some(level) = (1..PageFormat::LEVELS).rev().find(|&l| !pt::populated::<PageFormat, _>(&f, root, va, l)) {
+            va = pt::next_region(va, level);
+            continue;
+        }
+        if let Some((pa, _)) = translate(root, va) {
+            out.push((va, pa));
+        }
+        va += PAGE_SIZE as u64;
+    }
+    out
+}
+
 /// Frees every user page and table under `root` (the root itself stays).
 pub fn free_user_tables(root: u64) {
     pt::free_user_tables::<PageFormat, _>(&mut PhysFrames, root)
