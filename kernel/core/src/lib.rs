@@ -26,6 +26,7 @@ pub mod netshard;
 pub mod initstack;
 pub mod irqaffinity;
 pub mod loadavg;
+pub mod netlink;
 pub mod p9;
 pub mod pagetable;
 pub mod procfmt;

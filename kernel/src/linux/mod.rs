@@ -16,6 +16,7 @@ mod locks;
 mod memory;
 mod misc;
 mod mmapfile;
+mod netlink;
 mod poll;
 mod sendfile;
 mod signal;

@@ -20,6 +20,9 @@ use gometal_core::errno::*;
 use gometal_core::sockaddr::{InetAddr, SockAddr, UnixAddr};
 
 pub fn connect(user: &mut UserSpace, fd: Fd, addr: UserPtr<u8>, len: u32) -> SysResult {
+    if let Some((_, nl)) = super::netlink::of(fd) {
+        return super::netlink::connect(user, &nl, addr, len);
+    }
     let (file, sock) = socket_of(fd)?;
     let to = read_addr(user, addr, len)?;
     match sock.ty {

@@ -6,6 +6,7 @@
 //! control data is EOPNOTSUPP, recvmsg always reports none.
 
 use super::io::{iovecs, raise_sigpipe, IoVec};
+use super::netlink;
 use super::socket::{read_addr, socket_of, write_addr};
 use super::SysResult;
 use crate::fs::fd::Fd;
@@ -61,13 +62,8 @@ fn nonblocking(file_nonblock: bool, flags: i32) -> bool {
     file_nonblock || flags & MSG_DONTWAIT != 0
 }
 
-/// Sends the user bytes `bufs` (gathered) from socket `fd`.
-fn send(user: &mut UserSpace, fd: Fd, bufs: &[UserSlice], flags: i32, dest: Option<(UserPtr<u8>, u32)>) -> SysResult {
-    let (file, sock) = socket_of(fd)?;
-    let dest = match dest {
-        Some((p, len)) if !p.is_null() => Some(read_addr(user, p, len)?),
-        _ => None,
-    };
+/// The user bytes `bufs`, gathered (at most MAX_IO).
+fn gather(user: &mut UserSpace, bufs: &[UserSlice]) -> Result<Vec<u8>, Errno> {
     let mut data = Vec::new();
     for b in bufs {
         let room = MAX_IO - data.len();
@@ -76,6 +72,35 @@ fn send(user: &mut UserSpace, fd: Fd, bufs: &[UserSlice], flags: i32, dest: Opti
         }
         data.extend_from_slice(&user.read_bytes(b.prefix(room.min(b.len())))?);
     }
+    Ok(data)
+}
+
+/// Copies `bytes` out into the user buffers `bufs` (scattered).
+fn scatter(user: &mut UserSpace, bufs: &[UserSlice], bytes: &[u8]) -> Result<(), Errno> {
+    let mut done = 0;
+    for b in bufs {
+        if done == bytes.len() {
+            break;
+        }
+        let n = b.len().min(bytes.len() - done);
+        user.write_bytes(b.prefix(n), &bytes[done..done + n])?;
+        done += n;
+    }
+    Ok(())
+}
+
+/// Sends the user bytes `bufs` (gathered) from socket `fd`.
+fn send(user: &mut UserSpace, fd: Fd, bufs: &[UserSlice], flags: i32, dest: Option<(UserPtr<u8>, u32)>) -> SysResult {
+    if let Some((_, nl)) = netlink::of(fd) {
+        let data = gather(user, bufs)?;
+        return netlink::send(user, &nl, &data, dest);
+    }
+    let (file, sock) = socket_of(fd)?;
+    let dest = match dest {
+        Some((p, len)) if !p.is_null() => Some(read_addr(user, p, len)?),
+        _ => None,
+    };
+    let data = gather(user, bufs)?;
     let r = data::send(&sock, &data, dest, nonblocking(file.nonblocking(), flags));
     if flags & MSG_NOSIGNAL == 0 {
         if let Err(e) = r {
@@ -105,15 +130,7 @@ fn recv(user: &mut UserSpace, fd: Fd, bufs: &[UserSlice], flags: i32) -> Result<
     let want = bufs.iter().fold(0usize, |n, b| n.saturating_add(b.len())).min(MAX_IO);
     let mut bytes = zeroed(want)?;
     let got = data::recv(&sock, &mut bytes, nonblocking(file.nonblocking(), flags), flags & MSG_PEEK != 0)?;
-    let mut done = 0;
-    for b in bufs {
-        if done == got.copied {
-            break;
-        }
-        let n = b.len().min(got.copied - done);
-        user.write_bytes(b.prefix(n), &bytes[done..done + n])?;
-        done += n;
-    }
+    scatter(user, bufs, &bytes[..got.copied])?;
     Ok(got)
 }
 
@@ -124,7 +141,21 @@ fn sender(got: &data::Received) -> Option<&SockAddr> {
     got.from.as_ref().filter(|a| **a != SockAddr::Unix(UnixAddr::Unnamed))
 }
 
+/// A netlink socket's receive (net/netlink.rs): one datagram, from the
+/// kernel.
+fn recv_netlink(user: &mut UserSpace, fd: Fd, bufs: &[UserSlice], flags: i32) -> Result<Option<netlink::Received>, Errno> {
+    let Some((file, nl)) = netlink::of(fd) else { return Ok(None) };
+    let want = bufs.iter().fold(0usize, |n, b| n.saturating_add(b.len())).min(MAX_IO);
+    let got = netlink::recv(&file, &nl, want, nonblocking(false, flags), flags & MSG_PEEK != 0)?;
+    scatter(user, bufs, &got.bytes)?;
+    Ok(Some(got))
+}
+
 pub fn recvfrom(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize, flags: i32, addr: UserPtr<u8>, alen: UserPtr<u32>) -> SysResult {
+    if let Some(got) = recv_netlink(user, fd, &[buf.slice(len)], flags)? {
+        netlink::write_address(user, addr, alen, &got.from)?;
+        return Ok(if flags & MSG_TRUNC != 0 { got.full } else { got.bytes.len() });
+    }
     let got = recv(user, fd, &[buf.slice(len)], flags)?;
     if let Some(from) = sender(&got) {
         write_addr(user, addr, alen, from)?;
@@ -137,9 +168,16 @@ pub fn recvfrom(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize, flag
 pub fn recvmsg(user: &mut UserSpace, fd: Fd, msg: UserPtr<MsgHdr>, flags: i32) -> SysResult {
     let m = user.read(msg)?;
     let bufs = iovecs(user, m.iov, m.iovlen)?;
-    let got = recv(user, fd, &bufs, flags)?;
     let base = msg.addr();
     let namelen_at: UserPtr<u32> = UserPtr::new(base + 8);
+    if let Some(got) = recv_netlink(user, fd, &bufs, flags)? {
+        netlink::write_address(user, m.name, namelen_at, &got.from)?;
+        user.write(UserPtr::<u64>::new(base + 40), &0u64)?;
+        let out_flags = if got.full > got.bytes.len() { MSG_TRUNC } else { 0 };
+        user.write(UserPtr::<i32>::new(base + 48), &out_flags)?;
+        return Ok(if flags & MSG_TRUNC != 0 { got.full } else { got.bytes.len() });
+    }
+    let got = recv(user, fd, &bufs, flags)?;
     match sender(&got) {
         Some(from) if !m.name.is_null() => write_addr(user, m.name, namelen_at, from)?,
         _ => user.write(namelen_at, &0u32)?,

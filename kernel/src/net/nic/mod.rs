@@ -17,7 +17,7 @@
 //! those when it calls in here. The kernel runs with interrupts off, so the
 //! interrupt never finds its own CPU holding the lock.
 
-mod addr;
+pub mod addr;
 mod buffers;
 mod device;
 pub mod icmp;
@@ -101,12 +101,20 @@ pub fn add(transport: crate::drivers::virtio::Mmio, irq: u32) {
     let (udp, icmp) = (udp::Udp::new(&mut shards[0].sockets), icmp::Icmp::new(&mut shards[0].sockets));
     *guard = Some(Nic { dev, iface, shards, listened: alloc::vec::Vec::new(), udp, icmp });
     IRQ.call_once(|| irq);
+    MAC.call_once(|| mac);
     PRESENT.store(true, Ordering::Release);
     let m = mac;
     crate::println!(
         "gometal: net: virtio-net {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}, address 10.0.2.15/24 and fec0::15/64, gateway 10.0.2.2, DNS 10.0.2.3",
         m[0], m[1], m[2], m[3], m[4], m[5]
     );
+}
+
+/// The device's MAC address (eth0's, for netlink and /proc).
+static MAC: Once<[u8; 6]> = Once::new();
+
+pub fn mac() -> Option<[u8; 6]> {
+    MAC.get().copied()
 }
 
 pub fn present() -> bool {
