@@ -68,7 +68,7 @@ fn connect_tcp(sock: &Arc<Socket>, to: InetAddr, nonblock: bool) -> SysResult {
     }
     let local = inet::autobind(sock, to, true)?;
     let dst = reached(to, to.v6);
-    let outcome = match inet::find_listener(&dst) {
+    let outcome = match inet::find_listener(&dst, Some(&local)) {
         None => Err(ECONNREFUSED),
         Some(server) => {
             let server_v6 = server.family == Family::Inet6;

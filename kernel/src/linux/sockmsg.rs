@@ -2,8 +2,13 @@
 //! sendmsg, recvmsg. (read/write/readv/writev on a socket go through io.rs
 //! to the same net::data functions.)
 //!
-//! Ancillary data (SCM_RIGHTS, SCM_CREDENTIALS) is not carried: sendmsg with
-//! control data is EOPNOTSUPP, recvmsg always reports none.
+//! Ancillary data: a UDP socket's recvmsg adds the control messages it
+//! asked for (IP_PKTINFO, IP_RECVTTL, IP_RECVTOS and their IPv6 twins;
+//! gometal_core::cmsg), and its sendmsg accepts IP_PKTINFO, IP_TOS,
+//! IP_TTL and the IPv6 ones (the packet goes out from the socket's own
+//! address with its options' TOS and TTL). SCM_RIGHTS and SCM_CREDENTIALS
+//! are not carried: sendmsg with them is EOPNOTSUPP (on UDP they are
+//! ignored, as Linux ignores them there).
 
 use super::io::{iovecs, raise_sigpipe, IoVec};
 use super::netlink;
@@ -14,9 +19,11 @@ use crate::mm::uaccess::{zeroed, UserPtr, UserSlice, UserSpace, UserValue};
 use crate::net::data;
 use alloc::vec::Vec;
 use gometal_core::sockaddr::{SockAddr, UnixAddr};
+use gometal_core::cmsg;
 use gometal_core::errno::*;
 
 const MSG_PEEK: i32 = 0x2;
+const MSG_CTRUNC: i32 = 0x8;
 const MSG_TRUNC: i32 = 0x20;
 const MSG_DONTWAIT: i32 = 0x40;
 const MSG_NOSIGNAL: i32 = 0x4000;
@@ -117,10 +124,40 @@ pub fn sendto(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize, flags:
 pub fn sendmsg(user: &mut UserSpace, fd: Fd, msg: UserPtr<MsgHdr>, flags: i32) -> SysResult {
     let m = user.read(msg)?;
     if m.control != 0 && m.controllen > 0 {
-        return Err(EOPNOTSUPP);
+        check_control(user, fd, UserPtr::new(m.control), m.controllen)?;
     }
     let bufs = iovecs(user, m.iov, m.iovlen)?;
     send(user, fd, &bufs, flags, Some((m.name, m.namelen)))
+}
+
+/// Largest control buffer sendmsg reads (Linux: net.core.optmem_max).
+const MAX_CONTROL: usize = 20_480;
+
+/// sendmsg's control messages: on a UDP socket those it may send,
+/// checked and left to the socket's options (anything else EINVAL, as
+/// Linux); on other sockets EOPNOTSUPP (SCM_RIGHTS is not carried); a
+/// malformed buffer EINVAL.
+fn check_control(user: &mut UserSpace, fd: Fd, control: UserPtr<u8>, len: usize) -> Result<(), Errno> {
+    if len > MAX_CONTROL {
+        return Err(ENOBUFS);
+    }
+    let bytes = user.read_bytes(control.slice(len))?;
+    let msgs = cmsg::parse(&bytes).ok_or(EINVAL)?;
+    let udp = socket_of(fd).is_ok_and(|(_, s)| s.is_inet() && s.ty == crate::net::SockType::Dgram && s.icmp.is_none());
+    match (udp, msgs.iter().all(|(level, kind, _)| cmsg::sendable(*level, *kind))) {
+        (true, true) => Ok(()),
+        (true, false) => Err(EINVAL),
+        (false, _) => Err(EOPNOTSUPP),
+    }
+}
+
+/// The control messages a datagram `got` gives a socket that asked for
+/// them, as many as fit in `room` bytes, and whether some did not
+/// (MSG_CTRUNC).
+fn control_for(fd: Fd, got: &data::Received, room: usize) -> (Vec<u8>, bool) {
+    let (Some(info), Ok((_, sock))) = (got.info, socket_of(fd)) else { return (Vec::new(), false) };
+    let wants = sock.opts.lock().wants();
+    cmsg::fit(cmsg::encode(&info, &wants, sock.family == crate::net::Family::Inet6), room)
 }
 
 /// Receives into the user bytes `bufs` (scattered): (bytes, full length,
@@ -182,8 +219,16 @@ pub fn recvmsg(user: &mut UserSpace, fd: Fd, msg: UserPtr<MsgHdr>, flags: i32) -
         Some(from) if !m.name.is_null() => write_addr(user, m.name, namelen_at, from)?,
         _ => user.write(namelen_at, &0u32)?,
     }
-    user.write(UserPtr::<u64>::new(base + 40), &0u64)?; // no control data
-    let out_flags = if got.full > got.copied { MSG_TRUNC } else { 0 };
+    let room = if m.control == 0 { 0 } else { m.controllen };
+    let (control, cut) = control_for(fd, &got, room);
+    if !control.is_empty() {
+        user.write_bytes(UserPtr::<u8>::new(m.control).slice(control.len()), &control)?;
+    }
+    user.write(UserPtr::<u64>::new(base + 40), &(control.len() as u64))?;
+    let mut out_flags = if got.full > got.copied { MSG_TRUNC } else { 0 };
+    if cut {
+        out_flags |= MSG_CTRUNC;
+    }
     user.write(UserPtr::<i32>::new(base + 48), &out_flags)?;
     Ok(if flags & MSG_TRUNC != 0 { got.full } else { got.copied })
 }
