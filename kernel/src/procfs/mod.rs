@@ -121,7 +121,7 @@ pub fn publish(exe: &[u8]) {
     add_at(b"/proc/self", symlink("1"));
     add_at(b"/proc/thread-self", symlink("1/task/1"));
     add_at(b"/proc/mounts", symlink("self/mounts"));
-    let files: [(&str, Generator); 19] = [
+    let files: [(&str, Generator); 20] = [
         ("stat", system::stat),
         ("meminfo", memory::meminfo),
         ("cpuinfo", system::cpuinfo),
@@ -141,6 +141,7 @@ pub fn publish(exe: &[u8]) {
         ("net/udp6", net::udp6),
         ("net/route", net::route),
         ("net/snmp", net::snmp),
+        ("net/netstat", net::netstat),
     ];
     for (name, f) in files {
         add_at(alloc::format!("/proc/{name}").as_bytes(), file(f));
