@@ -206,6 +206,10 @@ func cases() []bootCase {
 				"refused: ECONNREFUSED ok", "backlog: 200 connections", "reset: ECONNRESET ok", "udp: IPv4 and IPv6",
 				"unix: stream (path, abstract), seqpacket, datagram, socketpair ok", "http: 20 concurrent requests ok",
 				"seq: 10000 sequential connections ok"}},
+		// UDP control messages and SO_REUSEPORT spreading (issue 23).
+		{name: "udpctl", prog: "udpctl",
+			want: []string{"udpctl: IPv4 IP_PKTINFO, IP_TTL, IP_TOS ok", "udpctl: IPv6 IPV6_PKTINFO, IPV6_HOPLIMIT, IPV6_TCLASS ok",
+				"udpctl: dual-stack IPV6_PKTINFO ok", "udpctl: sendmsg control messages ok", "udpctl: SO_REUSEPORT TCP spread", "udpctl: SO_REUSEPORT UDP spread"}},
 		// UIO (issue 10): a Go driver for QEMU's edu PCI device.
 		{name: "uioedu", prog: "uioedu", devices: []string{"edu"},
 			want: []string{"liveness ok", "interrupts ok: 200 raised", "dma ok: 1024 bytes", "bad mmaps ok"}},

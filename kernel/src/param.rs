@@ -29,3 +29,6 @@ pub const TICK_NS: u64 = 4_000_000;
 pub const MAX_KERNEL_HEAP: usize = 64 << 20;
 /// Exit status QEMU reports when the kernel itself panics.
 pub const KERNEL_PANIC_STATUS: u32 = 101;
+/// The program's process id: it is the machine's only process, the first
+/// one, as a container's init is.
+pub const PROGRAM_PID: u32 = 1;

@@ -60,7 +60,7 @@ pub fn create_with(loaded: crate::loader::Loaded, files: FdTable) -> Option<(&'s
 
 fn create(mm: AddressSpace, files: FdTable) -> &'static Process {
     let p = PROCESS.call_once(|| Process {
-        pid: 1,
+        pid: crate::param::PROGRAM_PID,
         root: mm.root,
         mm: ProgramMemory::new(mm),
         fs: FsContext::new(files),

@@ -17,6 +17,7 @@ mod memory;
 mod misc;
 mod mlock;
 mod mmapfile;
+mod netlink;
 mod poll;
 mod ppoll;
 mod process;

@@ -96,6 +96,14 @@ pub fn route() -> String {
     fmt::route(&list)
 }
 
+/// /proc/net/netstat: the extended counters' layout (Prometheus's process
+/// collector reads IpExt's InOctets and OutOctets), all 0.
+pub fn netstat() -> String {
+    let tcp_ext: Vec<(&str, i64)> = ["SyncookiesSent", "SyncookiesRecv", "SyncookiesFailed", "EmbryonicRsts", "PruneCalled", "ListenOverflows", "ListenDrops", "TCPTimeouts", "TCPLostRetransmit"].iter().map(|n| (*n, 0)).collect();
+    let ip_ext: Vec<(&str, i64)> = ["InNoRoutes", "InTruncatedPkts", "InMcastPkts", "OutMcastPkts", "InBcastPkts", "OutBcastPkts", "InOctets", "OutOctets", "InMcastOctets", "OutMcastOctets", "InBcastOctets", "OutBcastOctets"].iter().map(|n| (*n, 0)).collect();
+    fmt::snmp(&[("TcpExt", &tcp_ext), ("IpExt", &ip_ext)])
+}
+
 /// The SNMP MIB's layout with the values gometal knows: constants, and
 /// the TCP connections established now; packet counters read 0.
 pub fn snmp() -> String {

@@ -91,6 +91,7 @@ pub fn add(transport: crate::drivers::virtio::Mmio, irq: u32) {
     let (udp, icmp) = (udp::Udp::new(&mut shards[0].sockets), icmp::Icmp::new(&mut shards[0].sockets));
     *guard = Some(Nic { dev, iface, shards, listened: alloc::vec::Vec::new(), udp, icmp, mac });
     IRQ.call_once(|| irq);
+    MAC.call_once(|| mac);
     PRESENT.store(true, Ordering::Release);
     if offloads.csum_tx || offloads.csum_rx {
         let o = offloads;
@@ -127,6 +128,13 @@ pub fn configure(spec: Option<&[u8]>) {
         "gometal: net: virtio-net {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}, address {}.{}.{}.{}/{} and fec0::15/64, gateway {}.{}.{}.{}, DNS {}.{}.{}.{}",
         m[0], m[1], m[2], m[3], m[4], m[5], a[0], a[1], a[2], a[3], plan.prefix, g[0], g[1], g[2], g[3], d[0], d[1], d[2], d[3]
     );
+}
+
+/// The device's MAC address (eth0's, for netlink and /proc).
+static MAC: Once<[u8; 6]> = Once::new();
+
+pub fn mac() -> Option<[u8; 6]> {
+    MAC.get().copied()
 }
 
 pub fn present() -> bool {

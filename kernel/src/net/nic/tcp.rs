@@ -204,7 +204,7 @@ enum Accept {
 fn accept(s: &tcp::Socket, port: u16, shard: usize) -> Accept {
     let Some(remote) = s.remote_endpoint().map(super::addr::inet_of) else { return Accept::Refused };
     let local = super::addr::own_for(&remote, port);
-    let Some(listening) = crate::net::inet::find_listener(&local) else { return Accept::Refused };
+    let Some(listening) = crate::net::inet::find_listener(&local, Some(&remote)) else { return Accept::Refused };
     let listener = match &*listening.state.lock() {
         State::Listening(l) => l.clone(),
         _ => return Accept::Refused,
