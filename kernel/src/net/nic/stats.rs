@@ -24,6 +24,8 @@ pub static POLL_IRQ: Counter = Counter::new();
 pub static POLL_KICK: Counter = Counter::new();
 pub static POLL_IDLE: Counter = Counter::new();
 pub static POLL_TIMER: Counter = Counter::new();
+/// Reads that found their pipe had been full (a poll was asked of the timer).
+pub static POLL_ROOM: Counter = Counter::new();
 pub static FRAMES_IN: Counter = Counter::new();
 pub static FRAMES_OUT: Counter = Counter::new();
 /// Frames sent while a poll the timer started ran (retransmissions,
@@ -59,11 +61,12 @@ pub fn report() {
         return;
     }
     crate::println!(
-        "gometal: net: polls irq {} kick {} idle {} timer {}, left to the lock holder {}; frames in {} out {}, out from timer polls {}; pipe full {}; keepalive {}; accept queue full {}",
+        "gometal: net: polls irq {} kick {} idle {} timer {} (asked by reads {}), left to the lock holder {}; frames in {} out {}, out from timer polls {}; pipe full {}; keepalive {}; accept queue full {}",
         POLL_IRQ.get(),
         POLL_KICK.get(),
         POLL_IDLE.get(),
         POLL_TIMER.get(),
+        POLL_ROOM.get(),
         LOCK_BUSY.get(),
         FRAMES_IN.get(),
         FRAMES_OUT.get(),
