@@ -61,19 +61,19 @@ pub fn report() {
         return;
     }
     crate::println!(
-        "gometal: net: polls irq {} kick {} idle {} timer {} (asked by reads {}), left to the lock holder {}; frames in {} out {}, out from timer polls {}; pipe full {}; keepalive {}; accept queue full {}",
+        "gometal: net: polls irq {} kick {} idle {} timer {}, left to the lock holder {}; frames in {} out {}, out from timer polls {}; pipe full {}; keepalive {}; accept queue full {}; reads that asked the timer for a poll {}",
         POLL_IRQ.get(),
         POLL_KICK.get(),
         POLL_IDLE.get(),
         POLL_TIMER.get(),
-        POLL_ROOM.get(),
         LOCK_BUSY.get(),
         FRAMES_IN.get(),
         FRAMES_OUT.get(),
         TIMER_FRAMES.get(),
         PIPE_FULL.get(),
         KEEPALIVE_SET.get(),
-        QUEUE_FULL.get()
+        QUEUE_FULL.get(),
+        POLL_ROOM.get()
     );
     let ms = |c: &Counter| c.get() / 1_000_000;
     crate::println!(
