@@ -191,7 +191,11 @@ func benchMain(args []string) error {
 	}
 	if f.tap && !inBenchNS() {
 		if f.linux { // the namespace has no route to the mirror
-			if _, err := linuxkernel.Fetch(cache, os.Stderr); err != nil {
+			k, err := linuxkernel.Fetch(cache, os.Stderr)
+			if err != nil {
+				return err
+			}
+			if _, err := linuxkernel.Modules(cache, k, linuxkernel.VirtioNetModules, os.Stderr); err != nil {
 				return err
 			}
 		}
