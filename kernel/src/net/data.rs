@@ -37,7 +37,7 @@ pub fn recv(sock: &Socket, buf: &mut [u8], nonblock: bool, peek: bool) -> Result
     let n = if peek { e.peek(buf)? } else { e.read_until(buf, nonblock, super::timeo::recv_deadline(sock))? };
     if e.take_room_wanted() {
         if let Some(shard) = e.nic_shard() {
-            super::nic::kick(shard); // room in the pipe the network had filled
+            super::nic::room(shard); // room in the pipe the network had filled: polled from the timer
         }
     }
     Ok(Received { copied: n, full: n, from: None, info: None })

@@ -161,6 +161,16 @@ pub fn kick(shard: usize) {
     poll_soon();
 }
 
+/// A program read from a connection of set `shard` whose pipe the network
+/// had filled: the bytes smoltcp holds move on at the next poll, which the
+/// NIC's timer event runs now, from the timer interrupt (never the read
+/// itself: a read() costs the reader its copy and nothing more).
+pub fn room(shard: usize) {
+    stats::POLL_ROOM.add(1);
+    shard::mark(shard);
+    poll::poll_from_timer();
+}
+
 /// A program shut down or closed a connection of set `shard`: its FIN or
 /// reset goes out at the next poll (at the latest when a CPU idles).
 /// Only marks the set: the caller may hold locks a poll takes.
