@@ -71,15 +71,17 @@ func TestCheck(t *testing.T) {
 		want string // substring of the error; "" means success
 	}{
 		{"good", good.bytes(), ""},
+		{"arm64", fakeELF{elf.ELFCLASS64, elf.EM_AARCH64, elf.ET_EXEC, "", false}.bytes(), ""},
 		{"script", []byte("#!/bin/sh\necho hi\n"), "prog: not an ELF executable"},
 		{"empty", nil, "prog: not an ELF executable"},
 		{"x86", fakeELF{elf.ELFCLASS64, elf.EM_X86_64, elf.ET_EXEC, "", false}.bytes(),
-			"prog: built for x86-64 (EM 62), gometal runs riscv64 binaries: build with GOOS=linux GOARCH=riscv64 CGO_ENABLED=0"},
-		{"arm64", fakeELF{elf.ELFCLASS64, elf.EM_AARCH64, elf.ET_EXEC, "", false}.bytes(), "prog: built for arm64 (EM 183), not supported yet: gometal runs riscv64 binaries: build with GOOS=linux GOARCH=riscv64 CGO_ENABLED=0"},
+			"prog: built for x86-64 (EM 62), gometal runs riscv64 and arm64 binaries: build with GOOS=linux GOARCH=riscv64 CGO_ENABLED=0"},
 		{"rv32", fakeELF{elf.ELFCLASS32, elf.EM_RISCV, elf.ET_EXEC, "", false}.bytes(), "built for riscv32 (EM 243)"},
 		{"dynamic", fakeELF{elf.ELFCLASS64, elf.EM_RISCV, elf.ET_DYN, "/lib/ld-linux-riscv64-lp64d.so.1", true}.bytes(),
 			"prog: dynamically linked (interpreter /lib/ld-linux-riscv64-lp64d.so.1), rebuild with CGO_ENABLED=0"},
 		{"dynsection", fakeELF{elf.ELFCLASS64, elf.EM_RISCV, elf.ET_EXEC, "", true}.bytes(), "dynamically linked (has a dynamic section)"},
+		{"arm64 dynamic", fakeELF{elf.ELFCLASS64, elf.EM_AARCH64, elf.ET_DYN, "/lib/ld-linux-aarch64.so.1", true}.bytes(),
+			"prog: dynamically linked (interpreter /lib/ld-linux-aarch64.so.1), rebuild with CGO_ENABLED=0"},
 		{"object", fakeELF{elf.ELFCLASS64, elf.EM_RISCV, elf.ET_REL, "", false}.bytes(), "not a static executable (type ET_REL)"},
 	}
 	for _, c := range cases {
@@ -87,8 +89,12 @@ func TestCheck(t *testing.T) {
 			path := write(t, "prog", c.data)
 			arch, err := Check(path)
 			if c.want == "" {
-				if err != nil || arch != machine.RISCV64 {
-					t.Fatalf("Check = %v, %v; want riscv64, nil", arch, err)
+				want := machine.RISCV64
+				if c.name == "arm64" {
+					want = machine.ARM64
+				}
+				if err != nil || arch != want {
+					t.Fatalf("Check = %v, %v; want %s, nil", arch, err, want.Name)
 				}
 				return
 			}
