@@ -85,7 +85,8 @@ func TestBootArm64(t *testing.T) {
 const arm64UBoot = "/usr/lib/u-boot/qemu_arm64/u-boot.bin"
 
 // TestImageArm64 is TestImage's arm64 half: `gometal build -arch arm64`
-// booted with no gometal in between, by QEMU -kernel on arm64 virt and by
+// booted with no gometal in between, by QEMU -kernel on arm64 virt (GICv3
+// and GICv2, Cortex-A72 and -cpu max, entered at EL1 and at EL2) and by
 // U-Boot's distro boot (extlinux.conf on an SD-card-like disk, booti), the
 // PL011 as the program's stdin and stdout, the exit status through
 // semihosting (the loader's `semihosting`, which the image's own command
@@ -122,6 +123,24 @@ func TestImageArm64(t *testing.T) {
 		out, status := bootQEMU(t, qemu.Config{Machine: machine.ARM64Virt, SMP: 2, Memory: "256M", Kernel: img, Append: "semihosting"}, "typed\n\x04")
 		expect(t, out, status, 3, "PASS board (NumCPU=2, exiting with 3)", "kernel and program image at 0x40200000")
 	})
+	// The other interrupt controller, the newest CPU model (LSE atomics,
+	// SVE, pointer authentication: more HWCAP bits), and entry at EL2 with
+	// PSCI over SMC (virtualization=on: the kernel drops to EL1 itself).
+	for _, c := range []struct {
+		name  string
+		m     *machine.Machine
+		extra []string
+	}{
+		{"qemu-gicv2", machine.ARM64VirtGICv2, nil},
+		{"qemu-cpu-max", machine.ARM64VirtMax, nil},
+		{"qemu-el2", machine.ARM64Virt, []string{"-machine", "virtualization=on"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			out, status := bootQEMU(t, qemu.Config{Machine: c.m, SMP: 2, Memory: "256M", Kernel: img, Append: "semihosting", Extra: c.extra}, "typed\n\x04")
+			expect(t, out, status, 3, "PASS board (NumCPU=2, exiting with 3)", "2 of 2 CPUs online")
+		})
+	}
 	t.Run("uboot", func(t *testing.T) {
 		t.Parallel()
 		if _, err := os.Stat(arm64UBoot); err != nil {
