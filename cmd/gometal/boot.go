@@ -82,7 +82,7 @@ func runMain(args []string) error {
 	if f.gdb {
 		symbols, _ = kernelFinder(arch).Find(f.kernel) // the ELF behind the Image
 	}
-	return boot(cfg, bootOptions{verbose: f.verbose, gdb: f.gdb, symbols: symbols, timeout: f.timeout})
+	return boot(cfg, bootOptions{verbose: f.verbose, gdb: f.gdb, symbols: symbols, timeout: f.timeout, grace: f.grace})
 }
 
 // findMachine finds QEMU for arch and the kernel (exec and bench; run
@@ -153,14 +153,19 @@ type bootOptions struct {
 	gdb     bool          // QEMU waits for a debugger: say how to attach
 	symbols string        // the kernel ELF (its symbols), for the gdb hint
 	timeout time.Duration // stop QEMU after this long (0: never)
-	// quitStops: SIGQUIT stops QEMU (with a note) instead of being ignored;
-	// a Go runtime would dump goroutines, which the guest's cannot be.
-	quitStops bool
+	grace   time.Duration // after a stop signal, end the machine this long later (0: at a second)
 }
 
+// hostSignals are the signals gometal passes to the program, as Linux
+// would deliver them to a process that received them.
+var hostSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2}
+
 // boot runs QEMU on our own stdio and converts how it ended into gometal's
-// exit status. Signals that would kill gometal are forwarded to QEMU
-// instead, so temp files are cleaned and the terminal is restored.
+// exit status. The signals a Linux process would get (hostSignals) go to
+// the program through the console's signal port; QEMU runs in a process
+// group of its own, so a terminal's Ctrl-C reaches the program once. A
+// program that does not end within -grace of a stop signal, or a second
+// stop signal, ends the machine (qemu.RunOptions.Guest).
 func boot(cfg qemu.Config, o bootOptions) error {
 	if err := cfg.Validate(); err != nil {
 		return inputError(err)
@@ -179,32 +184,18 @@ func boot(cfg qemu.Config, o bootOptions) error {
 		fmt.Fprintf(os.Stderr, "gometal: QEMU is waiting for a debugger; attach with:\n\tgdb-multiarch %s -ex 'target remote localhost:%d'\n",
 			o.symbols, qemu.GDBPort)
 	}
-	caught := make(chan os.Signal, 1)
-	forwarded := []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
-	if o.quitStops {
-		forwarded = append(forwarded, syscall.SIGQUIT)
-	}
-	signal.Notify(caught, forwarded...)
-	defer signal.Stop(caught)
-	sigs := make(chan os.Signal, 1)
-	go func() {
-		for s := range caught {
-			if s == syscall.SIGQUIT {
-				fmt.Fprintln(os.Stderr, "gometal exec: SIGQUIT: stopping QEMU (the guest's goroutines cannot be dumped from outside)")
-				s = syscall.SIGTERM
-			}
-			sigs <- s
-		}
-	}()
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, hostSignals...)
+	defer signal.Stop(sigs)
 
-	stdio, finish, err := consoleStdio(&cfg, o.verbose)
+	stdio, streams, finish, err := consoleStdio(&cfg, o.verbose)
 	if err != nil {
 		return err
 	}
 	if o.verbose {
 		fmt.Fprintf(os.Stderr, "gometal: %s\n", qemu.ShellQuote(cfg.Args()))
 	}
-	res, err := qemu.Run(cfg, stdio, qemu.RunOptions{Timeout: o.timeout, Signals: sigs})
+	res, err := qemu.Run(cfg, stdio, qemu.RunOptions{Timeout: o.timeout, Signals: sigs, Guest: streams.Signal, StopGrace: o.grace})
 	finish()
 	if err != nil {
 		return fmt.Errorf("starting QEMU: %v", err)
@@ -219,13 +210,13 @@ func boot(cfg qemu.Config, o bootOptions) error {
 // goes to our stderr through the banner filter (the banner shows with -v),
 // a whole line at a time.
 // QEMU gets no stdin, so it leaves a terminal alone: the terminal keeps
-// its line editing, and Ctrl-C stops gometal and QEMU as any command.
+// its line editing, and Ctrl-C reaches gometal, which passes it on.
 // It also adds the entropy device and the kernel options that say which
 // streams are terminals. finish waits for the program's output to drain.
-func consoleStdio(cfg *qemu.Config, showBanner bool) (qemu.Stdio, func(), error) {
+func consoleStdio(cfg *qemu.Config, showBanner bool) (qemu.Stdio, *console.Streams, func(), error) {
 	streams, err := console.NewStreams(os.Stdin, os.Stdout, os.Stderr)
 	if err != nil {
-		return qemu.Stdio{}, nil, err
+		return qemu.Stdio{}, nil, nil, err
 	}
 	cfg.Entropy, cfg.StdioPorts = true, true
 	if opts := console.KernelOptions(os.Stdin, os.Stdout, os.Stderr); len(opts) > 0 {
@@ -238,7 +229,7 @@ func consoleStdio(cfg *qemu.Config, showBanner bool) (qemu.Stdio, func(), error)
 	kernelLines := linesink.New(os.Stderr)
 	log := console.NewBannerFilter(kernelLines.Stream(), showBanner)
 	stdio := qemu.Stdio{Stdout: log, Stderr: os.Stderr, Ports: streams.QEMU, Started: streams.Start}
-	return stdio, func() { streams.Wait(); log.Flush(); kernelLines.Flush() }, nil
+	return stdio, streams, func() { streams.Wait(); log.Flush(); kernelLines.Flush() }, nil
 }
 
 // exitStatusOf maps a QEMU result to gometal's exit status. QEMU exits 0

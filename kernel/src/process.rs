@@ -44,6 +44,11 @@ pub fn process() -> &'static Process {
     PROCESS.get().expect("no process yet")
 }
 
+/// The running program, if it has been created yet.
+pub fn try_process() -> Option<&'static Process> {
+    PROCESS.get()
+}
+
 /// Creates the process from a loaded program; returns it and its main
 /// thread (tid 1 = pid, as on Linux), not yet registered or queued.
 pub fn create_with(loaded: crate::loader::Loaded, files: FdTable) -> Option<(&'static Process, Thread)> {
@@ -87,6 +92,12 @@ pub fn threads_peak() -> usize {
 impl Process {
     pub fn alloc_tid(&self) -> u32 {
         self.next_tid.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The last thread id given out (loadavg's last pid, /proc/stat's
+    /// processes count).
+    pub fn last_tid(&self) -> u32 {
+        self.next_tid.load(Ordering::Relaxed) - 1
     }
 
     pub fn add_thread(&self, t: Arc<Thread>) -> Result<(), ()> {

@@ -187,6 +187,13 @@ pub trait Opener: Send + Sync {
     /// O_NONBLOCK, as F_GETFL will report them.
     fn open(&self, status: u32) -> Result<Arc<dyn File>, Errno>;
 
+    /// The same, for an open by the program (openat), whose memory a
+    /// generated /proc file may read (fs/synth.rs).
+    fn open_in(&self, user: &mut UserSpace, status: u32) -> Result<Arc<dyn File>, Errno> {
+        let _ = user;
+        self.open(status)
+    }
+
     /// (major, minor) for stat's st_rdev.
     fn rdev(&self) -> (u32, u32) {
         (0, 0)

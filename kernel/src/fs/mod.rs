@@ -28,4 +28,5 @@ pub mod share;
 pub mod sharedir;
 pub mod sharefile;
 pub mod stat;
+pub mod synth;
 pub mod tree;

@@ -78,6 +78,7 @@ pub fn getdents64(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, size: usize) -
         // A share's directory: read the host's listing again (Linux's
         // v9fs lists the host directory at each opendir/rewind).
         crate::fs::share::refresh(node)?;
+        crate::fs::synth::refresh(node); // /proc/<pid>/fd and the like
         out.push(b".", node);
     }
     if out.index == 1 && !out.full {

@@ -42,7 +42,8 @@ pub fn openat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, flags: Ope
         path_only: flags.contains(OpenFlags::PATH),
         nonblock: flags.contains(OpenFlags::NONBLOCK),
     };
-    let file = OpenFile::new(open_node(&found.node, &how)?, how.status);
+    let file = OpenFile::new(open_node(user, &found.node, &how)?, how.status);
+    file.path.call_once(|| found.path);
     process().fs.files.lock().install(file, flags.contains(OpenFlags::CLOEXEC), 0)
 }
 

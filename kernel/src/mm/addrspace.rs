@@ -38,8 +38,9 @@ pub enum Access {
 pub struct AddressSpace {
     pub root: u64,
     pub vmas: VmaMap,
-    /// Pages currently backed by frames.
+    /// Pages currently backed by frames, and the most there were (VmHWM).
     pub resident: usize,
+    pub resident_peak: usize,
     /// The program break: where brk's heap starts and where it ends now.
     pub brk_start: u64,
     pub brk: u64,
@@ -93,6 +94,7 @@ impl AddressSpace {
             root: pagetable::new_user_root()?,
             vmas: VmaMap::new(MMAP_BASE, MMAP_TOP, USER_END),
             resident: 0,
+            resident_peak: 0,
             brk_start: 0,
             brk: 0,
             retired: Vec::new(),
@@ -137,6 +139,7 @@ impl AddressSpace {
             return Err(Fault::OutOfMemory);
         }
         self.resident += 1;
+        self.resident_peak = self.resident_peak.max(self.resident);
         Ok(pa)
     }
 

@@ -56,6 +56,9 @@ pub struct Cpu {
     /// When the current busy or idle period began (monotonic ns), so the
     /// statistics can include a period still in progress at exit.
     pub period_start: AtomicU64,
+    /// When the thread it runs started running (monotonic ns); 0: none
+    /// (sched/cputime.rs adds it to the program's CPU time).
+    pub thread_since: AtomicU64,
     /// In the idle loop: not running a thread (placement prefers it).
     pub idle: AtomicBool,
     /// Idle and about to `wfi` or in it: new work for it needs an IPI. An
@@ -106,6 +109,7 @@ impl Cpu {
             page_table: AtomicU64::new(0),
             next_tick: AtomicU64::new(0),
             period_start: AtomicU64::new(0),
+            thread_since: AtomicU64::new(0),
             idle: AtomicBool::new(false),
             napping: AtomicBool::new(false),
             need_resched: AtomicBool::new(false),

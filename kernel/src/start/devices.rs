@@ -92,7 +92,10 @@ pub fn start_virtio(m: &machine::Machine, rtc_now: Option<u64>, args: &BootArgs)
     }
     start_random(m, &key[..found.entropy], rtc_now, args);
     if let Some(irq) = crate::drivers::virtio::console::irq() {
-        crate::drivers::irq::attach(irq, |_| crate::drivers::virtio::console::on_interrupt());
+        crate::drivers::irq::attach(irq, |_| {
+            crate::drivers::virtio::console::on_interrupt();
+            crate::stdio::hostsig::deliver();
+        });
     }
     if let Some(irq) = crate::net::nic::irq() {
         crate::drivers::irq::attach(irq, |_| crate::net::nic::on_interrupt());

@@ -69,6 +69,7 @@ extern "C" fn rust_boot(hwid: usize, dtb_pa: usize) -> ! {
         report_image(&m, &image);
     }
     start_virtio(&m, rtc_now, &args);
+    crate::net::nic::configure(args.net.as_deref());
     crate::stdio::configure(args.tty, args.stderr_to_stdout);
     if args.stats || args.verbose {
         crate::stats::request();
@@ -175,6 +176,8 @@ fn start_program(m: &machine::Machine, args: &BootArgs) {
         Ok(l) => l,
         Err(e) => fail(STATUS_CANNOT_EXECUTE, format_args!("{init_path}: cannot run: {e}")),
     };
+    crate::procfs::record_exec(&argv, &envp, loaded.sp);
+    crate::procfs::publish(&args.init);
     let Some(p) = process::create_with(loaded, FdTable::with_stdio(crate::stdio::open_files())) else {
         fail(STATUS_CANNOT_EXECUTE, format_args!("{init_path}: out of memory"))
     };
@@ -190,6 +193,7 @@ fn start_program(m: &machine::Machine, args: &BootArgs) {
     }
     let main = Arc::new(p.1);
     p.0.add_thread(main.clone()).expect("first thread");
+    crate::stdio::hostsig::deliver(); // a signal the host sent during boot
     place::wake_up(main);
 }
 

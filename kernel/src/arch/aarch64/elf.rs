@@ -18,3 +18,9 @@ pub fn hwcaps() -> (u64, Option<u64>) {
     let pfr0 = read_sysreg!("id_aa64pfr0_el1");
     (facts::hwcap::from_id_registers(isar0, pfr0), Some(0))
 }
+
+/// CPU `index`'s paragraph of /proc/cpuinfo (every CPU is taken to be
+/// the one asking: QEMU's virt CPUs are all alike).
+pub fn cpuinfo(index: usize, _hwid: usize) -> alloc::string::String {
+    facts::hwcap::cpuinfo(index, hwcaps().0, read_sysreg!("midr_el1"), read_sysreg!("cntfrq_el0"))
+}

@@ -108,3 +108,43 @@ mod tests {
         assert_eq!(from_id_registers(0, 0xff << 16 | 1 << 48), DIT);
     }
 }
+
+/// Linux's names for the AT_HWCAP bits above, in bit order, as
+/// /proc/cpuinfo's "Features" line lists them.
+const NAMES: [(u64, &str); 18] = [
+    (FP, "fp"), (ASIMD, "asimd"), (AES, "aes"), (PMULL, "pmull"), (SHA1, "sha1"), (SHA2, "sha2"),
+    (CRC32, "crc32"), (ATOMICS, "atomics"), (FPHP, "fphp"), (ASIMDHP, "asimdhp"), (CPUID, "cpuid"),
+    (ASIMDRDM, "asimdrdm"), (SHA3, "sha3"), (SM3, "sm3"), (SM4, "sm4"), (ASIMDDP, "asimddp"),
+    (SHA512, "sha512"), (DIT, "dit"),
+];
+
+/// One CPU's paragraph of /proc/cpuinfo as Linux's arm64 kernel writes it:
+/// the features offered (`hwcap`), the fields of the CPU's MIDR_EL1, and
+/// BogoMIPS, which arm64 Linux derives from the generic timer's frequency
+/// (twice it, in MHz).
+pub fn cpuinfo(index: usize, hwcap: u64, midr: u64, timer_hz: u64) -> alloc::string::String {
+    let centi_mips = timer_hz / 5_000;
+    let features: alloc::vec::Vec<&str> = NAMES.iter().filter(|(bit, _)| hwcap & bit != 0).map(|(_, n)| *n).collect();
+    alloc::format!(
+        "processor\t: {index}\nBogoMIPS\t: {}.{:02}\nFeatures\t: {}\nCPU implementer\t: {:#04x}\nCPU architecture: 8\nCPU variant\t: {:#x}\nCPU part\t: {:#05x}\nCPU revision\t: {}\n\n",
+        centi_mips / 100,
+        centi_mips % 100,
+        features.join(" "),
+        (midr >> 24) & 0xff,
+        (midr >> 20) & 0xf,
+        (midr >> 4) & 0xfff,
+        midr & 0xf,
+    )
+}
+
+#[cfg(test)]
+mod cpuinfo_tests {
+    #[test]
+    fn cpuinfo_matches_linux_on_a_cortex_a72() {
+        // Linux 6.1 under QEMU -cpu cortex-a72 (MIDR 0x410fd083).
+        assert_eq!(
+            super::cpuinfo(2, super::FP | super::ASIMD | super::CRC32 | super::CPUID, 0x410f_d083, 62_500_000),
+            "processor\t: 2\nBogoMIPS\t: 125.00\nFeatures\t: fp asimd crc32 cpuid\nCPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x0\nCPU part\t: 0xd08\nCPU revision\t: 3\n\n"
+        );
+    }
+}

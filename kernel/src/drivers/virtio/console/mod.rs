@@ -28,8 +28,9 @@ use virtio_drivers::transport::{DeviceStatus, Transport};
 const QUEUE_SIZE: usize = 32;
 type Queue = VirtQueue<KernelHal, QUEUE_SIZE>;
 
-/// Ports this driver serves (the CLI uses 1, 2, 3: stdin, stdout, stderr).
-pub const MAX_PORTS: usize = 4;
+/// Ports this driver serves (the CLI uses 1, 2, 3: stdin, stdout, stderr;
+/// 4: signals from the host, one byte each, stdio/hostsig.rs).
+pub const MAX_PORTS: usize = 5;
 const RX_BUF: usize = 4096;
 const RX_POSTED: usize = 32;
 const CTRL_BUF: usize = 64;
