@@ -46,8 +46,8 @@ syscalls! {
     UNLINKAT "unlinkat" = 35,
     SYMLINKAT "symlinkat" = 36,
     LINKAT "linkat" = 37,
-    // Only under __ARCH_WANT_RENAMEAT, which riscv64 lacks; listed so logs
-    // name it if a program tries (libc uses renameat2).
+    // Only under __ARCH_WANT_RENAMEAT: arm64 has it (Go's os.Rename uses
+    // it there), riscv64 does not (ENOSYS, as Linux).
     RENAMEAT "renameat" = 38,
     STATFS "statfs" = 43,
     FSTATFS "fstatfs" = 44,

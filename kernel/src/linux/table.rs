@@ -45,6 +45,7 @@ syscall_table! {
     MKNODAT => dirs::mknodat,
     UNLINKAT => dirs::unlinkat,
     RENAMEAT2 => dirs::renameat2,
+    RENAMEAT => arch::renameat,
     LINKAT => dirs::linkat,
     SYMLINKAT => dirs::symlinkat,
     READLINKAT => dirs::readlinkat,

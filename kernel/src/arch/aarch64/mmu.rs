@@ -1,8 +1,9 @@
 //! The MMU on aarch64: two roots, TTBR1_EL1 for the kernel half (the linear
 //! map of physical memory and the kernel's own window, built by entry.S
 //! and never changed) and TTBR0_EL1 for the program, so a user root holds
-//! user mappings only. TLB maintenance uses the inner-shareable TLBI
-//! forms, which the hardware broadcasts to every CPU.
+//! user mappings only. A shootdown uses the inner-shareable TLBI form,
+//! which the hardware broadcasts to every CPU; the per-CPU flushes the
+//! local ones.
 
 use super::sysreg::write_sysreg;
 
@@ -57,11 +58,12 @@ pub fn activate_user_root(root: u64) {
     flush_tlb_all();
 }
 
-/// Flushes the entry for the page at `va` on every CPU (TLBI VAAE1IS).
+/// Flushes this CPU's entry for the page at `va` (TLBI VAAE1, any ASID);
+/// other CPUs are the shootdown's business, as on every architecture.
 pub fn flush_tlb_page(va: u64) {
     // SAFETY: TLB maintenance only; the barriers order it after the
     // page-table write and before the next access.
-    unsafe { core::arch::asm!("dsb ishst", "tlbi vaae1is, {}", "dsb ish", "isb", in(reg) (va >> 12) & ((1 << 44) - 1), options(nostack)) };
+    unsafe { core::arch::asm!("dsb ishst", "tlbi vaae1, {}", "dsb nsh", "isb", in(reg) (va >> 12) & ((1 << 44) - 1), options(nostack)) };
 }
 
 /// Flushes this CPU's whole TLB.
