@@ -65,7 +65,7 @@ func runMain(args []string) error {
 	if err != nil {
 		return err
 	}
-	kernel, err := findKernel(f.kernel)
+	kernel, err := findKernel(f.kernel, arch)
 	if err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func runMain(args []string) error {
 	cfg.Net = qemuNet(f.net, f.forwards)
 	var symbols string
 	if f.gdb {
-		symbols, _ = kernelFinder().Find(f.kernel) // the ELF behind the Image
+		symbols, _ = kernelFinder(arch).Find(f.kernel) // the ELF behind the Image
 	}
 	return boot(cfg, bootOptions{verbose: f.verbose, gdb: f.gdb, symbols: symbols, timeout: f.timeout, grace: f.grace})
 }
@@ -105,22 +105,26 @@ func findMachine(qemuFlag, kernelFlag string, arch *machine.Arch) (qemuBin, kern
 	if qemuBin, err = qemu.Find(qemuFlag, arch); err != nil {
 		return "", "", inputError(err)
 	}
-	if kernel, err = findKernel(kernelFlag); err != nil {
+	if kernel, err = findKernel(kernelFlag, arch); err != nil {
 		return "", "", err
 	}
 	return qemuBin, kernel, nil
 }
 
 // findKernel wraps kernelimage.Find with the CLI's messages and statuses:
-// a missing kernel is a setup problem (2), a failed build is 1. It returns
-// the kernel Image QEMU boots (made from the ELF cargo links).
-func findKernel(explicit string) (string, error) {
-	k, err := kernelFinder().Find(explicit)
+// a missing kernel, or one for another architecture, is a setup problem
+// (2), a failed build is 1. It returns the kernel Image QEMU boots (made
+// from the ELF cargo links) for arch's programs.
+func findKernel(explicit string, arch *machine.Arch) (string, error) {
+	k, err := kernelFinder(arch).Find(explicit)
 	if errors.Is(err, kernelimage.ErrNotFound) {
 		return "", inputError(err)
 	}
 	if err != nil {
 		return "", err
+	}
+	if err := checkKernelArch(k, arch); err != nil {
+		return "", inputError(err)
 	}
 	img, err := kernelimage.ImageFile(k)
 	if err != nil {
@@ -129,10 +133,25 @@ func findKernel(explicit string) (string, error) {
 	return img, nil
 }
 
-// kernelFinder finds kernels for the CLI, telling the user when that
-// means a cargo build.
-func kernelFinder() *kernelimage.Finder {
-	return kernelimage.New(func() { fmt.Fprintln(os.Stderr, "gometal: building kernel...") })
+// kernelFinder finds arch's kernel for the CLI, telling the user when
+// that means a cargo build.
+func kernelFinder(arch *machine.Arch) *kernelimage.Finder {
+	return kernelimage.NewFor(arch.Name, func() { fmt.Fprintf(os.Stderr, "gometal: building the %s kernel...\n", arch.Name) })
+}
+
+// checkKernelArch refuses a kernel built for another architecture than
+// the program's (a -kernel or $GOMETAL_KERNEL… mix-up) in one line,
+// instead of a boot that never prints anything.
+func checkKernelArch(path string, arch *machine.Arch) error {
+	got, err := kernelimage.ArchOf(path)
+	if err != nil {
+		return err
+	}
+	if got != arch.Name {
+		return fmt.Errorf("kernel %s is for %s, the program for %s (set %s or -kernel to a %s kernel)",
+			path, got, arch.Name, kernelimage.EnvFor(arch.Name), arch.Name)
+	}
+	return nil
 }
 
 // cmdline turns flags into the kernel command line: options, then the
@@ -168,6 +187,11 @@ func boot(cfg qemu.Config, o bootOptions) error {
 	// a boot that hangs (-arch and the ELF check say it earlier, better).
 	if err := cfg.Machine.Check(); err != nil {
 		return inputError(err)
+	}
+	// The kernel learns how its exit status reaches the host (an image
+	// with its own command line, run without one, reports it on the console).
+	if ka := cfg.Machine.Exit.KernelArgs(); len(ka) > 0 && cfg.Append != "" {
+		cfg.Append = strings.Join(ka, " ") + " " + cfg.Append
 	}
 	if o.gdb {
 		fmt.Fprintf(os.Stderr, "gometal: QEMU is waiting for a debugger; attach with:\n\tgdb-multiarch %s -ex 'target remote localhost:%d'\n",

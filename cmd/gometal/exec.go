@@ -124,7 +124,7 @@ func parseExecFlags(args []string, getenv func(string) string) (*execFlags, erro
 		if err != nil {
 			return nil, usageErrorf("exec", "exec: %s: %v", goexec.EnvFlags, err)
 		}
-		if err := fs.Parse(words); err != nil {
+		if err := fs.Parse(joinNetValue(words)); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}

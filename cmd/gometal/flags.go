@@ -70,7 +70,7 @@ func (f *machineFlags) register(fs *flag.FlagSet, t flagTexts) {
 	fs.Var(&f.disks, "disk", diskFlagHelp)
 	fs.Var(&f.add, "add", t.addHelp)
 	fs.Var(&f.mount, "mount", mountUsage)
-	fs.BoolVar(&f.net, "net", false, netUsage)
+	fs.Var(&f.net, "net", netUsage)
 	fs.Var(&f.publish, "p", publishUsage)
 	kernelFlag(fs, &f.kernel)
 	fs.StringVar(&f.kernelArgs, "kernel-args", "", t.kernelArgsHelp)

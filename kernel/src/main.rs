@@ -42,6 +42,8 @@ mod param;
 #[deny(unsafe_code)]
 mod process;
 #[deny(unsafe_code)]
+mod procfs;
+#[deny(unsafe_code)]
 mod random;
 mod sched;
 #[deny(unsafe_code)]

@@ -88,12 +88,20 @@ pub fn mount_all(options: &[Vec<u8>]) {
     }
 }
 
+/// The shares mounted, for /proc/mounts.
+static MOUNTED: Mutex<Vec<MountSpec>> = Mutex::new(Vec::new());
+
+pub fn mounted() -> Vec<MountSpec> {
+    MOUNTED.lock().clone()
+}
+
 fn mount(spec: MountSpec) -> Result<(), Errno> {
     let dev = crate::drivers::virtio::p9::take(&spec.tag).ok_or(ENODEV)?;
     let (mut client, root_fid) = Client::start(dev)?;
     let fid = client.walk(root_fid, &[])?;
     let attr = client.getattr(fid)?;
     let dir = make_dirs(&spec.guest)?;
+    MOUNTED.lock().push(spec.clone());
     let share = Arc::new(Share { spec, client: Mutex::new(client), root_fid, dead_fids: Mutex::new(Vec::new()) });
     set_meta(&dir, &attr);
     dir.host.call_once(|| HostLink { share: share.clone(), fid, is_root: true, data: Default::default() });

@@ -11,6 +11,7 @@ mod fallocate;
 mod fs;
 mod futex;
 mod io;
+pub mod iocount;
 mod locks;
 mod memory;
 mod misc;

@@ -52,6 +52,8 @@ pub mod idle;
 #[deny(unsafe_code)]
 pub mod latency;
 #[deny(unsafe_code)]
+pub mod loadavg;
+#[deny(unsafe_code)]
 pub mod place;
 #[deny(unsafe_code)]
 pub mod profile;

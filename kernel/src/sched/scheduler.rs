@@ -60,6 +60,8 @@ fn run_thread(cpu: &Cpu, t: Arc<Thread>) {
     let t = cpu.set_current(None).expect("thread vanished");
     t.check_stack();
     cputime::stopped(cpu, &t, start, end);
+    let switches = if t.state.lock().run == RunState::Blocked { &t.voluntary_switches } else { &t.involuntary_switches };
+    switches.fetch_add(1, Ordering::Relaxed);
     t.profile.stopped();
     // A hand-off's deadline was for the thread that just stopped: whatever
     // waits here runs next anyway.

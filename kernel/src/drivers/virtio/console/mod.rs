@@ -236,5 +236,16 @@ pub fn on_interrupt() {
     }
     INPUT_WAITERS.wake_all();
     OUTPUT_WAITERS.wake_all();
-    crate::fs::epoll::notify();
+    if let Some(f) = ON_READY.get() {
+        f();
+    }
+}
+
+/// Called after every interrupt (input or room to write may have come):
+/// the console file's layer registers how to tell poll and epoll waiters,
+/// so this driver need not know about files.
+static ON_READY: Once<fn()> = Once::new();
+
+pub fn set_on_ready(f: fn()) {
+    ON_READY.call_once(|| f);
 }
