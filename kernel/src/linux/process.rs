@@ -61,7 +61,7 @@ pub fn pidfd_open(_: &mut UserSpace, pid: i32, flags: u32) -> SysResult {
         return Err(ESRCH);
     }
     let file = OpenFile::new(Arc::new(PidFd::new(pid as u32)), flags & O_NONBLOCK);
-    process().files.lock().install(file, true, 0)
+    process().fs.files.lock().install(file, true, 0)
 }
 
 /// pidfd_send_signal(pidfd, sig, info, flags): as kill to the pidfd's
