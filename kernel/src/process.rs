@@ -135,7 +135,7 @@ pub fn exit(status: u32) -> ! {
         crate::sched::smp::park();
     }
     crate::sched::smp::stop_other_cpus();
-    let _ = crate::fs::share::sync_all(); // shared mappings' pages; it reports a failure itself
+    let _ = crate::fs::share::sync_at_exit(); // shared mappings' pages; it reports a failure itself
     crate::net::nic::drain(); // what the program sent reaches its peers
     if let Some(report) = EXIT_REPORT.get() {
         report(); // -kernel-args stats (stats.rs, above this layer)

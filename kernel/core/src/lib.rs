@@ -26,6 +26,7 @@ pub mod netshard;
 pub mod initstack;
 pub mod irqaffinity;
 pub mod p9;
+pub mod p9tags;
 pub mod pagetable;
 pub mod pciconfig;
 pub mod pcihost;

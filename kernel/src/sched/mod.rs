@@ -59,6 +59,8 @@ pub mod smp;
 pub mod scheduler;
 #[deny(unsafe_code)]
 pub mod sigstate;
+#[deny(unsafe_code)]
+pub mod sleeplock;
 pub mod thread;
 #[deny(unsafe_code)]
 pub mod timer;

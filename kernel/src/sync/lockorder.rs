@@ -6,47 +6,167 @@
 //! inverted order). Release builds compile the checks away.
 
 use core::ops::{Deref, DerefMut};
-use core::sync::atomic::AtomicU32;
+use core::sync::atomic::AtomicU64;
 use spin::{Mutex, MutexGuard};
 
 /// Lock classes in the order they may be nested: a CPU holding one may
-/// only take classes listed after it.
+/// only take classes listed after it. (docs/locking.md explains the order.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum LockClass {
+    /// A process's thread list (process.rs).
+    ProcessThreads = 0,
+    /// A process's signal actions (process.rs).
+    SignalActions = 1,
+    /// A process's descriptor table (process.rs, fs/fd.rs).
+    FdTable = 2,
+    /// A process's working directory (process.rs).
+    Cwd = 3,
+    /// One open file's offset (fs/fd.rs); never held across a device wait.
+    FileOffset = 4,
+    /// One epoll instance's interest map (fs/epoll.rs).
+    EpollInterest = 5,
+    /// The flock/fcntl lock table (fs/locks.rs).
+    FileLocks = 6,
+    /// A directory's entries (fs/inode.rs).
+    DirEntries = 7,
+    /// A directory's entries taken under its parent's (`lock_nested`: rmdir looks into the child).
+    DirEntriesChild = 8,
+    /// Where a directory hangs in the tree (fs/inode.rs).
+    InodePlace = 9,
+    /// An in-memory file's bytes (fs/inode.rs).
+    FileData = 10,
+    /// A share file's fid, size and page cache (fs/hostfile.rs); never held across a 9P round trip.
+    HostData = 11,
+    /// Share files mapped shared and writable (fs/hostfile.rs).
+    MappedFiles = 12,
+    /// Fids of dropped share inodes, to clunk (fs/share.rs).
+    DeadFids = 13,
+    /// An inode's mode, owner, times, links (fs/inode.rs).
+    InodeMeta = 14,
+    /// A socket's state (net/socket.rs).
+    SocketState = 15,
+    /// A listening stream socket's queue (net/stream.rs).
+    AcceptQueue = 16,
+    /// A socket's addresses, options, peer, binding, pending error (net/socket.rs): none nests in another.
+    SocketFields = 17,
+    /// The bound ports of a protocol (net/inet.rs).
+    PortTable = 18,
+    /// The ping/raw sockets (net/ping.rs).
+    RawSockets = 19,
+    /// The abstract Unix socket names (net/unixns.rs).
+    AbstractNames = 20,
+    /// The network interface and smoltcp (net/nic).
+    Nic = 21,
+    /// Sockets whose keep-alive changed (net/nic/keepalive.rs).
+    KeepaliveChanges = 22,
+    /// A datagram or message pipe's queue (net/dgram.rs, net/msgpipe.rs).
+    MessageQueue = 23,
+    /// A pipe's bytes (fs/pipe.rs).
+    PipeBuffer = 24,
+    /// An eventfd's counter (fs/eventfd.rs).
+    EventCount = 25,
+    /// The poll hubs linked to a pipe or socket pair's ends (fs/pipe.rs, net/msgpipe.rs).
+    PollLinks = 26,
+    /// A program's memory map and page table (mm/uaccess.rs); a page fault holds it while it reads a file page.
+    AddressSpace = 27,
     /// The epoll watches on one pollable object (fs/pollhub.rs).
-    PollHub = 0,
+    PollHub = 28,
     /// One epoll instance's ready list (fs/pollhub.rs).
-    EpollReady = 1,
+    EpollReady = 29,
     /// The futex table (linux/futex.rs).
-    FutexTable = 2,
-    /// A wait queue's list of waiters (wait.rs).
-    WaitQueue = 3,
-    /// One thread's run state and current wait (thread.rs).
-    ThreadState = 4,
-    /// The sleepers ordered by deadline (timer.rs).
-    Sleepers = 5,
-    /// One CPU's run queue (runqueue.rs).
-    RunQueue = 6,
+    FutexTable = 30,
+    /// A wait queue's list of waiters (sched/wait.rs).
+    WaitQueue = 31,
+    /// The value slot of a sleep lock (sched/sleeplock.rs), held only to take or put back the value.
+    SleepLock = 32,
+    /// One thread's run state and current wait (sched/thread.rs).
+    ThreadState = 33,
+    /// One thread's pending and blocked signals (sched/thread.rs).
+    ThreadSignals = 34,
+    /// The sleepers ordered by deadline (sched/timer.rs).
+    Sleepers = 35,
+    /// One CPU's placement policy state (sched/place.rs).
+    Placer = 36,
+    /// One CPU's run queue (sched/runqueue.rs).
+    RunQueue = 37,
+    /// The virtio-9p devices (drivers/virtio/p9.rs).
+    NinePDevices = 38,
+    /// One virtio-9p device's queue and requests in flight (drivers/virtio/p9.rs); held to add or reap, never across a round trip.
+    NinePRing = 39,
+    /// The virtio console's queues and ports (drivers/virtio/console).
+    VirtioConsole = 40,
+    /// The UART console's input (console.rs).
+    ConsoleInput = 41,
+    /// Serialises kernel and UART output lines (console.rs).
+    ConsoleOutput = 42,
+    /// The kernel's random generator (random.rs).
+    Random = 43,
+    /// RLIMIT_NOFILE (fs/fd.rs).
+    FileLimit = 44,
+    /// The slowest wakeups seen (sched/latency.rs).
+    LatencyRecord = 45,
     /// Interrupt affinity changes (uio/affinity.rs).
-    IrqAffinity = 7,
-    /// The interrupt controller's enable words (arch/<arch>/irq.rs): a leaf.
-    IrqEnables = 8,
+    IrqAffinity = 46,
+    /// The interrupt controller's enable words (arch/<arch>/irq.rs).
+    IrqEnables = 47,
+    /// The physical frame allocator (mm/frames.rs): a leaf, taken under any lock.
+    Frames = 48,
 }
 
 impl LockClass {
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
     pub const fn name(self) -> &'static str {
         match self {
+            LockClass::ProcessThreads => "process threads",
+            LockClass::SignalActions => "signal actions",
+            LockClass::FdTable => "fd table",
+            LockClass::Cwd => "cwd",
+            LockClass::FileOffset => "file offset",
+            LockClass::EpollInterest => "epoll interest",
+            LockClass::FileLocks => "file locks",
+            LockClass::DirEntries => "directory entries",
+            LockClass::DirEntriesChild => "child directory entries",
+            LockClass::InodePlace => "inode place",
+            LockClass::FileData => "file data",
+            LockClass::HostData => "host file state",
+            LockClass::MappedFiles => "mapped host files",
+            LockClass::DeadFids => "dead fids",
+            LockClass::InodeMeta => "inode metadata",
+            LockClass::SocketState => "socket state",
+            LockClass::AcceptQueue => "accept queue",
+            LockClass::SocketFields => "socket fields",
+            LockClass::PortTable => "port table",
+            LockClass::RawSockets => "raw sockets",
+            LockClass::AbstractNames => "abstract names",
+            LockClass::Nic => "NIC",
+            LockClass::KeepaliveChanges => "keep-alive changes",
+            LockClass::MessageQueue => "message queue",
+            LockClass::PipeBuffer => "pipe buffer",
+            LockClass::EventCount => "eventfd count",
+            LockClass::PollLinks => "poll links",
+            LockClass::AddressSpace => "address space",
             LockClass::PollHub => "poll hub",
             LockClass::EpollReady => "epoll ready list",
             LockClass::FutexTable => "futex table",
             LockClass::WaitQueue => "wait queue",
+            LockClass::SleepLock => "sleep lock",
             LockClass::ThreadState => "thread state",
+            LockClass::ThreadSignals => "thread signals",
             LockClass::Sleepers => "sleepers",
+            LockClass::Placer => "placer",
             LockClass::RunQueue => "run queue",
+            LockClass::NinePDevices => "9P devices",
+            LockClass::NinePRing => "9P ring",
+            LockClass::VirtioConsole => "virtio console",
+            LockClass::ConsoleInput => "console input",
+            LockClass::ConsoleOutput => "console output",
+            LockClass::Random => "random",
+            LockClass::FileLimit => "file limit",
+            LockClass::LatencyRecord => "latency record",
             LockClass::IrqAffinity => "IRQ affinity",
             LockClass::IrqEnables => "IRQ enables",
+            LockClass::Frames => "frames",
         }
     }
 }
@@ -63,8 +183,21 @@ impl<T> Lock<T> {
     }
 
     pub fn lock(&self) -> LockGuard<'_, T> {
-        held::acquire(self.class);
-        LockGuard { class: self.class, inner: self.inner.lock() }
+        self.lock_nested(self.class)
+    }
+
+    /// Takes the lock as class `class` instead of its own: for a lock
+    /// taken under another lock of its own class, in a fixed relation (a
+    /// child directory's entries under its parent's), as Linux's
+    /// mutex_lock_nested.
+    pub fn lock_nested(&self, class: LockClass) -> LockGuard<'_, T> {
+        held::acquire(class);
+        LockGuard { class, inner: self.inner.lock() }
+    }
+
+    /// The value, for its sole owner (no lock needed).
+    pub fn get_mut(&mut self) -> &mut T {
+        self.inner.get_mut()
     }
 }
 
@@ -96,13 +229,20 @@ impl<T> Drop for LockGuard<'_, T> {
 /// before the CPU has entered the kernel proper. The scheduler registers
 /// it at boot (the word lives in its per-CPU structure); this module sits
 /// below the scheduler and the architecture, so it cannot ask them.
-pub type HeldWord = fn() -> Option<(&'static AtomicU32, usize)>;
+pub type HeldWord = fn() -> Option<(&'static AtomicU64, usize)>;
 
 static HELD_WORD: spin::Once<HeldWord> = spin::Once::new();
 
 /// Registers how to find this CPU's held-class word (once, at boot).
 pub fn register_held_word(f: HeldWord) {
     HELD_WORD.call_once(|| f);
+}
+
+/// Panics (debug builds) if this CPU holds any lock: `what` is about to
+/// sleep, and a spin lock kept across a sleep is a lock no other thread on
+/// this CPU can ever take (the kernel is not preempted).
+pub fn assert_none_held(what: &str) {
+    held::assert_none(what);
 }
 
 #[cfg(debug_assertions)]
@@ -114,13 +254,13 @@ mod held {
     pub fn acquire(class: LockClass) {
         let Some((word, cpu)) = HELD_WORD.get().and_then(|f| f()) else { return };
         let held = word.load(Ordering::Relaxed);
-        let bit = 1u32 << class as u8;
+        let bit = 1u64 << class as u8;
         if held & bit != 0 {
             panic!("lock order: cpu {cpu} takes the {} lock twice", class.name());
         }
         // Any held class at or after this one is an inversion.
         if held >> class as u8 != 0 {
-            let later = (class as u8..32).find(|&c| held & (1 << c) != 0).unwrap_or(0);
+            let later = (class as u8..64).find(|&c| held & (1 << c) != 0).unwrap_or(0);
             panic!("lock order: cpu {cpu} takes the {} lock while holding class {later}", class.name());
         }
         word.store(held | bit, Ordering::Relaxed);
@@ -128,7 +268,16 @@ mod held {
 
     pub fn release(class: LockClass) {
         if let Some((word, _)) = HELD_WORD.get().and_then(|f| f()) {
-            word.fetch_and(!(1u32 << class as u8), Ordering::Relaxed);
+            word.fetch_and(!(1u64 << class as u8), Ordering::Relaxed);
+        }
+    }
+
+    pub fn assert_none(what: &str) {
+        let Some((word, cpu)) = HELD_WORD.get().and_then(|f| f()) else { return };
+        let held = word.load(Ordering::Relaxed);
+        if held != 0 {
+            let first = (0..64).find(|&c| held & (1 << c) != 0).unwrap_or(0);
+            panic!("lock order: cpu {cpu} is about to {what} holding class {first} (and mask {held:#x})");
         }
     }
 }
@@ -140,4 +289,6 @@ mod held {
     pub fn acquire(_class: LockClass) {}
     #[inline(always)]
     pub fn release(_class: LockClass) {}
+    #[inline(always)]
+    pub fn assert_none(_what: &str) {}
 }
