@@ -11,7 +11,8 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use gometal_core::signal::{SigAction, NSIG};
-use spin::{Mutex, Once};
+use crate::sync::{Lock, LockClass};
+use spin::Once;
 
 pub struct Process {
     pub pid: u32,
@@ -20,12 +21,12 @@ pub struct Process {
     /// The address space's root page table, fixed for the program's life:
     /// read on every return to user without taking the `mm` lock.
     pub root: u64,
-    pub files: Mutex<FdTable>,
-    actions: Mutex<[SigAction; NSIG]>,
-    threads: Mutex<BTreeMap<u32, Arc<Thread>>>,
+    pub files: Lock<FdTable>,
+    actions: Lock<[SigAction; NSIG]>,
+    threads: Lock<BTreeMap<u32, Arc<Thread>>>,
     next_tid: AtomicU32,
     /// The working directory (a directory node: it follows renames).
-    pub cwd: Mutex<Arc<crate::fs::inode::Inode>>,
+    pub cwd: Lock<Arc<crate::fs::inode::Inode>>,
     exiting: AtomicBool,
 }
 
@@ -58,11 +59,11 @@ fn create(mm: AddressSpace, files: FdTable) -> &'static Process {
         pid: 1,
         root: mm.root,
         mm: ProgramMemory::new(mm),
-        files: Mutex::new(files),
-        actions: Mutex::new([SigAction::default(); NSIG]),
-        threads: Mutex::new(BTreeMap::new()),
+        files: Lock::new(LockClass::FdTable, files),
+        actions: Lock::new(LockClass::SignalActions, [SigAction::default(); NSIG]),
+        threads: Lock::new(LockClass::ProcessThreads, BTreeMap::new()),
         next_tid: AtomicU32::new(1),
-        cwd: Mutex::new(crate::fs::tree::root()),
+        cwd: Lock::new(LockClass::Cwd, crate::fs::tree::root()),
         exiting: AtomicBool::new(false),
     })
 }

@@ -341,7 +341,7 @@ pub fn unlink(dir: &Arc<Inode>, name: &[u8], want_dir: bool) -> Result<(), Errno
     let node = e.get(name).ok_or(ENOENT)?.clone();
     match (&node.kind, want_dir) {
         (Kind::Dir(children), true) => {
-            if !children.lock().is_empty() {
+            if !children.lock_nested(crate::sync::LockClass::DirEntriesChild).is_empty() {
                 return Err(ENOTEMPTY);
             }
             dir.meta.lock().nlink -= 1;

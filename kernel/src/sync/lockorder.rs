@@ -1,9 +1,45 @@
-//! The kernel's locks, each with a class from the lock order written at
-//! the top of sched/mod.rs. In debug builds every acquisition is checked
-//! against the locks this CPU already holds: taking a class while holding
-//! the same class or a later one panics with both names, instead of hanging
-//! (a lock taken twice by one CPU) or deadlocking two CPUs some day (an
-//! inverted order). Release builds compile the checks away.
+//! The kernel's one lock model. Every spin lock is a `Lock` of a class
+//! (`LockClass`), and the classes are in one order: a CPU holding a lock
+//! may only take locks of classes listed after it. In debug builds every
+//! acquisition is checked against the classes this CPU already holds
+//! (a bit each in its per-CPU word): taking a class while holding the same
+//! class or a later one panics with the names, instead of hanging (a lock
+//! taken twice by one CPU) or deadlocking two CPUs some day (an inverted
+//! order). `block` (sched/block.rs) checks that the word is empty: a thread
+//! never sleeps holding a spin lock, since the kernel is not preempted and
+//! another thread on that CPU would spin on it for ever. Release builds
+//! compile the checks away. docs/locking.md tells the story.
+//!
+//! The order, outermost first (the enum below, with a line on each):
+//!
+//!   process:  process threads → signal actions → fd table → cwd
+//!             → file offset → epoll interest → file locks
+//!   files:    directory entries → child directory entries → file data
+//!             → host file state → mapped host files → dead fids
+//!             → inode metadata → inode place
+//!   sockets:  socket state → accept queue → socket fields → port table
+//!             → raw sockets → abstract names → NIC → keep-alive changes
+//!             → message queue
+//!   buffers:  pipe buffer → eventfd count → poll links
+//!   memory:   address space (a page fault holds it while it fills a page)
+//!   waking:   poll hub → epoll ready list → futex table → wait queue
+//!             → sleep lock → thread state → thread signals → sleepers
+//!             → placer → run queue
+//!   devices:  9P devices → 9P ring → virtio console → console input
+//!             → random → file limit → latency record → IRQ affinity
+//!             → IRQ enables
+//!   leaves:   frames → console output → heap
+//!
+//! Above every spin lock sit the sleep locks (sched/sleeplock.rs), which a
+//! thread may hold while it sleeps (a 9P round trip) and takes with no spin
+//! lock held: rename (fs/tree.rs) → file position (fs/sharefile.rs) → host
+//! file writes (fs/share.rs's HostLink::writing).
+//!
+//! A device wait holds no lock: the 9P driver (drivers/virtio/p9.rs) holds
+//! its ring lock only to add a request or reap replies, and the sender
+//! sleeps on the device's wait queue until the interrupt wakes it. The one
+//! caller that must wait under a spin lock, a page fault filling a page of
+//! a shared host file under the address-space lock, polls the ring instead.
 
 use core::ops::{Deref, DerefMut};
 use core::sync::atomic::AtomicU64;
@@ -32,18 +68,18 @@ pub enum LockClass {
     DirEntries = 7,
     /// A directory's entries taken under its parent's (`lock_nested`: rmdir looks into the child).
     DirEntriesChild = 8,
-    /// Where a directory hangs in the tree (fs/inode.rs).
-    InodePlace = 9,
     /// An in-memory file's bytes (fs/inode.rs).
-    FileData = 10,
+    FileData = 9,
     /// A share file's fid, size and page cache (fs/hostfile.rs); never held across a 9P round trip.
-    HostData = 11,
+    HostData = 10,
     /// Share files mapped shared and writable (fs/hostfile.rs).
-    MappedFiles = 12,
+    MappedFiles = 11,
     /// Fids of dropped share inodes, to clunk (fs/share.rs).
-    DeadFids = 13,
+    DeadFids = 12,
     /// An inode's mode, owner, times, links (fs/inode.rs).
-    InodeMeta = 14,
+    InodeMeta = 13,
+    /// Where a directory hangs in the tree (fs/inode.rs).
+    InodePlace = 14,
     /// A socket's state (net/socket.rs).
     SocketState = 15,
     /// A listening stream socket's queue (net/stream.rs).
@@ -98,20 +134,22 @@ pub enum LockClass {
     VirtioConsole = 40,
     /// The UART console's input (console.rs).
     ConsoleInput = 41,
-    /// Serialises kernel and UART output lines (console.rs).
-    ConsoleOutput = 42,
     /// The kernel's random generator (random.rs).
-    Random = 43,
+    Random = 42,
     /// RLIMIT_NOFILE (fs/fd.rs).
-    FileLimit = 44,
+    FileLimit = 43,
     /// The slowest wakeups seen (sched/latency.rs).
-    LatencyRecord = 45,
+    LatencyRecord = 44,
     /// Interrupt affinity changes (uio/affinity.rs).
-    IrqAffinity = 46,
+    IrqAffinity = 45,
     /// The interrupt controller's enable words (arch/<arch>/irq.rs).
-    IrqEnables = 47,
+    IrqEnables = 46,
     /// The physical frame allocator (mm/frames.rs): a leaf, taken under any lock.
-    Frames = 48,
+    Frames = 47,
+    /// Serialises kernel and UART output lines (console.rs).
+    ConsoleOutput = 48,
+    /// The kernel heap (mm/heap.rs): a leaf, taken under any lock, by every allocation.
+    Heap = 49,
 }
 
 impl LockClass {
@@ -127,12 +165,12 @@ impl LockClass {
             LockClass::FileLocks => "file locks",
             LockClass::DirEntries => "directory entries",
             LockClass::DirEntriesChild => "child directory entries",
-            LockClass::InodePlace => "inode place",
             LockClass::FileData => "file data",
             LockClass::HostData => "host file state",
             LockClass::MappedFiles => "mapped host files",
             LockClass::DeadFids => "dead fids",
             LockClass::InodeMeta => "inode metadata",
+            LockClass::InodePlace => "inode place",
             LockClass::SocketState => "socket state",
             LockClass::AcceptQueue => "accept queue",
             LockClass::SocketFields => "socket fields",
@@ -160,13 +198,14 @@ impl LockClass {
             LockClass::NinePRing => "9P ring",
             LockClass::VirtioConsole => "virtio console",
             LockClass::ConsoleInput => "console input",
-            LockClass::ConsoleOutput => "console output",
             LockClass::Random => "random",
             LockClass::FileLimit => "file limit",
             LockClass::LatencyRecord => "latency record",
             LockClass::IrqAffinity => "IRQ affinity",
             LockClass::IrqEnables => "IRQ enables",
             LockClass::Frames => "frames",
+            LockClass::ConsoleOutput => "console output",
+            LockClass::Heap => "heap",
         }
     }
 }
@@ -193,6 +232,14 @@ impl<T> Lock<T> {
     pub fn lock_nested(&self, class: LockClass) -> LockGuard<'_, T> {
         held::acquire(class);
         LockGuard { class, inner: self.inner.lock() }
+    }
+
+    /// The lock if it is free now: no waiting, so no order to check; the
+    /// class is recorded as held, as `lock`'s.
+    pub fn try_lock(&self) -> Option<LockGuard<'_, T>> {
+        let inner = self.inner.try_lock()?;
+        held::record(self.class);
+        Some(LockGuard { class: self.class, inner })
     }
 
     /// The value, for its sole owner (no lock needed).
@@ -266,6 +313,12 @@ mod held {
         word.store(held | bit, Ordering::Relaxed);
     }
 
+    pub fn record(class: LockClass) {
+        if let Some((word, _)) = HELD_WORD.get().and_then(|f| f()) {
+            word.fetch_or(1u64 << class as u8, Ordering::Relaxed);
+        }
+    }
+
     pub fn release(class: LockClass) {
         if let Some((word, _)) = HELD_WORD.get().and_then(|f| f()) {
             word.fetch_and(!(1u64 << class as u8), Ordering::Relaxed);
@@ -287,6 +340,8 @@ mod held {
     use super::LockClass;
     #[inline(always)]
     pub fn acquire(_class: LockClass) {}
+    #[inline(always)]
+    pub fn record(_class: LockClass) {}
     #[inline(always)]
     pub fn release(_class: LockClass) {}
     #[inline(always)]

@@ -12,6 +12,11 @@
 //! to have a second request in flight. The tags and slots are kernel/core's
 //! p9tags.rs (host-tested); the 9P client on top is fs/p9client.rs.
 //!
+//! A sender whose CPU has nothing else to run polls for its reply for up
+//! to POLL_NS before it sleeps, with no lock held between looks (the idle
+//! loop's halt polling, done where the reply is awaited): a short request
+//! costs no interrupt and no wakeup, as when every request was polled.
+//!
 //! One lock per device (`Ring`, class NinePRing) guards the queue and the
 //! in-flight table; it is held to add a chain or reap used ones, never
 //! across a round trip. A caller that cannot sleep (a page fault holding
@@ -21,6 +26,7 @@
 use super::hal::KernelHal;
 use super::Mmio;
 use crate::sched::wait::WaitQueue;
+use crate::sched::{clock, cpu, runqueue};
 use crate::sync::{Lock, LockClass};
 use alloc::string::String;
 use alloc::sync::Arc;
@@ -37,6 +43,9 @@ const QUEUE_SIZE: usize = 32;
 /// Requests in flight at once (each holds a request and a reply buffer).
 pub const MAX_IN_FLIGHT: usize = QUEUE_SIZE / 2;
 const F_VERSION_1: u64 = 1 << 32;
+/// How long a sender whose CPU is otherwise idle polls for its reply
+/// before it sleeps (the idle loop's longest halt-polling window).
+const POLL_NS: u64 = 200_000;
 
 /// How a sender waits for its reply.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -139,10 +148,10 @@ fn on_interrupt(line: u32) {
 }
 
 impl Ring {
-    /// Moves every chain the device put on the used ring to Done; true if
-    /// there was one.
-    fn reap(&mut self) -> bool {
-        let mut any = false;
+    /// Moves every chain the device put on the used ring to Done; returns
+    /// how many.
+    fn reap(&mut self) -> usize {
+        let mut n = 0;
         while let Some(token) = self.queue.peek_used() {
             let Some(b) = self.flight.sent(token) else { break };
             // SAFETY: the very buffers added under `token` (send), owned by
@@ -150,9 +159,9 @@ impl Ring {
             let len = unsafe { self.queue.pop_used(token, &[&b.req], &mut [&mut b.reply]) };
             let Ok(len) = len else { break };
             self.flight.complete(token, len);
-            any = true;
+            n += 1;
         }
-        any
+        n
     }
 }
 
@@ -189,17 +198,12 @@ impl Device {
             }
         }
         let (b, len) = match wait {
-            Wait::Sleep => self.waiters.wait_uninterruptible(|| self.ring.lock().finished(tag)),
+            Wait::Sleep => match self.poll_briefly(tag) {
+                Some(done) => done,
+                None => self.waiters.wait_uninterruptible(|| self.look(tag)),
+            },
             Wait::Poll => loop {
-                let (done, reaped) = {
-                    let mut ring = self.ring.lock();
-                    let reaped = ring.reap();
-                    (ring.flight.take(tag), reaped)
-                };
-                if reaped {
-                    self.waiters.wake_all(); // others' replies, reaped here
-                }
-                if let Some(done) = done {
+                if let Some(done) = self.look(tag) {
                     break done;
                 }
                 core::hint::spin_loop();
@@ -215,6 +219,40 @@ impl Device {
         // A sender may be waiting for the tag just released.
         self.waiters.wake_all();
         result
+    }
+
+    /// Request `tag`'s buffers and reply length if the device is done with
+    /// it; reaps the used ring, waking the senders of what else it finds.
+    fn look(&self, tag: u16) -> Option<(Bufs, u32)> {
+        let (done, reaped) = {
+            let mut ring = self.ring.lock();
+            let reaped = ring.reap();
+            (ring.flight.take(tag), reaped)
+        };
+        if reaped > usize::from(done.is_some()) {
+            self.waiters.wake_all(); // replies of other senders
+        }
+        done
+    }
+
+    /// Polls for request `tag`'s reply while this CPU has nothing else to
+    /// run, for at most POLL_NS (as an idle CPU halt-polls its queues): a
+    /// short request (a stat, a small read) then costs no interrupt and no
+    /// wakeup. No lock is held between looks; a CPU with another thread to
+    /// run stops at once and the sender sleeps.
+    fn poll_briefly(&self, tag: u16) -> Option<(Bufs, u32)> {
+        let until = clock::monotonic_ns() + POLL_NS;
+        loop {
+            if let Some(done) = self.look(tag) {
+                return Some(done);
+            }
+            if runqueue::has_work(cpu::this_cpu()) || clock::monotonic_ns() >= until {
+                return None;
+            }
+            for _ in 0..32 {
+                core::hint::spin_loop();
+            }
+        }
     }
 
     /// A tag and a reply buffer, waiting while MAX_IN_FLIGHT are out.
@@ -240,18 +278,8 @@ impl Device {
     /// Reaps the used ring and wakes senders (for a poller, which may be
     /// on the CPU the interrupt goes to and so never takes it).
     fn poll(&self) {
-        if self.ring.lock().reap() {
+        if self.ring.lock().reap() > 0 {
             self.waiters.wake_all();
         }
-    }
-}
-
-impl Ring {
-    /// Request `tag`'s buffers and reply length once the device is done
-    /// (reaping the used ring first, in case its interrupt has not been
-    /// taken yet).
-    fn finished(&mut self, tag: u16) -> Option<(Bufs, u32)> {
-        self.reap();
-        self.flight.take(tag)
     }
 }
