@@ -296,7 +296,7 @@ pub fn connect_to(client: &Arc<Socket>, server: &Arc<Socket>, client_addr: gomet
     let accepted = Socket::new(server.family, server.ty);
     *accepted.local.lock() = Some(server_addr);
     *accepted.peer.lock() = Some(client_addr);
-    server.opts.lock().inherit_into(&mut accepted.opts.lock());
+    server.opts.lock().inherit_into(&mut accepted.opts.lock_nested(crate::sync::LockClass::AcceptedOptions));
     *accepted.state.lock() = State::Connected(Arc::new(server_end));
     // The client is connected before the server can see it, so a server
     // that accepts and writes at once finds a reader.

@@ -12,23 +12,26 @@
 //!
 //! The order, outermost first (the enum below, with a line on each):
 //!
-//!   process:  process threads → signal actions → fd table → cwd
-//!             → file offset → epoll interest → file locks
-//!   files:    directory entries → child directory entries → file data
-//!             → host file state → mapped host files → dead fids
-//!             → inode metadata → inode place
-//!   sockets:  socket state → accept queue → socket fields → port table
-//!             → raw sockets → abstract names → NIC → keep-alive changes
-//!             → message queue
+//!   process:  process threads → signal actions → fd table → NIC (a
+//!             connect binds its socket under it) → socket binding (a Unix
+//!             bind makes its file in the tree) → cwd → file offset
+//!             → epoll interest → file locks
+//!   memory:   address space (a page fault holds it while it fills a page
+//!             from a file: file data and host file state come after it)
+//!   files:    directory entries → child directory entries → inode metadata
+//!             → inode place → file data → host file state → mapped host files
+//!   sockets:  socket state → accept queue → socket local address
+//!             → socket peer address → socket datagram peer → abstract names
+//!             → port table → raw sockets → socket options → accepted socket
+//!             options → socket error → keep-alive changes → message queue
 //!   buffers:  pipe buffer → eventfd count → poll links
-//!   memory:   address space (a page fault holds it while it fills a page)
 //!   waking:   poll hub → epoll ready list → futex table → wait queue
 //!             → sleep lock → thread state → thread signals → sleepers
 //!             → placer → run queue
 //!   devices:  9P devices → 9P ring → virtio console → console input
 //!             → random → file limit → latency record → IRQ affinity
 //!             → IRQ enables
-//!   leaves:   frames → console output → heap
+//!   leaves:   dead fids → frames → console output → heap
 //!
 //! Above every spin lock sit the sleep locks (sched/sleeplock.rs), which a
 //! thread may hold while it sleeps (a 9P round trip) and takes with no spin
@@ -56,134 +59,154 @@ pub enum LockClass {
     SignalActions = 1,
     /// A process's descriptor table (process.rs, fs/fd.rs).
     FdTable = 2,
+    /// The network interface and smoltcp (net/nic): under it, a connect binds the socket and sets its addresses, and the NIC updates sockets' state.
+    Nic = 3,
+    /// A socket's binding (net/socket.rs): a Unix bind makes its file in the tree under it, an inet bind takes the port table.
+    SocketBinding = 4,
     /// A process's working directory (process.rs).
-    Cwd = 3,
+    Cwd = 5,
     /// One open file's offset (fs/fd.rs); never held across a device wait.
-    FileOffset = 4,
+    FileOffset = 6,
     /// One epoll instance's interest map (fs/epoll.rs).
-    EpollInterest = 5,
+    EpollInterest = 7,
     /// The flock/fcntl lock table (fs/locks.rs).
-    FileLocks = 6,
-    /// A directory's entries (fs/inode.rs).
-    DirEntries = 7,
-    /// A directory's entries taken under its parent's (`lock_nested`: rmdir looks into the child).
-    DirEntriesChild = 8,
-    /// An in-memory file's bytes (fs/inode.rs).
-    FileData = 9,
-    /// A share file's fid, size and page cache (fs/hostfile.rs); never held across a 9P round trip.
-    HostData = 10,
-    /// Share files mapped shared and writable (fs/hostfile.rs).
-    MappedFiles = 11,
-    /// Fids of dropped share inodes, to clunk (fs/share.rs).
-    DeadFids = 12,
-    /// An inode's mode, owner, times, links (fs/inode.rs).
-    InodeMeta = 13,
-    /// Where a directory hangs in the tree (fs/inode.rs).
-    InodePlace = 14,
-    /// A socket's state (net/socket.rs).
-    SocketState = 15,
-    /// A listening stream socket's queue (net/stream.rs).
-    AcceptQueue = 16,
-    /// A socket's addresses, options, peer, binding, pending error (net/socket.rs): none nests in another.
-    SocketFields = 17,
-    /// The bound ports of a protocol (net/inet.rs).
-    PortTable = 18,
-    /// The ping/raw sockets (net/ping.rs).
-    RawSockets = 19,
-    /// The abstract Unix socket names (net/unixns.rs).
-    AbstractNames = 20,
-    /// The network interface and smoltcp (net/nic).
-    Nic = 21,
-    /// Sockets whose keep-alive changed (net/nic/keepalive.rs).
-    KeepaliveChanges = 22,
-    /// A datagram or message pipe's queue (net/dgram.rs, net/msgpipe.rs).
-    MessageQueue = 23,
-    /// A pipe's bytes (fs/pipe.rs).
-    PipeBuffer = 24,
-    /// An eventfd's counter (fs/eventfd.rs).
-    EventCount = 25,
-    /// The poll hubs linked to a pipe or socket pair's ends (fs/pipe.rs, net/msgpipe.rs).
-    PollLinks = 26,
+    FileLocks = 8,
     /// A program's memory map and page table (mm/uaccess.rs); a page fault holds it while it reads a file page.
-    AddressSpace = 27,
+    AddressSpace = 9,
+    /// A directory's entries (fs/inode.rs).
+    DirEntries = 10,
+    /// A directory's entries taken under its parent's (`lock_nested`: rmdir looks into the child).
+    DirEntriesChild = 11,
+    /// An inode's mode, owner, times, links (fs/inode.rs).
+    InodeMeta = 12,
+    /// Where a directory hangs in the tree (fs/inode.rs).
+    InodePlace = 13,
+    /// An in-memory file's bytes (fs/inode.rs).
+    FileData = 14,
+    /// A share file's fid, size and page cache (fs/hostfile.rs); never held across a 9P round trip.
+    HostData = 15,
+    /// Share files mapped shared and writable (fs/hostfile.rs).
+    MappedFiles = 16,
+    /// A socket's state (net/socket.rs).
+    SocketState = 17,
+    /// A listening stream socket's queue (net/stream.rs).
+    AcceptQueue = 18,
+    /// A socket's local address (net/socket.rs).
+    SocketLocal = 19,
+    /// A socket's peer address (net/socket.rs).
+    SocketPeer = 20,
+    /// A datagram socket's connected peer (net/socket.rs).
+    SocketDgramPeer = 21,
+    /// The abstract Unix socket names (net/unixns.rs).
+    AbstractNames = 22,
+    /// The bound ports of a protocol (net/inet.rs): the NIC looks them up under its lock.
+    PortTable = 23,
+    /// The ping/raw sockets (net/ping.rs).
+    RawSockets = 24,
+    /// A socket's options (net/socket.rs): the NIC applies keep-alive options under its lock.
+    SocketOptions = 25,
+    /// The options of a socket being accepted, under its listener's (`lock_nested`: accept copies them).
+    AcceptedOptions = 26,
+    /// A socket's pending error (net/socket.rs).
+    SocketError = 27,
+    /// Sockets whose keep-alive changed (net/nic/keepalive.rs).
+    KeepaliveChanges = 28,
+    /// A datagram or message pipe's queue (net/dgram.rs, net/msgpipe.rs).
+    MessageQueue = 29,
+    /// A pipe's bytes (fs/pipe.rs).
+    PipeBuffer = 30,
+    /// An eventfd's counter (fs/eventfd.rs).
+    EventCount = 31,
+    /// The poll hubs linked to a pipe or socket pair's ends (fs/pipe.rs, net/msgpipe.rs).
+    PollLinks = 32,
     /// The epoll watches on one pollable object (fs/pollhub.rs).
-    PollHub = 28,
+    PollHub = 33,
     /// One epoll instance's ready list (fs/pollhub.rs).
-    EpollReady = 29,
+    EpollReady = 34,
     /// The futex table (linux/futex.rs).
-    FutexTable = 30,
+    FutexTable = 35,
     /// A wait queue's list of waiters (sched/wait.rs).
-    WaitQueue = 31,
+    WaitQueue = 36,
     /// The value slot of a sleep lock (sched/sleeplock.rs), held only to take or put back the value.
-    SleepLock = 32,
+    SleepLock = 37,
     /// One thread's run state and current wait (sched/thread.rs).
-    ThreadState = 33,
+    ThreadState = 38,
     /// One thread's pending and blocked signals (sched/thread.rs).
-    ThreadSignals = 34,
+    ThreadSignals = 39,
     /// The sleepers ordered by deadline (sched/timer.rs).
-    Sleepers = 35,
+    Sleepers = 40,
     /// One CPU's placement policy state (sched/place.rs).
-    Placer = 36,
+    Placer = 41,
     /// One CPU's run queue (sched/runqueue.rs).
-    RunQueue = 37,
+    RunQueue = 42,
     /// The virtio-9p devices (drivers/virtio/p9.rs).
-    NinePDevices = 38,
+    NinePDevices = 43,
     /// One virtio-9p device's queue and requests in flight (drivers/virtio/p9.rs); held to add or reap, never across a round trip.
-    NinePRing = 39,
+    NinePRing = 44,
     /// The virtio console's queues and ports (drivers/virtio/console).
-    VirtioConsole = 40,
+    VirtioConsole = 45,
     /// The UART console's input (console.rs).
-    ConsoleInput = 41,
+    ConsoleInput = 46,
     /// The kernel's random generator (random.rs).
-    Random = 42,
+    Random = 47,
     /// RLIMIT_NOFILE (fs/fd.rs).
-    FileLimit = 43,
+    FileLimit = 48,
     /// The slowest wakeups seen (sched/latency.rs).
-    LatencyRecord = 44,
+    LatencyRecord = 49,
     /// Interrupt affinity changes (uio/affinity.rs).
-    IrqAffinity = 45,
+    IrqAffinity = 50,
     /// The interrupt controller's enable words (arch/<arch>/irq.rs).
-    IrqEnables = 46,
+    IrqEnables = 51,
+    /// Fids of dropped share inodes, to clunk (fs/share.rs): a leaf, since an inode may be dropped under any lock.
+    DeadFids = 52,
     /// The physical frame allocator (mm/frames.rs): a leaf, taken under any lock.
-    Frames = 47,
+    Frames = 53,
     /// Serialises kernel and UART output lines (console.rs).
-    ConsoleOutput = 48,
+    ConsoleOutput = 54,
     /// The kernel heap (mm/heap.rs): a leaf, taken under any lock, by every allocation.
-    Heap = 49,
+    Heap = 55,
 }
 
 impl LockClass {
+    /// Every class, in order (index = discriminant).
+    pub const ALL: [LockClass; 56] = [LockClass::ProcessThreads, LockClass::SignalActions, LockClass::FdTable, LockClass::Nic, LockClass::SocketBinding, LockClass::Cwd, LockClass::FileOffset, LockClass::EpollInterest, LockClass::FileLocks, LockClass::AddressSpace, LockClass::DirEntries, LockClass::DirEntriesChild, LockClass::InodeMeta, LockClass::InodePlace, LockClass::FileData, LockClass::HostData, LockClass::MappedFiles, LockClass::SocketState, LockClass::AcceptQueue, LockClass::SocketLocal, LockClass::SocketPeer, LockClass::SocketDgramPeer, LockClass::AbstractNames, LockClass::PortTable, LockClass::RawSockets, LockClass::SocketOptions, LockClass::AcceptedOptions, LockClass::SocketError, LockClass::KeepaliveChanges, LockClass::MessageQueue, LockClass::PipeBuffer, LockClass::EventCount, LockClass::PollLinks, LockClass::PollHub, LockClass::EpollReady, LockClass::FutexTable, LockClass::WaitQueue, LockClass::SleepLock, LockClass::ThreadState, LockClass::ThreadSignals, LockClass::Sleepers, LockClass::Placer, LockClass::RunQueue, LockClass::NinePDevices, LockClass::NinePRing, LockClass::VirtioConsole, LockClass::ConsoleInput, LockClass::Random, LockClass::FileLimit, LockClass::LatencyRecord, LockClass::IrqAffinity, LockClass::IrqEnables, LockClass::DeadFids, LockClass::Frames, LockClass::ConsoleOutput, LockClass::Heap];
+
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
     pub const fn name(self) -> &'static str {
         match self {
             LockClass::ProcessThreads => "process threads",
             LockClass::SignalActions => "signal actions",
             LockClass::FdTable => "fd table",
+            LockClass::Nic => "NIC",
+            LockClass::SocketBinding => "socket binding",
             LockClass::Cwd => "cwd",
             LockClass::FileOffset => "file offset",
             LockClass::EpollInterest => "epoll interest",
             LockClass::FileLocks => "file locks",
+            LockClass::AddressSpace => "address space",
             LockClass::DirEntries => "directory entries",
             LockClass::DirEntriesChild => "child directory entries",
+            LockClass::InodeMeta => "inode metadata",
+            LockClass::InodePlace => "inode place",
             LockClass::FileData => "file data",
             LockClass::HostData => "host file state",
             LockClass::MappedFiles => "mapped host files",
-            LockClass::DeadFids => "dead fids",
-            LockClass::InodeMeta => "inode metadata",
-            LockClass::InodePlace => "inode place",
             LockClass::SocketState => "socket state",
             LockClass::AcceptQueue => "accept queue",
-            LockClass::SocketFields => "socket fields",
+            LockClass::SocketLocal => "socket local address",
+            LockClass::SocketPeer => "socket peer address",
+            LockClass::SocketDgramPeer => "socket datagram peer",
+            LockClass::AbstractNames => "abstract names",
             LockClass::PortTable => "port table",
             LockClass::RawSockets => "raw sockets",
-            LockClass::AbstractNames => "abstract names",
-            LockClass::Nic => "NIC",
+            LockClass::SocketOptions => "socket options",
+            LockClass::AcceptedOptions => "accepted socket options",
+            LockClass::SocketError => "socket error",
             LockClass::KeepaliveChanges => "keep-alive changes",
             LockClass::MessageQueue => "message queue",
             LockClass::PipeBuffer => "pipe buffer",
             LockClass::EventCount => "eventfd count",
             LockClass::PollLinks => "poll links",
-            LockClass::AddressSpace => "address space",
             LockClass::PollHub => "poll hub",
             LockClass::EpollReady => "epoll ready list",
             LockClass::FutexTable => "futex table",
@@ -203,6 +226,7 @@ impl LockClass {
             LockClass::LatencyRecord => "latency record",
             LockClass::IrqAffinity => "IRQ affinity",
             LockClass::IrqEnables => "IRQ enables",
+            LockClass::DeadFids => "dead fids",
             LockClass::Frames => "frames",
             LockClass::ConsoleOutput => "console output",
             LockClass::Heap => "heap",
@@ -307,8 +331,8 @@ mod held {
         }
         // Any held class at or after this one is an inversion.
         if held >> class as u8 != 0 {
-            let later = (class as u8..64).find(|&c| held & (1 << c) != 0).unwrap_or(0);
-            panic!("lock order: cpu {cpu} takes the {} lock while holding class {later}", class.name());
+            let later = (class as usize..64).find(|&c| held & (1 << c) != 0).unwrap_or(0);
+            panic!("lock order: cpu {cpu} takes the {} lock while holding the {} lock", class.name(), LockClass::ALL[later].name());
         }
         word.store(held | bit, Ordering::Relaxed);
     }
@@ -330,7 +354,7 @@ mod held {
         let held = word.load(Ordering::Relaxed);
         if held != 0 {
             let first = (0..64).find(|&c| held & (1 << c) != 0).unwrap_or(0);
-            panic!("lock order: cpu {cpu} is about to {what} holding class {first} (and mask {held:#x})");
+            panic!("lock order: cpu {cpu} is about to {what} holding the {} lock (held: {held:#x})", LockClass::ALL[first].name());
         }
     }
 }
