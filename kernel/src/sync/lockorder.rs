@@ -169,6 +169,7 @@ pub enum LockClass {
 
 impl LockClass {
     /// Every class, in order (index = discriminant).
+    #[cfg_attr(not(debug_assertions), allow(dead_code))]
     pub const ALL: [LockClass; 56] = [LockClass::ProcessThreads, LockClass::SignalActions, LockClass::FdTable, LockClass::Nic, LockClass::SocketBinding, LockClass::Cwd, LockClass::FileOffset, LockClass::EpollInterest, LockClass::FileLocks, LockClass::AddressSpace, LockClass::DirEntries, LockClass::DirEntriesChild, LockClass::InodeMeta, LockClass::InodePlace, LockClass::FileData, LockClass::HostData, LockClass::MappedFiles, LockClass::SocketState, LockClass::AcceptQueue, LockClass::SocketLocal, LockClass::SocketPeer, LockClass::SocketDgramPeer, LockClass::AbstractNames, LockClass::PortTable, LockClass::RawSockets, LockClass::SocketOptions, LockClass::AcceptedOptions, LockClass::SocketError, LockClass::KeepaliveChanges, LockClass::MessageQueue, LockClass::PipeBuffer, LockClass::EventCount, LockClass::PollLinks, LockClass::PollHub, LockClass::EpollReady, LockClass::FutexTable, LockClass::WaitQueue, LockClass::SleepLock, LockClass::ThreadState, LockClass::ThreadSignals, LockClass::Sleepers, LockClass::Placer, LockClass::RunQueue, LockClass::NinePDevices, LockClass::NinePRing, LockClass::VirtioConsole, LockClass::ConsoleInput, LockClass::Random, LockClass::FileLimit, LockClass::LatencyRecord, LockClass::IrqAffinity, LockClass::IrqEnables, LockClass::DeadFids, LockClass::Frames, LockClass::ConsoleOutput, LockClass::Heap];
 
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
