@@ -128,6 +128,13 @@ func cases() []bootCase {
 			once: []string{"unsupported syscall 450", "tried to start a process"}},
 		// The SMP stress programs: threads on every hart at once.
 		{name: "files", prog: "files"},
+		// /proc and /sys as Linux has them (issue 23), parsed as
+		// Prometheus's procfs parses them and checked against what the
+		// program knows (arguments, threads, files, sockets, CPU time).
+		{name: "procfs", prog: "procfs", env: []string{"PROCFS_MARK=yes"},
+			args: func(int) []string { return []string{"one", "two words"} },
+			want: []string{"procfs: stat ok", "procfs: status and statm ok", "procfs: fd and fdinfo ok", "procfs: task ok",
+				"procfs: net/tcp, tcp6, udp, dev, route, snmp ok"}},
 		// SQLite through the kernel's locks, fsync and pread/pwrite: 100k rows
 		// in transactions of 1000 on 4 harts, 10k on one; the program checks
 		// count and sum after reopening.

@@ -26,6 +26,8 @@ mod drivers;
 #[deny(unsafe_code)]
 mod fs;
 #[deny(unsafe_code)]
+mod itimer;
+#[deny(unsafe_code)]
 mod linux;
 #[deny(unsafe_code)]
 mod loader;
@@ -39,6 +41,8 @@ mod onexit;
 mod param;
 #[deny(unsafe_code)]
 mod process;
+#[deny(unsafe_code)]
+mod procfs;
 #[deny(unsafe_code)]
 mod random;
 mod sched;

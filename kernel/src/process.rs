@@ -2,6 +2,7 @@
 //! space, open files, signal actions and threads. gometal runs exactly one
 //! program per boot; when it exits, the machine powers off with its status.
 
+use crate::fs::context::FsContext;
 use crate::fs::fd::FdTable;
 use crate::mm::addrspace::AddressSpace;
 use crate::mm::uaccess::ProgramMemory;
@@ -21,12 +22,11 @@ pub struct Process {
     /// The address space's root page table, fixed for the program's life:
     /// read on every return to user without taking the `mm` lock.
     pub root: u64,
-    pub files: Lock<FdTable>,
+    /// Open descriptors and the working directory (fs/context.rs).
+    pub fs: FsContext,
     actions: Lock<[SigAction; NSIG]>,
     threads: Lock<BTreeMap<u32, Arc<Thread>>>,
     next_tid: AtomicU32,
-    /// The working directory (a directory node: it follows renames).
-    pub cwd: Lock<Arc<crate::fs::inode::Inode>>,
     exiting: AtomicBool,
 }
 
@@ -45,6 +45,11 @@ pub fn process() -> &'static Process {
     PROCESS.get().expect("no process yet")
 }
 
+/// The running program, if it has been created yet.
+pub fn try_process() -> Option<&'static Process> {
+    PROCESS.get()
+}
+
 /// Creates the process from a loaded program; returns it and its main
 /// thread (tid 1 = pid, as on Linux), not yet registered or queued.
 pub fn create_with(loaded: crate::loader::Loaded, files: FdTable) -> Option<(&'static Process, Thread)> {
@@ -55,17 +60,18 @@ pub fn create_with(loaded: crate::loader::Loaded, files: FdTable) -> Option<(&'s
 }
 
 fn create(mm: AddressSpace, files: FdTable) -> &'static Process {
-    PROCESS.call_once(|| Process {
+    let p = PROCESS.call_once(|| Process {
         pid: 1,
         root: mm.root,
         mm: ProgramMemory::new(mm),
-        files: Lock::new(LockClass::FdTable, files),
+        fs: FsContext::new(files),
         actions: Lock::new(LockClass::SignalActions, [SigAction::default(); NSIG]),
         threads: Lock::new(LockClass::ProcessThreads, BTreeMap::new()),
         next_tid: AtomicU32::new(1),
-        cwd: Lock::new(LockClass::Cwd, crate::fs::tree::root()),
         exiting: AtomicBool::new(false),
-    })
+    });
+    crate::fs::context::install(&p.fs);
+    p
 }
 
 /// Threads a program may have at once: as many as a quarter of the page
@@ -87,6 +93,12 @@ pub fn threads_peak() -> usize {
 impl Process {
     pub fn alloc_tid(&self) -> u32 {
         self.next_tid.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The last thread id given out (loadavg's last pid, /proc/stat's
+    /// processes count).
+    pub fn last_tid(&self) -> u32 {
+        self.next_tid.load(Ordering::Relaxed) - 1
     }
 
     pub fn add_thread(&self, t: Arc<Thread>) -> Result<(), ()> {

@@ -20,6 +20,8 @@ pub struct OpenFile {
     pub offset: Lock<u64>,
     /// O_NONBLOCK, O_APPEND and the access mode, as F_GETFL reports them.
     pub status: AtomicU32,
+    /// The path it was opened by (openat), for /proc/<pid>/fd's links.
+    pub path: spin::Once<Vec<u8>>,
 }
 
 pub const O_ACCMODE: u32 = 3;
@@ -41,7 +43,7 @@ impl OpenFile {
         self.status.load(Ordering::Relaxed) & O_APPEND != 0
     }
     pub fn new(file: Arc<dyn File>, status: u32) -> Arc<Self> {
-        Arc::new(OpenFile { file, offset: Lock::new(LockClass::FileOffset, 0), status: AtomicU32::new(status) })
+        Arc::new(OpenFile { file, offset: Lock::new(LockClass::FileOffset, 0), status: AtomicU32::new(status), path: spin::Once::new() })
     }
     pub fn nonblocking(&self) -> bool {
         self.status.load(Ordering::Relaxed) & O_NONBLOCK != 0
@@ -154,6 +156,17 @@ impl FdTable {
         self.slots.get_mut(fd).and_then(|s| s.take()).map(|s| s.file).ok_or(EBADF)
     }
 
+    /// The open descriptors: number, open file, close-on-exec (/proc).
+    pub fn open_fds(&self) -> impl Iterator<Item = (usize, &Arc<OpenFile>, bool)> {
+        self.slots.iter().enumerate().filter_map(|(fd, s)| s.as_ref().map(|s| (fd, &s.file, s.cloexec)))
+    }
+
+    /// The table's size as Linux's FDSize reports it: slots in use or
+    /// freed, rounded up to 64.
+    pub fn capacity(&self) -> usize {
+        self.slots.len().div_ceil(64).max(1) * 64
+    }
+
     pub fn cloexec(&self, fd: usize) -> Result<bool, Errno> {
         self.slots.get(fd).and_then(|s| s.as_ref()).map(|s| s.cloexec).ok_or(EBADF)
     }
@@ -181,5 +194,5 @@ impl Fd {
 
 /// The current program's open file `fd`.
 pub fn file(fd: Fd) -> Result<Arc<OpenFile>, Errno> {
-    crate::process::process().files.lock().get(fd.index())
+    super::context::current().files.lock().get(fd.index())
 }

@@ -166,7 +166,7 @@ pub trait File: Any + Send + Sync {
 
 /// What an mmap of a file maps.
 pub enum Mapping<'a> {
-    /// The file's own pages, brought in at a fault by mm/filemap.rs and
+    /// The file's own pages, brought in at a fault by fs/filemap.rs and
     /// placed like anonymous memory (regular files).
     Pages(&'a Arc<Inode>),
     /// Memory the file maps itself (UIO: device registers, DMA memory).
@@ -186,6 +186,13 @@ pub trait Opener: Send + Sync {
     /// The file an open of the node makes; `status` is the access mode and
     /// O_NONBLOCK, as F_GETFL will report them.
     fn open(&self, status: u32) -> Result<Arc<dyn File>, Errno>;
+
+    /// The same, for an open by the program (openat), whose memory a
+    /// generated /proc file may read (fs/synth.rs).
+    fn open_in(&self, user: &mut UserSpace, status: u32) -> Result<Arc<dyn File>, Errno> {
+        let _ = user;
+        self.open(status)
+    }
 
     /// (major, minor) for stat's st_rdev.
     fn rdev(&self) -> (u32, u32) {

@@ -57,6 +57,9 @@ pub struct Inode {
     /// FileData stays empty), and such a directory's entries are a cache
     /// of the host's.
     pub host: spin::Once<super::share::HostLink>,
+    /// Set for a directory the kernel makes up (/proc/<pid>/fd): where its
+    /// entries come from (fs/synth.rs).
+    pub synth: spin::Once<Arc<dyn super::synth::DirSource>>,
 }
 
 static NEXT_INO: AtomicU64 = AtomicU64::new(1);
@@ -64,6 +67,11 @@ static NEXT_INO: AtomicU64 = AtomicU64::new(1);
 /// most half of memory, so filling /tmp ends in ENOSPC while the program
 /// itself still has room to run.
 static FILE_PAGES: AtomicUsize = AtomicUsize::new(0);
+
+/// Page frames holding file contents now (/proc/meminfo's Cached).
+pub fn file_pages() -> usize {
+    FILE_PAGES.load(Ordering::Relaxed)
+}
 
 fn file_page_limit() -> usize {
     frames::stats().total / 2
@@ -78,6 +86,7 @@ impl Inode {
             meta: Lock::new(LockClass::InodeMeta, meta),
             place: Lock::new(LockClass::InodePlace, None),
             host: spin::Once::new(),
+            synth: spin::Once::new(),
         })
     }
 
@@ -106,6 +115,12 @@ impl Inode {
 
     pub fn new_device(opener: Arc<dyn super::file::Opener>) -> Arc<Inode> {
         Inode::new(Kind::Device(opener), S_IFCHR | 0o666, 0)
+    }
+
+    /// A node served by `opener` that stat shows with `mode` (a /proc
+    /// file is a regular file: fs/synth.rs).
+    pub fn new_served(opener: Arc<dyn super::file::Opener>, mode: u32) -> Arc<Inode> {
+        Inode::new(Kind::Device(opener), mode, 0)
     }
 
     pub fn is_dir(&self) -> bool {
@@ -151,7 +166,7 @@ pub struct FileData {
     pages: BTreeMap<u64, u64>,
     /// Set once the file is mapped MAP_SHARED: its frames may sit in page
     /// tables, so a shrink zeroes them instead of freeing them (they go
-    /// with the file). mm/filemap.rs sets it.
+    /// with the file). fs/filemap.rs sets it.
     pub mapped_shared: bool,
 }
 

@@ -10,6 +10,7 @@ use super::inode::{Inode, Kind};
 use super::pathfile::PathFile;
 use super::regular::{truncate_node, MemFile};
 use super::sharefile::HostFile;
+use crate::mm::uaccess::UserSpace;
 use alloc::sync::Arc;
 use gometal_core::errno::{Errno, EISDIR, ELOOP, ENOTDIR, ENXIO};
 
@@ -29,7 +30,7 @@ pub struct OpenHow {
 }
 
 /// The file an open of `node` makes.
-pub fn open_node(node: &Arc<Inode>, how: &OpenHow) -> Result<Arc<dyn File>, Errno> {
+pub fn open_node(user: &mut UserSpace, node: &Arc<Inode>, how: &OpenHow) -> Result<Arc<dyn File>, Errno> {
     if how.path_only {
         return Ok(node_file(node));
     }
@@ -39,7 +40,7 @@ pub fn open_node(node: &Arc<Inode>, how: &OpenHow) -> Result<Arc<dyn File>, Errn
         Kind::Dir(_) if writing || how.create => Err(EISDIR),
         Kind::Dir(_) => Ok(DirFile::new(node.clone())),
         _ if how.directory => Err(ENOTDIR),
-        Kind::Device(opener) => opener.open(how.status),
+        Kind::Device(opener) => opener.open_in(user, how.status),
         Kind::Socket(_) => Err(ENXIO), // as Linux: sockets are not opened
         Kind::Fifo(pipe) => {
             pipe.open_end(how.access != O_WRONLY, writing, how.nonblock)?;

@@ -107,12 +107,20 @@ pub fn mount_all(options: &[Vec<u8>]) {
     }
 }
 
+/// The shares mounted, for /proc/mounts.
+static MOUNTED: Lock<Vec<MountSpec>> = Lock::new(LockClass::Mounts, Vec::new());
+
+pub fn mounted() -> Vec<MountSpec> {
+    MOUNTED.lock().clone()
+}
+
 fn mount(spec: MountSpec) -> Result<(), Errno> {
     let dev = crate::drivers::virtio::p9::take(&spec.tag).ok_or(ENODEV)?;
     let (client, root_fid) = Client::start(dev)?;
     let fid = client.walk(root_fid, &[])?;
     let attr = client.getattr(fid)?;
     let dir = make_dirs(&spec.guest)?;
+    MOUNTED.lock().push(spec.clone());
     let share = Arc::new(Share { spec, client: client.sleeping(), root_fid, dead_fids: Lock::new(LockClass::DeadFids, Vec::new()) });
     set_meta(&dir, &attr);
     dir.host.call_once(|| HostLink::new(share.clone(), fid, true, Default::default()));

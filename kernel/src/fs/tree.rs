@@ -96,6 +96,12 @@ pub fn add_at(path: &[u8], node: Arc<Inode>) {
     replace(&dir, name, node);
 }
 
+/// Adds `node` as `name` in `dir`, replacing what was there (the kernel
+/// building its own directories: /proc).
+pub fn add_in(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) {
+    replace(dir, name, node);
+}
+
 fn ensure_dir(parent: &Arc<Inode>, name: &[u8]) -> Arc<Inode> {
     match child(parent, name) {
         Some(d) if d.is_dir() => d,
@@ -118,6 +124,9 @@ pub(super) fn replace(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) {
 /// The entry `name` of `dir`. For a directory of a share, the host's:
 /// a cached entry checked against the host, or looked up there.
 pub fn child(dir: &Arc<Inode>, name: &[u8]) -> Option<Arc<Inode>> {
+    if let Some(made_up) = super::synth::lookup(dir, name) {
+        return made_up;
+    }
     match cached_child(dir, name) {
         Some(node) if dir.host().is_some() => super::share::revalidate(dir, name, node),
         Some(node) => Some(node),

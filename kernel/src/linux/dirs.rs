@@ -35,13 +35,13 @@ pub fn chdir(user: &mut UserSpace, pathname: UserPtr<u8>) -> SysResult {
     if !found.node.is_dir() {
         return Err(ENOTDIR);
     }
-    *process().cwd.lock() = found.node;
+    *process().fs.cwd.lock() = found.node;
     Ok(0)
 }
 
 pub fn fchdir(_: &mut UserSpace, fd: Fd) -> SysResult {
     let file = fd::file(fd)?;
-    *process().cwd.lock() = file.directory().ok_or(ENOTDIR)?.clone();
+    *process().fs.cwd.lock() = file.directory().ok_or(ENOTDIR)?.clone();
     Ok(0)
 }
 
@@ -77,6 +77,7 @@ pub fn getdents64(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, size: usize) -
         // v9fs lists the host directory at each opendir/rewind), before
         // the offset's spin lock is taken (the host's answer is slept on).
         crate::fs::share::refresh(node)?;
+        crate::fs::synth::refresh(node); // /proc/<pid>/fd and the like
     }
     let mut offset = file.offset.lock();
     out.index = *offset as usize;

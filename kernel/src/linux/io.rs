@@ -2,7 +2,7 @@
 //! every kind of open file: the user buffer is checked and copied here,
 //! the bytes come from or go to the file's own read and write (fs/file.rs).
 
-use super::SysResult;
+use super::{iocount, SysResult};
 use crate::fs::fd::{self, Fd, OpenFile};
 use crate::mm::uaccess::{zeroed, UserPtr, UserSlice, UserSpace, UserValue};
 use alloc::sync::Arc;
@@ -83,10 +83,14 @@ pub(super) fn raise_sigpipe(errno: Errno) {
 }
 
 pub fn read(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize) -> SysResult {
-    read_file(user, &fd::file(fd)?, buf.slice(len), None)
+    iocount::read(fd::file(fd).and_then(|file| read_file(user, &file, buf.slice(len), None)))
 }
 
 pub fn pread64(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize, at: u64) -> SysResult {
+    iocount::read(pread_at(user, fd, buf, len, at))
+}
+
+fn pread_at(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize, at: u64) -> SysResult {
     let file = fd::file(fd)?;
     if !file.positional() {
         return Err(ESPIPE);
@@ -95,10 +99,14 @@ pub fn pread64(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize, at: u
 }
 
 pub fn write(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize) -> SysResult {
-    write_file(user, &fd::file(fd)?, buf.slice(len), None)
+    iocount::write(fd::file(fd).and_then(|file| write_file(user, &file, buf.slice(len), None)))
 }
 
 pub fn pwrite64(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize, at: u64) -> SysResult {
+    iocount::write(pwrite_at(user, fd, buf, len, at))
+}
+
+fn pwrite_at(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize, at: u64) -> SysResult {
     let file = fd::file(fd)?;
     if !file.positional() {
         return Err(ESPIPE);
@@ -132,6 +140,10 @@ pub(super) fn iovecs(user: &mut UserSpace, iov: UserPtr<IoVec>, count: usize) ->
 }
 
 pub fn readv(user: &mut UserSpace, fd: Fd, iov: UserPtr<IoVec>, count: usize) -> SysResult {
+    iocount::read(read_vectors(user, fd, iov, count))
+}
+
+fn read_vectors(user: &mut UserSpace, fd: Fd, iov: UserPtr<IoVec>, count: usize) -> SysResult {
     let file = fd::file(fd)?;
     let mut total = 0;
     for buf in iovecs(user, iov, count)? {
@@ -148,6 +160,10 @@ pub fn readv(user: &mut UserSpace, fd: Fd, iov: UserPtr<IoVec>, count: usize) ->
 }
 
 pub fn writev(user: &mut UserSpace, fd: Fd, iov: UserPtr<IoVec>, count: usize) -> SysResult {
+    iocount::write(write_vectors(user, fd, iov, count))
+}
+
+fn write_vectors(user: &mut UserSpace, fd: Fd, iov: UserPtr<IoVec>, count: usize) -> SysResult {
     let file = fd::file(fd)?;
     let mut total = 0;
     for buf in iovecs(user, iov, count)? {

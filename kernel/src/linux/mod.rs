@@ -11,6 +11,7 @@ mod fallocate;
 mod fs;
 mod futex;
 mod io;
+pub mod iocount;
 mod locks;
 mod memory;
 mod misc;
@@ -28,6 +29,7 @@ mod statfs;
 mod sync;
 mod thread;
 mod time;
+mod timer;
 
 use crate::mm::uaccess::UserSpace;
 use crate::sched::current;

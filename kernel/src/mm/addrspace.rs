@@ -38,8 +38,9 @@ pub enum Access {
 pub struct AddressSpace {
     pub root: u64,
     pub vmas: VmaMap,
-    /// Pages currently backed by frames.
+    /// Pages currently backed by frames, and the most there were (VmHWM).
     pub resident: usize,
+    pub resident_peak: usize,
     /// The program break: where brk's heap starts and where it ends now.
     pub brk_start: u64,
     pub brk: u64,
@@ -51,8 +52,8 @@ pub struct AddressSpace {
     devices: DeviceAreas,
     /// The files behind file-backed areas, by the id their Backing names
     /// (the inode number). Kept until exit, so a file's frames outlive every
-    /// TLB entry that could point at them (mm/filemap.rs).
-    pub mapped_files: BTreeMap<u64, Arc<crate::fs::inode::Inode>>,
+    /// TLB entry that could point at them (mm/pager.rs).
+    pub mapped_files: BTreeMap<u64, Arc<dyn super::pager::Pager>>,
 }
 
 /// Frames to free once every CPU has flushed its TLB for `root`.
@@ -93,6 +94,7 @@ impl AddressSpace {
             root: pagetable::new_user_root()?,
             vmas: VmaMap::new(MMAP_BASE, MMAP_TOP, USER_END),
             resident: 0,
+            resident_peak: 0,
             brk_start: 0,
             brk: 0,
             retired: Vec::new(),
@@ -127,7 +129,7 @@ impl AddressSpace {
             Backing::Anonymous => (frames::alloc_zeroed().ok_or(Fault::OutOfMemory)?, true),
             Backing::File { id, offset, shared } => {
                 let node = self.mapped_files.get(&id).ok_or(Fault::Unmapped)?;
-                super::filemap::page(node, offset, shared)?
+                node.page(offset, shared)?
             }
         };
         if pagetable::map_page(self.root, page, pa, rights(prot)).is_err() {
@@ -137,6 +139,7 @@ impl AddressSpace {
             return Err(Fault::OutOfMemory);
         }
         self.resident += 1;
+        self.resident_peak = self.resident_peak.max(self.resident);
         Ok(pa)
     }
 

@@ -13,6 +13,7 @@
 //! - runqueue.rs, scheduler.rs, timer.rs, cpu.rs, thread.rs: the parts.
 //! - smp.rs: IPIs between CPUs, TLB shootdown, stopping every CPU at exit.
 //! - bringup.rs: starting the other CPUs at boot (through arch::start_cpu).
+//! - cputime.rs: CPU time per thread and for the program (CPU-time clocks).
 //! - latency.rs: the wake and timer latency histograms (-kernel-args stats).
 //! - sleeplock.rs: a lock its holder may keep while it sleeps (built on
 //!   a wait queue).
@@ -33,12 +34,16 @@ pub mod block;
 pub mod bringup;
 #[deny(unsafe_code)]
 pub mod clock;
+#[deny(unsafe_code)]
+pub mod cputime;
 pub mod event;
 pub mod cpu;
 #[deny(unsafe_code)]
 pub mod idle;
 #[deny(unsafe_code)]
 pub mod latency;
+#[deny(unsafe_code)]
+pub mod loadavg;
 #[deny(unsafe_code)]
 pub mod place;
 #[deny(unsafe_code)]

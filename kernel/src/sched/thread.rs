@@ -68,6 +68,17 @@ pub struct Thread {
     /// napped (place.rs; usize::MAX: not handed off), until it runs: the
     /// statistics count which CPU took it.
     pub(in crate::sched) handed_to: AtomicUsize,
+    /// CPU time of its finished runs, ns (cputime.rs).
+    pub(in crate::sched) cpu_ns: AtomicU64,
+    /// When its current run started (monotonic ns); 0: not running.
+    pub(in crate::sched) run_since: AtomicU64,
+    /// The earliest expiry of a timer on its CPU-time clock (itimer.rs);
+    /// u64::MAX: none. Checked at every interrupt while it runs.
+    pub cpu_timer_at: AtomicU64,
+    /// How its runs ended: blocked (voluntary) or preempted and yielded
+    /// (involuntary), for /proc.
+    pub(in crate::sched) voluntary_switches: AtomicU64,
+    pub(in crate::sched) involuntary_switches: AtomicU64,
 }
 
 // SAFETY: the UnsafeCell fields (frame, context, fp) are only touched by the
@@ -101,6 +112,11 @@ impl Thread {
             profile: ProfileCell::new(),
             queued_long: AtomicBool::new(false),
             handed_to: AtomicUsize::new(usize::MAX),
+            cpu_ns: AtomicU64::new(0),
+            run_since: AtomicU64::new(0),
+            cpu_timer_at: AtomicU64::new(u64::MAX),
+            voluntary_switches: AtomicU64::new(0),
+            involuntary_switches: AtomicU64::new(0),
         };
         // SAFETY: the thread is not shared yet.
         unsafe { *t.context.get() = Context::new_thread(t.kernel_stack_top(), t.frame_ptr() as u64) };
@@ -144,6 +160,37 @@ impl Thread {
     pub fn running_on(&self) -> Option<usize> {
         let h = self.last_cpu.load(Ordering::Relaxed);
         (self.state.lock().run == RunState::Running && h < crate::param::MAX_CPUS).then_some(h)
+    }
+}
+
+/// What /proc says of a thread: its state letter (R running or
+/// runnable, S waiting, Z exited), the CPU it ran on last, its CPU time
+/// (ns) and its voluntary and involuntary context switches.
+pub struct ThreadReport {
+    pub state: char,
+    pub cpu: usize,
+    pub cpu_ns: u64,
+    pub voluntary_switches: u64,
+    pub involuntary_switches: u64,
+}
+
+impl Thread {
+    pub fn report(&self) -> ThreadReport {
+        let run = self.state.lock().run;
+        let cpu = self.last_cpu.load(Ordering::Relaxed);
+        let cpu_ns = super::cputime::thread_ns(self);
+        let state = match run {
+            RunState::Runnable | RunState::Running => 'R',
+            RunState::Blocked => 'S',
+            RunState::Exited => 'Z',
+        };
+        ThreadReport {
+            state,
+            cpu: if cpu < crate::param::MAX_CPUS { cpu } else { 0 },
+            cpu_ns,
+            voluntary_switches: self.voluntary_switches.load(Ordering::Relaxed),
+            involuntary_switches: self.involuntary_switches.load(Ordering::Relaxed),
+        }
     }
 }
 

@@ -114,6 +114,7 @@ pub fn on_interrupt(cpu: &Cpu) -> bool {
     if tick_due {
         cpu.next_tick.store(now + TICK_NS, Ordering::Relaxed);
         super::place::refresh_running(cpu);
+        super::loadavg::sample(now);
     }
     let handoff = cpu.handoff_at.load(Ordering::Relaxed);
     let handoff_due = handoff != 0 && now >= handoff;

@@ -29,9 +29,9 @@
 //!             → sleep lock → thread state → thread signals → sleepers
 //!             → placer → run queue
 //!   devices:  9P devices → 9P ring → virtio console → console input
-//!             → random → file limit → latency record → IRQ affinity
-//!             → IRQ enables
-//!   leaves:   dead fids → frames → console output → heap
+//!             → random → file limit → program timers → latency record
+//!             → IRQ affinity → IRQ enables
+//!   leaves:   mounts → dead fids → frames → console output → heap
 //!
 //! Above every spin lock sit the sleep locks (sched/sleeplock.rs), which a
 //! thread may hold while it sleeps (a 9P round trip) and takes with no spin
@@ -151,26 +151,32 @@ pub enum LockClass {
     Random = 47,
     /// RLIMIT_NOFILE (fs/fd.rs).
     FileLimit = 48,
+    /// The program's interval and POSIX timers (itimer.rs); signals are sent after it is released.
+    ProgramTimers = 49,
     /// The slowest wakeups seen (sched/latency.rs).
-    LatencyRecord = 49,
+    LatencyRecord = 50,
     /// Interrupt affinity changes (uio/affinity.rs).
-    IrqAffinity = 50,
+    IrqAffinity = 51,
     /// The interrupt controller's enable words (arch/<arch>/irq.rs).
-    IrqEnables = 51,
+    /// Unused where the controller has set/clear registers for them.
+    #[allow(dead_code)]
+    IrqEnables = 52,
+    /// The shares mounted, for /proc/mounts (fs/share.rs).
+    Mounts = 53,
     /// Fids of dropped share inodes, to clunk (fs/share.rs): a leaf, since an inode may be dropped under any lock.
-    DeadFids = 52,
+    DeadFids = 54,
     /// The physical frame allocator (mm/frames.rs): a leaf, taken under any lock.
-    Frames = 53,
+    Frames = 55,
     /// Serialises kernel and UART output lines (console.rs).
-    ConsoleOutput = 54,
+    ConsoleOutput = 56,
     /// The kernel heap (mm/heap.rs): a leaf, taken under any lock, by every allocation.
-    Heap = 55,
+    Heap = 57,
 }
 
 impl LockClass {
     /// Every class, in order (index = discriminant).
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
-    pub const ALL: [LockClass; 56] = [LockClass::ProcessThreads, LockClass::SignalActions, LockClass::FdTable, LockClass::Nic, LockClass::SocketBinding, LockClass::Cwd, LockClass::FileOffset, LockClass::EpollInterest, LockClass::FileLocks, LockClass::AddressSpace, LockClass::DirEntries, LockClass::DirEntriesChild, LockClass::InodeMeta, LockClass::InodePlace, LockClass::FileData, LockClass::HostData, LockClass::MappedFiles, LockClass::SocketState, LockClass::AcceptQueue, LockClass::SocketLocal, LockClass::SocketPeer, LockClass::SocketDgramPeer, LockClass::AbstractNames, LockClass::PortTable, LockClass::RawSockets, LockClass::SocketOptions, LockClass::AcceptedOptions, LockClass::SocketError, LockClass::KeepaliveChanges, LockClass::MessageQueue, LockClass::PipeBuffer, LockClass::EventCount, LockClass::PollLinks, LockClass::PollHub, LockClass::EpollReady, LockClass::FutexTable, LockClass::WaitQueue, LockClass::SleepLock, LockClass::ThreadState, LockClass::ThreadSignals, LockClass::Sleepers, LockClass::Placer, LockClass::RunQueue, LockClass::NinePDevices, LockClass::NinePRing, LockClass::VirtioConsole, LockClass::ConsoleInput, LockClass::Random, LockClass::FileLimit, LockClass::LatencyRecord, LockClass::IrqAffinity, LockClass::IrqEnables, LockClass::DeadFids, LockClass::Frames, LockClass::ConsoleOutput, LockClass::Heap];
+    pub const ALL: [LockClass; 58] = [LockClass::ProcessThreads, LockClass::SignalActions, LockClass::FdTable, LockClass::Nic, LockClass::SocketBinding, LockClass::Cwd, LockClass::FileOffset, LockClass::EpollInterest, LockClass::FileLocks, LockClass::AddressSpace, LockClass::DirEntries, LockClass::DirEntriesChild, LockClass::InodeMeta, LockClass::InodePlace, LockClass::FileData, LockClass::HostData, LockClass::MappedFiles, LockClass::SocketState, LockClass::AcceptQueue, LockClass::SocketLocal, LockClass::SocketPeer, LockClass::SocketDgramPeer, LockClass::AbstractNames, LockClass::PortTable, LockClass::RawSockets, LockClass::SocketOptions, LockClass::AcceptedOptions, LockClass::SocketError, LockClass::KeepaliveChanges, LockClass::MessageQueue, LockClass::PipeBuffer, LockClass::EventCount, LockClass::PollLinks, LockClass::PollHub, LockClass::EpollReady, LockClass::FutexTable, LockClass::WaitQueue, LockClass::SleepLock, LockClass::ThreadState, LockClass::ThreadSignals, LockClass::Sleepers, LockClass::Placer, LockClass::RunQueue, LockClass::NinePDevices, LockClass::NinePRing, LockClass::VirtioConsole, LockClass::ConsoleInput, LockClass::Random, LockClass::FileLimit, LockClass::ProgramTimers, LockClass::LatencyRecord, LockClass::IrqAffinity, LockClass::IrqEnables, LockClass::Mounts, LockClass::DeadFids, LockClass::Frames, LockClass::ConsoleOutput, LockClass::Heap];
 
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
     pub const fn name(self) -> &'static str {
@@ -224,9 +230,11 @@ impl LockClass {
             LockClass::ConsoleInput => "console input",
             LockClass::Random => "random",
             LockClass::FileLimit => "file limit",
+            LockClass::ProgramTimers => "program timers",
             LockClass::LatencyRecord => "latency record",
             LockClass::IrqAffinity => "IRQ affinity",
             LockClass::IrqEnables => "IRQ enables",
+            LockClass::Mounts => "mounts",
             LockClass::DeadFids => "dead fids",
             LockClass::Frames => "frames",
             LockClass::ConsoleOutput => "console output",

@@ -14,3 +14,8 @@ pub const UNAME_MACHINE: &[u8] = b"riscv64";
 pub fn hwcaps() -> (u64, Option<u64>) {
     (facts::HWCAP, None)
 }
+
+/// CPU `index`'s paragraph of /proc/cpuinfo (hart id `hwid`).
+pub fn cpuinfo(index: usize, hwid: usize) -> alloc::string::String {
+    facts::cpuinfo(index, hwid, facts::ISA)
+}

@@ -33,3 +33,27 @@ mod tests {
         assert_eq!(super::HWCAP, (1 << 8) | (1 << 12) | 1 | (1 << 5) | (1 << 3) | (1 << 2));
     }
 }
+
+/// One CPU's paragraph of /proc/cpuinfo as Linux 6.6 writes it on riscv64
+/// (arch/riscv/kernel/cpu.c): `index` is Linux's CPU number, `hart` the
+/// hart id, `isa` the ISA string. The machine ids read as 0 (QEMU's).
+pub fn cpuinfo(index: usize, hart: usize, isa: &str) -> alloc::string::String {
+    alloc::format!(
+        "processor\t: {index}\nhart\t\t: {hart}\nisa\t\t: {isa}\nmmu\t\t: sv39\nmvendorid\t: 0x0\nmarchid\t\t: 0x0\nmimpid\t\t: 0x0\n\n"
+    )
+}
+
+/// The ISA string of the extensions gometal's programs are told about
+/// (HWCAP's letters, and the Zicsr/Zifencei every Linux-capable hart has).
+pub const ISA: &str = "rv64imafdc_zicsr_zifencei";
+
+#[cfg(test)]
+mod cpuinfo_tests {
+    #[test]
+    fn cpuinfo_matches_linux() {
+        assert_eq!(
+            super::cpuinfo(1, 3, "rv64imafdc_zicsr_zifencei"),
+            "processor\t: 1\nhart\t\t: 3\nisa\t\t: rv64imafdc_zicsr_zifencei\nmmu\t\t: sv39\nmvendorid\t: 0x0\nmarchid\t\t: 0x0\nmimpid\t\t: 0x0\n\n"
+        );
+    }
+}
