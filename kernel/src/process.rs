@@ -12,7 +12,8 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use gometal_core::signal::{SigAction, NSIG};
-use spin::{Mutex, Once};
+use crate::sync::{Lock, LockClass};
+use spin::Once;
 
 pub struct Process {
     pub pid: u32,
@@ -23,8 +24,8 @@ pub struct Process {
     pub root: u64,
     /// Open descriptors and the working directory (fs/context.rs).
     pub fs: FsContext,
-    actions: Mutex<[SigAction; NSIG]>,
-    threads: Mutex<BTreeMap<u32, Arc<Thread>>>,
+    actions: Lock<[SigAction; NSIG]>,
+    threads: Lock<BTreeMap<u32, Arc<Thread>>>,
     next_tid: AtomicU32,
     exiting: AtomicBool,
 }
@@ -64,8 +65,8 @@ fn create(mm: AddressSpace, files: FdTable) -> &'static Process {
         root: mm.root,
         mm: ProgramMemory::new(mm),
         fs: FsContext::new(files),
-        actions: Mutex::new([SigAction::default(); NSIG]),
-        threads: Mutex::new(BTreeMap::new()),
+        actions: Lock::new(LockClass::SignalActions, [SigAction::default(); NSIG]),
+        threads: Lock::new(LockClass::ProcessThreads, BTreeMap::new()),
         next_tid: AtomicU32::new(1),
         exiting: AtomicBool::new(false),
     });
@@ -148,7 +149,7 @@ pub fn exit(status: u32) -> ! {
         crate::sched::smp::park();
     }
     crate::sched::smp::stop_other_cpus();
-    let _ = crate::fs::share::sync_all(); // shared mappings' pages; it reports a failure itself
+    let _ = crate::fs::share::sync_at_exit(); // shared mappings' pages; it reports a failure itself
     crate::net::nic::drain(); // what the program sent reaches its peers
     if let Some(report) = EXIT_REPORT.get() {
         report(); // -kernel-args stats (stats.rs, above this layer)

@@ -31,6 +31,7 @@ pub mod itimer;
 pub mod loadavg;
 pub mod netlink;
 pub mod p9;
+pub mod p9tags;
 pub mod pagetable;
 pub mod procfmt;
 pub mod pciconfig;

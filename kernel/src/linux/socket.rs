@@ -206,7 +206,10 @@ pub fn listen(_: &mut UserSpace, fd: Fd, backlog: i32) -> SysResult {
     }
     drop(state);
     sock.changed();
-    if let Some(SockAddr::Inet(a)) = sock.local.lock().clone().filter(|_| sock.is_tcp()) {
+    // The address is copied out first: the NIC lock comes before a
+    // socket's (sync/lockorder.rs), and an `if let` would hold it.
+    let local = sock.local.lock().clone();
+    if let Some(SockAddr::Inet(a)) = local.filter(|_| sock.is_tcp()) {
         crate::net::nic::on_listen(a.port); // connections from the network too
     }
     Ok(0)

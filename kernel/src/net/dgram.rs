@@ -16,7 +16,7 @@ use crate::fs::pipe::wait_errno;
 use gometal_core::errno::*;
 use gometal_core::cmsg::PacketInfo;
 use gometal_core::sockaddr::{InetAddr, SockAddr, UnixAddr};
-use spin::Mutex;
+use crate::sync::{Lock, LockClass};
 
 /// What a receive queue may hold (net.core.rmem_default), counting each
 /// datagram's bookkeeping as Linux counts an skb's.
@@ -37,12 +37,12 @@ pub struct Datagram {
 }
 
 pub struct DgramQueue {
-    q: Mutex<(VecDeque<Datagram>, usize)>,
+    q: Lock<(VecDeque<Datagram>, usize)>,
 }
 
 impl DgramQueue {
     pub fn new() -> Self {
-        DgramQueue { q: Mutex::new((VecDeque::new(), 0)) }
+        DgramQueue { q: Lock::new(LockClass::MessageQueue, (VecDeque::new(), 0)) }
     }
 
     pub fn is_empty(&self) -> bool {

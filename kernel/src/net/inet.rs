@@ -17,7 +17,7 @@ use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU16, Ordering};
 use gometal_core::errno::*;
 use gometal_core::sockaddr::{InetAddr, SockAddr};
-use spin::Mutex;
+use crate::sync::{Lock, LockClass};
 
 /// net.ipv4.ip_local_port_range.
 const EPHEMERAL: core::ops::RangeInclusive<u16> = 32768..=60999;
@@ -30,12 +30,12 @@ struct Entry {
     sock: Weak<Socket>,
 }
 
-type Table = Mutex<BTreeMap<u16, Vec<Entry>>>;
+type Table = Lock<BTreeMap<u16, Vec<Entry>>>;
 
-static TCP: Table = Mutex::new(BTreeMap::new());
-static UDP: Table = Mutex::new(BTreeMap::new());
+static TCP: Table = Lock::new(LockClass::PortTable, BTreeMap::new());
+static UDP: Table = Lock::new(LockClass::PortTable, BTreeMap::new());
 /// ICMP sockets: a ping socket's "port" is its echo identifier.
-static ICMP: Table = Mutex::new(BTreeMap::new());
+static ICMP: Table = Lock::new(LockClass::PortTable, BTreeMap::new());
 static NEXT_PORT: AtomicU16 = AtomicU16::new(40000);
 
 fn table(sock: &Socket) -> &'static Table {

@@ -13,7 +13,6 @@ use super::sigstate::ThreadSignals;
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use crate::sync::{Lock, LockClass};
-use spin::Mutex;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(in crate::sched) enum RunState {
@@ -51,7 +50,7 @@ pub struct Thread {
     /// True while a CPU is running this thread or still switching away
     /// from it; another CPU must not resume it until it is false.
     pub(in crate::sched) on_cpu: AtomicBool,
-    pub signals: Mutex<ThreadSignals>,
+    pub signals: Lock<ThreadSignals>,
     /// CLONE_CHILD_CLEARTID address: zeroed and futex-woken at exit.
     pub clear_child_tid: AtomicU64,
     pub(in crate::sched) last_cpu: AtomicUsize,
@@ -105,7 +104,7 @@ impl Thread {
                 SchedState { run: RunState::Runnable, generation: 0, woken_early: false },
             ),
             on_cpu: AtomicBool::new(false),
-            signals: Mutex::new(signals),
+            signals: Lock::new(LockClass::ThreadSignals, signals),
             clear_child_tid: AtomicU64::new(0),
             last_cpu: AtomicUsize::new(usize::MAX),
             woken_at: AtomicU64::new(0),

@@ -44,7 +44,8 @@ use device::NetDevice;
 use smoltcp::iface::{Config, Interface};
 use smoltcp::time::Instant;
 use smoltcp::wire::{EthernetAddress, HardwareAddress, IpAddress, IpCidr, Ipv4Address};
-use spin::{Mutex, Once};
+use crate::sync::{Lock, LockClass};
+use spin::Once;
 
 
 struct Nic {
@@ -61,7 +62,7 @@ struct Nic {
     mac: [u8; 6],
 }
 
-static NIC: Mutex<Option<Nic>> = Mutex::new(None);
+static NIC: Lock<Option<Nic>> = Lock::new(LockClass::Nic, None);
 static PRESENT: AtomicBool = AtomicBool::new(false);
 static IRQ: Once<u32> = Once::new();
 pub(super) fn now() -> Instant {

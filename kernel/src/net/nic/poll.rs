@@ -15,7 +15,7 @@ static PENDING: AtomicBool = AtomicBool::new(false);
 
 /// The NIC lock, timed for the statistics.
 struct Timed<'a> {
-    guard: spin::MutexGuard<'a, Option<Nic>>,
+    guard: crate::sync::LockGuard<'a, Option<Nic>>,
     since: u64,
 }
 

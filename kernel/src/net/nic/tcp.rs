@@ -218,7 +218,7 @@ fn accept(s: &tcp::Socket, port: u16, shard: usize) -> Accept {
     let accepted = Socket::new(listening.family, SockType::Stream);
     *accepted.local.lock() = Some(SockAddr::Inet(local.as_family(v6)));
     *accepted.peer.lock() = Some(SockAddr::Inet(remote.as_family(v6)));
-    listening.opts.lock().inherit_into(&mut accepted.opts.lock());
+    listening.opts.lock().inherit_into(&mut accepted.opts.lock_nested(crate::sync::LockClass::AcceptedOptions));
     *accepted.state.lock() = State::Connected(Arc::new(program_end));
     let weak = Arc::downgrade(&accepted);
     if !listener.offer(accepted) {
