@@ -20,7 +20,7 @@ use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use gometal_core::errno::*;
 use gometal_core::netlink::{self as nl, Reply, Request};
-use spin::Mutex;
+use crate::sync::lockorder::{Lock, LockClass};
 
 /// Largest datagram of a dump (Linux's NLMSG_GOODSIZE on 4 KiB pages is
 /// a little less; Go reads with a page-sized buffer).
@@ -30,13 +30,13 @@ const DUMP_DATAGRAM: usize = 4096;
 const QUEUE_LIMIT: usize = 212_992;
 
 /// Port ids in use; the first socket takes the process's pid, as on Linux.
-static PORTS: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
+static PORTS: Lock<BTreeSet<u32>> = Lock::new(LockClass::NetlinkPorts, BTreeSet::new());
 static NEXT_PORT: AtomicU32 = AtomicU32::new(0xffff_f000);
 
 pub struct NetlinkSocket {
     port: AtomicU32,
     groups: AtomicU32,
-    queue: Mutex<VecDeque<Vec<u8>>>,
+    queue: Lock<VecDeque<Vec<u8>>>,
     waiters: WaitQueue,
     hub: Arc<Hub>,
     generation: AtomicU64,
@@ -47,7 +47,7 @@ impl NetlinkSocket {
         Arc::new(NetlinkSocket {
             port: AtomicU32::new(0),
             groups: AtomicU32::new(0),
-            queue: Mutex::new(VecDeque::new()),
+            queue: Lock::new(LockClass::NetlinkQueue, VecDeque::new()),
             waiters: WaitQueue::new(),
             hub: Arc::new(Hub::new()),
             generation: AtomicU64::new(0),

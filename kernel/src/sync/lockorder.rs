@@ -113,70 +113,74 @@ pub enum LockClass {
     KeepaliveChanges = 28,
     /// A datagram or message pipe's queue (net/dgram.rs, net/msgpipe.rs).
     MessageQueue = 29,
+    /// The netlink port ids in use (net/netlink.rs).
+    NetlinkPorts = 30,
+    /// A netlink socket's queued answers (net/netlink.rs).
+    NetlinkQueue = 31,
     /// A pipe's bytes (fs/pipe.rs).
-    PipeBuffer = 30,
+    PipeBuffer = 32,
     /// An eventfd's counter (fs/eventfd.rs).
-    EventCount = 31,
+    EventCount = 33,
     /// The poll hubs linked to a pipe or socket pair's ends (fs/pipe.rs, net/msgpipe.rs).
-    PollLinks = 32,
+    PollLinks = 34,
     /// The epoll watches on one pollable object (fs/pollhub.rs).
-    PollHub = 33,
+    PollHub = 35,
     /// One epoll instance's ready list (fs/pollhub.rs).
-    EpollReady = 34,
+    EpollReady = 36,
     /// The futex table (linux/futex.rs).
-    FutexTable = 35,
+    FutexTable = 37,
     /// A wait queue's list of waiters (sched/wait.rs).
-    WaitQueue = 36,
+    WaitQueue = 38,
     /// The value slot of a sleep lock (sched/sleeplock.rs), held only to take or put back the value.
-    SleepLock = 37,
+    SleepLock = 39,
     /// One thread's run state and current wait (sched/thread.rs).
-    ThreadState = 38,
+    ThreadState = 40,
     /// One thread's pending and blocked signals (sched/thread.rs).
-    ThreadSignals = 39,
+    ThreadSignals = 41,
     /// The sleepers ordered by deadline (sched/timer.rs).
-    Sleepers = 40,
+    Sleepers = 42,
     /// One CPU's placement policy state (sched/place.rs).
-    Placer = 41,
+    Placer = 43,
     /// One CPU's run queue (sched/runqueue.rs).
-    RunQueue = 42,
+    RunQueue = 44,
     /// The virtio-9p devices (drivers/virtio/p9.rs).
-    NinePDevices = 43,
+    NinePDevices = 45,
     /// One virtio-9p device's queue and requests in flight (drivers/virtio/p9.rs); held to add or reap, never across a round trip.
-    NinePRing = 44,
+    NinePRing = 46,
     /// The virtio console's queues and ports (drivers/virtio/console).
-    VirtioConsole = 45,
+    VirtioConsole = 47,
     /// The UART console's input (console.rs).
-    ConsoleInput = 46,
+    ConsoleInput = 48,
     /// The kernel's random generator (random.rs).
-    Random = 47,
+    Random = 49,
     /// RLIMIT_NOFILE (fs/fd.rs).
-    FileLimit = 48,
+    FileLimit = 50,
     /// The program's interval and POSIX timers (itimer.rs); signals are sent after it is released.
-    ProgramTimers = 49,
+    ProgramTimers = 51,
     /// The slowest wakeups seen (sched/latency.rs).
-    LatencyRecord = 50,
+    LatencyRecord = 52,
     /// Interrupt affinity changes (uio/affinity.rs).
-    IrqAffinity = 51,
+    IrqAffinity = 53,
     /// The interrupt controller's enable words (arch/<arch>/irq.rs).
     /// Unused where the controller has set/clear registers for them.
     #[allow(dead_code)]
-    IrqEnables = 52,
+    IrqEnables = 54,
     /// The shares mounted, for /proc/mounts (fs/share.rs).
-    Mounts = 53,
+    Mounts = 55,
     /// Fids of dropped share inodes, to clunk (fs/share.rs): a leaf, since an inode may be dropped under any lock.
-    DeadFids = 54,
+    DeadFids = 56,
     /// The physical frame allocator (mm/frames.rs): a leaf, taken under any lock.
-    Frames = 55,
+    Frames = 57,
     /// Serialises kernel and UART output lines (console.rs).
-    ConsoleOutput = 56,
+    ConsoleOutput = 58,
     /// The kernel heap (mm/heap.rs): a leaf, taken under any lock, by every allocation.
-    Heap = 57,
+    Heap = 59,
 }
 
 impl LockClass {
     /// Every class, in order (index = discriminant).
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
-    pub const ALL: [LockClass; 58] = [LockClass::ProcessThreads, LockClass::SignalActions, LockClass::FdTable, LockClass::Nic, LockClass::SocketBinding, LockClass::Cwd, LockClass::FileOffset, LockClass::EpollInterest, LockClass::FileLocks, LockClass::AddressSpace, LockClass::DirEntries, LockClass::DirEntriesChild, LockClass::InodeMeta, LockClass::InodePlace, LockClass::FileData, LockClass::HostData, LockClass::MappedFiles, LockClass::SocketState, LockClass::AcceptQueue, LockClass::SocketLocal, LockClass::SocketPeer, LockClass::SocketDgramPeer, LockClass::AbstractNames, LockClass::PortTable, LockClass::RawSockets, LockClass::SocketOptions, LockClass::AcceptedOptions, LockClass::SocketError, LockClass::KeepaliveChanges, LockClass::MessageQueue, LockClass::PipeBuffer, LockClass::EventCount, LockClass::PollLinks, LockClass::PollHub, LockClass::EpollReady, LockClass::FutexTable, LockClass::WaitQueue, LockClass::SleepLock, LockClass::ThreadState, LockClass::ThreadSignals, LockClass::Sleepers, LockClass::Placer, LockClass::RunQueue, LockClass::NinePDevices, LockClass::NinePRing, LockClass::VirtioConsole, LockClass::ConsoleInput, LockClass::Random, LockClass::FileLimit, LockClass::ProgramTimers, LockClass::LatencyRecord, LockClass::IrqAffinity, LockClass::IrqEnables, LockClass::Mounts, LockClass::DeadFids, LockClass::Frames, LockClass::ConsoleOutput, LockClass::Heap];
+    pub const ALL: [LockClass; 60] = [LockClass::ProcessThreads, LockClass::SignalActions, LockClass::FdTable, LockClass::Nic, LockClass::SocketBinding, LockClass::Cwd, LockClass::FileOffset, LockClass::EpollInterest, LockClass::FileLocks, LockClass::AddressSpace, LockClass::DirEntries, LockClass::DirEntriesChild, LockClass::InodeMeta, LockClass::InodePlace, LockClass::FileData, LockClass::HostData, LockClass::MappedFiles, LockClass::SocketState, LockClass::AcceptQueue, LockClass::SocketLocal, LockClass::SocketPeer, LockClass::SocketDgramPeer, LockClass::AbstractNames, LockClass::PortTable, LockClass::RawSockets, LockClass::SocketOptions, LockClass::AcceptedOptions, LockClass::SocketError, LockClass::KeepaliveChanges, LockClass::MessageQueue, LockClass::NetlinkPorts, LockClass::NetlinkQueue, LockClass::PipeBuffer, LockClass::EventCount, LockClass::PollLinks, LockClass::PollHub, LockClass::EpollReady, LockClass::FutexTable, LockClass::WaitQueue, LockClass::SleepLock, LockClass::ThreadState, LockClass::ThreadSignals, LockClass::Sleepers, LockClass::Placer, LockClass::RunQueue, LockClass::NinePDevices, LockClass::NinePRing, LockClass::VirtioConsole, LockClass::ConsoleInput, LockClass::Random, LockClass::FileLimit, LockClass::ProgramTimers, LockClass::LatencyRecord, LockClass::IrqAffinity, LockClass::IrqEnables, LockClass::Mounts, LockClass::DeadFids, LockClass::Frames, LockClass::ConsoleOutput, LockClass::Heap];
 
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
     pub const fn name(self) -> &'static str {
@@ -238,6 +242,8 @@ impl LockClass {
             LockClass::DeadFids => "dead fids",
             LockClass::Frames => "frames",
             LockClass::ConsoleOutput => "console output",
+            LockClass::NetlinkPorts => "netlink ports",
+            LockClass::NetlinkQueue => "netlink queue",
             LockClass::Heap => "heap",
         }
     }
