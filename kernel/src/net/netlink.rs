@@ -163,11 +163,12 @@ fn answer(r: &Request, port: u32) -> Vec<Vec<u8>> {
                 Some(name) => i.name.as_bytes() == name,
                 None => i.index == r.link_index(),
             });
-            let reply = match found {
-                Some(i) => link(single, i),
-                None => nl::error(port, r, ENODEV.value() as i32),
-            };
-            return alloc::vec![reply];
+            let Some(i) = found else { return alloc::vec![nl::error(port, r, ENODEV.value() as i32)] };
+            let mut replies = alloc::vec![link(single, i)];
+            if r.flags & nl::NLM_F_ACK != 0 {
+                replies.push(nl::error(port, r, 0)); // the acknowledgement after the answer
+            }
+            return replies;
         }
         nl::RTM_GETADDR if r.is_dump() => {
             for i in &list {
