@@ -7,7 +7,7 @@
 
 use super::args::{Args, Handler};
 use super::{
-    arch, dirs, fallocate, fs, futex, io, locks, memory, misc, mmapfile, nr, poll, sendfile, signal, socket, sockmsg, sockopt, splice, stat, statfs, sync, thread, time, unknown,
+    arch, dirs, fallocate, fs, futex, io, locks, memory, misc, mmapfile, nr, poll, sendfile, signal, socket, sockmmsg, sockmsg, sockopt, splice, stat, statfs, sync, thread, time, unknown,
     SysResult,
 };
 use crate::mm::uaccess::UserSpace;
@@ -126,6 +126,8 @@ syscall_table! {
     RECVFROM => sockmsg::recvfrom,
     SENDMSG => sockmsg::sendmsg,
     RECVMSG => sockmsg::recvmsg,
+    RECVMMSG => sockmmsg::recvmmsg,
+    SENDMMSG => sockmmsg::sendmmsg,
     SETSOCKOPT => sockopt::setsockopt,
     GETSOCKOPT => sockopt::getsockopt,
     SPLICE => splice::splice,
