@@ -71,6 +71,12 @@ func controlV4() {
 	if v, err := syscall.GetsockoptInt(fd, syscall.IPPROTO_IP, syscall.IP_PKTINFO); err != nil || v != 1 {
 		fail("getsockopt IP_PKTINFO = %d, %v", v, err)
 	}
+	// What QUIC stacks set on their sockets.
+	setInt(fd, syscall.IPPROTO_IP, syscall.IP_MTU_DISCOVER, syscall.IP_PMTUDISC_DO)
+	setInt(fd, syscall.IPPROTO_IP, syscall.IP_RECVERR, 1)
+	if v, err := syscall.GetsockoptInt(fd, syscall.IPPROTO_IP, syscall.IP_MTU_DISCOVER); err != nil || v != syscall.IP_PMTUDISC_DO {
+		fail("getsockopt IP_MTU_DISCOVER = %d, %v", v, err)
+	}
 	cli, cfd := rawUDP("udp4", "127.0.0.1:0")
 	defer cli.Close()
 	setInt(cfd, syscall.IPPROTO_IP, syscall.IP_TOS, 0xb8)
