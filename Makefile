@@ -10,6 +10,9 @@ SHELL := /bin/bash
 KERNEL_DIR := kernel
 TARGET := riscv64gc-unknown-none-elf
 KERNEL := $(KERNEL_DIR)/target/$(TARGET)/release/gometal-kernel
+# The arm64 kernel (soft-float: it never touches the program's FP/SIMD registers).
+TARGET_ARM64 := aarch64-unknown-none-softfloat
+KERNEL_ARM64 := $(KERNEL_DIR)/target/$(TARGET_ARM64)/release/gometal-kernel
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 GOMETAL := go run ./cmd/gometal
 
@@ -21,13 +24,17 @@ run: deps kernel-build
 test: deps kernel-build unit boot-tests conformance-quick
 
 # Everything a fresh machine lacks: QEMU (Debian's qemu-system-misc, which
-# brings OpenSBI), U-Boot for QEMU (u-boot-qemu), sqlite3 (tests/mount_test.go reads a guest's database) and the bare-metal Rust target (rust-toolchain.toml names
+# brings OpenSBI; qemu-system-arm for arm64), U-Boot for QEMU (u-boot-qemu), sqlite3 (tests/mount_test.go reads a guest's database) and the bare-metal Rust target (rust-toolchain.toml names
 # it; rustup installs it on first use).
 deps:
 	@command -v qemu-system-riscv64 >/dev/null || { \
 		echo "installing QEMU (qemu-system-misc) with apt-get"; \
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq qemu-system-misc >/dev/null; }
+	@command -v qemu-system-aarch64 >/dev/null || { \
+		echo "installing QEMU for arm64 (qemu-system-arm) with apt-get"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq qemu-system-arm >/dev/null; }
 	@command -v mkfs.fat >/dev/null && command -v mcopy >/dev/null || { \
 		echo "installing dosfstools and mtools (FAT images for the UIO disk test) with apt-get"; \
 		$(SUDO) apt-get update -qq && \
@@ -43,6 +50,7 @@ deps:
 	@command -v cargo >/dev/null || { echo "gometal needs Rust (rustup): https://rustup.rs"; exit 1; }
 	@command -v go >/dev/null || { echo "gometal needs Go 1.26 or newer"; exit 1; }
 	@cd $(KERNEL_DIR) && rustup target list --installed | grep -q $(TARGET) || rustup target add $(TARGET)
+	@cd $(KERNEL_DIR) && rustup target list --installed | grep -q $(TARGET_ARM64) || rustup target add $(TARGET_ARM64)
 	@cd $(KERNEL_DIR) && cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
 
 # The kernel is built by the same code gometal uses (reproducibly: fixed
@@ -59,23 +67,28 @@ uio-conformance:
 
 kernel: kernel-build
 	go run ./tools/kernelimage -refresh
+	go run ./tools/kernelimage -arch arm64 -refresh
 
+# fpcheck decodes riscv64 only; the arm64 target is soft-float, so rustc
+# emits no FP/SIMD instruction there at all.
 kernel-build:
 	go run ./tools/kernelimage
 	go run ./tools/fpcheck $(KERNEL)
+	go run ./tools/kernelimage -arch arm64
 
 # clippy with warnings as errors: the crate root's lints (an unsafe block
 # without a SAFETY comment, an unsafe operation outside an unsafe block) and
 # the per-module #[deny(unsafe_code)] fail here.
 unit:
 	cd $(KERNEL_DIR) && cargo clippy --release --target $(TARGET) -- -D warnings
+	cd $(KERNEL_DIR) && cargo clippy --release --target $(TARGET_ARM64) -- -D warnings
 	cd $(KERNEL_DIR) && cargo clippy -p gometal-core --all-targets -- -D warnings
 	cd $(KERNEL_DIR) && cargo test -p gometal-core
 	go vet ./...
 	go test ./cmd/... ./internal/... ./tools/fpcheck/ ./uio/... ./examples/...
 
 boot-tests:
-	GOMETAL_KERNEL=$(abspath $(KERNEL)) go test -count=1 -timeout 20m ./tests/
+	GOMETAL_KERNEL=$(abspath $(KERNEL)) GOMETAL_KERNEL_ARM64=$(abspath $(KERNEL_ARM64)) go test -count=1 -timeout 20m ./tests/
 
 # Not part of `make test`: boot the SMP stress programs 200 times at 4 harts
 # under every placement policy (go run ./tools/stress -h for the flags).

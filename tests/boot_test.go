@@ -209,9 +209,22 @@ func TestBoot(t *testing.T) {
 	}
 }
 
+// bootTarget is an architecture the boot cases run on: where its test
+// programs are, and its kernel with the variable that hands it to gometal.
+type bootTarget struct {
+	prefix  string // before the case name in the summary ("" or "arm64/")
+	progDir string
+	env     string // GOMETAL_KERNEL, GOMETAL_KERNEL_ARM64
+	kernel  string
+}
+
 func runBoot(t *testing.T, c bootCase, r bootRun) {
+	runBootOn(t, c, r, bootTarget{progDir: progDir, env: kernelimage.EnvKernel, kernel: kernel})
+}
+
+func runBootOn(t *testing.T, c bootCase, r bootRun, target bootTarget) {
 	cores := r.cores
-	bin := filepath.Join(progDir, c.prog)
+	bin := filepath.Join(target.progDir, c.prog)
 	if c.example {
 		bin = filepath.Join(exampleDir, c.prog)
 	}
@@ -247,7 +260,7 @@ func runBoot(t *testing.T, c bootCase, r bootRun) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, gometal, args...)
 	cmd.Dir = modRoot
-	cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+kernel)
+	cmd.Env = append(os.Environ(), target.env+"="+target.kernel)
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -308,7 +321,7 @@ func runBoot(t *testing.T, c bootCase, r bootRun) {
 	}
 
 	summaryMu.Lock()
-	summary = append(summary, bootResult{name: c.name + "/" + r.name(), status: status, dur: dur, ok: len(problems) == 0})
+	summary = append(summary, bootResult{name: target.prefix + c.name + "/" + r.name(), status: status, dur: dur, ok: len(problems) == 0})
 	summaryMu.Unlock()
 
 	if len(problems) > 0 {

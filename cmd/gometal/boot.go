@@ -63,7 +63,7 @@ func runMain(args []string) error {
 	if err != nil {
 		return err
 	}
-	kernel, err := findKernel(f.kernel)
+	kernel, err := findKernel(f.kernel, arch)
 	if err != nil {
 		return err
 	}
@@ -80,9 +80,9 @@ func runMain(args []string) error {
 	cfg.Net = qemuNet(f.net, f.forwards)
 	var symbols string
 	if f.gdb {
-		symbols, _ = kernelFinder().Find(f.kernel) // the ELF behind the Image
+		symbols, _ = kernelFinder(arch).Find(f.kernel) // the ELF behind the Image
 	}
-	return boot(cfg, bootOptions{verbose: f.verbose, gdb: f.gdb, symbols: symbols, timeout: f.timeout})
+	return boot(cfg, bootOptions{verbose: f.verbose, gdb: f.gdb, symbols: symbols, timeout: f.timeout, grace: f.grace})
 }
 
 // findMachine finds QEMU for arch and the kernel (exec and bench; run
@@ -92,22 +92,26 @@ func findMachine(qemuFlag, kernelFlag string, arch *machine.Arch) (qemuBin, kern
 	if qemuBin, err = qemu.Find(qemuFlag, arch); err != nil {
 		return "", "", inputError(err)
 	}
-	if kernel, err = findKernel(kernelFlag); err != nil {
+	if kernel, err = findKernel(kernelFlag, arch); err != nil {
 		return "", "", err
 	}
 	return qemuBin, kernel, nil
 }
 
 // findKernel wraps kernelimage.Find with the CLI's messages and statuses:
-// a missing kernel is a setup problem (2), a failed build is 1. It returns
-// the kernel Image QEMU boots (made from the ELF cargo links).
-func findKernel(explicit string) (string, error) {
-	k, err := kernelFinder().Find(explicit)
+// a missing kernel, or one for another architecture, is a setup problem
+// (2), a failed build is 1. It returns the kernel Image QEMU boots (made
+// from the ELF cargo links) for arch's programs.
+func findKernel(explicit string, arch *machine.Arch) (string, error) {
+	k, err := kernelFinder(arch).Find(explicit)
 	if errors.Is(err, kernelimage.ErrNotFound) {
 		return "", inputError(err)
 	}
 	if err != nil {
 		return "", err
+	}
+	if err := checkKernelArch(k, arch); err != nil {
+		return "", inputError(err)
 	}
 	img, err := kernelimage.ImageFile(k)
 	if err != nil {
@@ -116,10 +120,25 @@ func findKernel(explicit string) (string, error) {
 	return img, nil
 }
 
-// kernelFinder finds kernels for the CLI, telling the user when that
-// means a cargo build.
-func kernelFinder() *kernelimage.Finder {
-	return kernelimage.New(func() { fmt.Fprintln(os.Stderr, "gometal: building kernel...") })
+// kernelFinder finds arch's kernel for the CLI, telling the user when
+// that means a cargo build.
+func kernelFinder(arch *machine.Arch) *kernelimage.Finder {
+	return kernelimage.NewFor(arch.Name, func() { fmt.Fprintf(os.Stderr, "gometal: building the %s kernel...\n", arch.Name) })
+}
+
+// checkKernelArch refuses a kernel built for another architecture than
+// the program's (a -kernel or $GOMETAL_KERNEL… mix-up) in one line,
+// instead of a boot that never prints anything.
+func checkKernelArch(path string, arch *machine.Arch) error {
+	got, err := kernelimage.ArchOf(path)
+	if err != nil {
+		return err
+	}
+	if got != arch.Name {
+		return fmt.Errorf("kernel %s is for %s, the program for %s (set %s or -kernel to a %s kernel)",
+			path, got, arch.Name, kernelimage.EnvFor(arch.Name), arch.Name)
+	}
+	return nil
 }
 
 // cmdline turns flags into the kernel command line: options, then the
@@ -134,14 +153,19 @@ type bootOptions struct {
 	gdb     bool          // QEMU waits for a debugger: say how to attach
 	symbols string        // the kernel ELF (its symbols), for the gdb hint
 	timeout time.Duration // stop QEMU after this long (0: never)
-	// quitStops: SIGQUIT stops QEMU (with a note) instead of being ignored;
-	// a Go runtime would dump goroutines, which the guest's cannot be.
-	quitStops bool
+	grace   time.Duration // after a stop signal, end the machine this long later (0: at a second)
 }
 
+// hostSignals are the signals gometal passes to the program, as Linux
+// would deliver them to a process that received them.
+var hostSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2}
+
 // boot runs QEMU on our own stdio and converts how it ended into gometal's
-// exit status. Signals that would kill gometal are forwarded to QEMU
-// instead, so temp files are cleaned and the terminal is restored.
+// exit status. The signals a Linux process would get (hostSignals) go to
+// the program through the console's signal port; QEMU runs in a process
+// group of its own, so a terminal's Ctrl-C reaches the program once. A
+// program that does not end within -grace of a stop signal, or a second
+// stop signal, ends the machine (qemu.RunOptions.Guest).
 func boot(cfg qemu.Config, o bootOptions) error {
 	if err := cfg.Validate(); err != nil {
 		return inputError(err)
@@ -151,36 +175,27 @@ func boot(cfg qemu.Config, o bootOptions) error {
 	if err := cfg.Machine.Check(); err != nil {
 		return inputError(err)
 	}
+	// The kernel learns how its exit status reaches the host (an image
+	// with its own command line, run without one, reports it on the console).
+	if ka := cfg.Machine.Exit.KernelArgs(); len(ka) > 0 && cfg.Append != "" {
+		cfg.Append = strings.Join(ka, " ") + " " + cfg.Append
+	}
 	if o.gdb {
 		fmt.Fprintf(os.Stderr, "gometal: QEMU is waiting for a debugger; attach with:\n\tgdb-multiarch %s -ex 'target remote localhost:%d'\n",
 			o.symbols, qemu.GDBPort)
 	}
-	caught := make(chan os.Signal, 1)
-	forwarded := []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
-	if o.quitStops {
-		forwarded = append(forwarded, syscall.SIGQUIT)
-	}
-	signal.Notify(caught, forwarded...)
-	defer signal.Stop(caught)
-	sigs := make(chan os.Signal, 1)
-	go func() {
-		for s := range caught {
-			if s == syscall.SIGQUIT {
-				fmt.Fprintln(os.Stderr, "gometal exec: SIGQUIT: stopping QEMU (the guest's goroutines cannot be dumped from outside)")
-				s = syscall.SIGTERM
-			}
-			sigs <- s
-		}
-	}()
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, hostSignals...)
+	defer signal.Stop(sigs)
 
-	stdio, finish, err := consoleStdio(&cfg, o.verbose)
+	stdio, streams, finish, err := consoleStdio(&cfg, o.verbose)
 	if err != nil {
 		return err
 	}
 	if o.verbose {
 		fmt.Fprintf(os.Stderr, "gometal: %s\n", qemu.ShellQuote(cfg.Args()))
 	}
-	res, err := qemu.Run(cfg, stdio, qemu.RunOptions{Timeout: o.timeout, Signals: sigs})
+	res, err := qemu.Run(cfg, stdio, qemu.RunOptions{Timeout: o.timeout, Signals: sigs, Guest: streams.Signal, StopGrace: o.grace})
 	finish()
 	if err != nil {
 		return fmt.Errorf("starting QEMU: %v", err)
@@ -195,13 +210,13 @@ func boot(cfg qemu.Config, o bootOptions) error {
 // goes to our stderr through the banner filter (the banner shows with -v),
 // a whole line at a time.
 // QEMU gets no stdin, so it leaves a terminal alone: the terminal keeps
-// its line editing, and Ctrl-C stops gometal and QEMU as any command.
+// its line editing, and Ctrl-C reaches gometal, which passes it on.
 // It also adds the entropy device and the kernel options that say which
 // streams are terminals. finish waits for the program's output to drain.
-func consoleStdio(cfg *qemu.Config, showBanner bool) (qemu.Stdio, func(), error) {
+func consoleStdio(cfg *qemu.Config, showBanner bool) (qemu.Stdio, *console.Streams, func(), error) {
 	streams, err := console.NewStreams(os.Stdin, os.Stdout, os.Stderr)
 	if err != nil {
-		return qemu.Stdio{}, nil, err
+		return qemu.Stdio{}, nil, nil, err
 	}
 	cfg.Entropy, cfg.StdioPorts = true, true
 	if opts := console.KernelOptions(os.Stdin, os.Stdout, os.Stderr); len(opts) > 0 {
@@ -214,7 +229,7 @@ func consoleStdio(cfg *qemu.Config, showBanner bool) (qemu.Stdio, func(), error)
 	kernelLines := linesink.New(os.Stderr)
 	log := console.NewBannerFilter(kernelLines.Stream(), showBanner)
 	stdio := qemu.Stdio{Stdout: log, Stderr: os.Stderr, Ports: streams.QEMU, Started: streams.Start}
-	return stdio, func() { streams.Wait(); log.Flush(); kernelLines.Flush() }, nil
+	return stdio, streams, func() { streams.Wait(); log.Flush(); kernelLines.Flush() }, nil
 }
 
 // exitStatusOf maps a QEMU result to gometal's exit status. QEMU exits 0

@@ -87,7 +87,7 @@ func newBuildFlagSet() (*flag.FlagSet, *buildFlags) {
 	fs := flag.NewFlagSet("build", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&f.out, "o", "", "the image file to write (required)")
-	fs.StringVar(&f.arch, "arch", "riscv64", "the architecture: riscv64")
+	fs.StringVar(&f.arch, "arch", "riscv64", "the architecture: riscv64 or arm64")
 	fs.StringVar(&f.onExit, "on-exit", "poweroff", "what the machine does when the program ends: "+strings.Join(onExitModes, ", "))
 	fs.IntVar(&f.cores, "cores", 0, fmt.Sprintf("use at most this many CPU cores, 1 to %d (0: all the machine has)", maxCores))
 	fs.BoolVar(&f.verbose, "v", false, "verbose: the kernel logs its boot")
@@ -114,10 +114,8 @@ func (f *buildFlags) validate() error {
 	switch {
 	case f.out == "":
 		return usageErrorf("build", "build: -o: the image file to write is required")
-	case f.arch == "arm64":
-		return usageErrorf("build", "build: -arch arm64: not yet (gometal's arm64 kernel is not on this branch); riscv64 is")
-	case f.arch != "riscv64":
-		return usageErrorf("build", "build: -arch %q: want riscv64", f.arch)
+	case f.arch != "riscv64" && f.arch != "arm64":
+		return usageErrorf("build", "build: -arch %q: want riscv64 or arm64", f.arch)
 	case !slices.Contains(onExitModes, f.onExit):
 		return usageErrorf("build", "build: -on-exit %q: want one of %s", f.onExit, strings.Join(onExitModes, ", "))
 	case f.cores < 0 || f.cores > maxCores:
@@ -201,8 +199,11 @@ func buildMain(args []string) error {
 	if err != nil {
 		return err
 	}
-	elf, err := kernelFinder().Find(f.kernel)
+	elf, err := kernelFinder(arch).Find(f.kernel)
 	if err != nil {
+		return inputError(err)
+	}
+	if err := checkKernelArch(elf, arch); err != nil {
 		return inputError(err)
 	}
 	kernel, err := kernelimage.Image(elf)

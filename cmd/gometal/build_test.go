@@ -17,7 +17,7 @@ func TestBuildErrors(t *testing.T) {
 	}{
 		{[]string{"build", "prog"}, "build: -o: the image file to write is required"},
 		{[]string{"build", "-o", img}, "build: no package or binary given"},
-		{[]string{"build", "-o", img, "-arch", "arm64", "prog"}, "-arch arm64: not yet"},
+		{[]string{"build", "-o", img, "-arch", "amd64", "prog"}, `-arch "amd64": want riscv64 or arm64`},
 		{[]string{"build", "-o", img, "-arch", "mips", "prog"}, "-arch \"mips\": want riscv64"},
 		{[]string{"build", "-o", img, "-on-exit", "explode", "prog"}, "-on-exit \"explode\": want one of poweroff, reboot, halt"},
 		{[]string{"build", "-o", img, "-cores", "99", "prog"}, "-cores 99: want 0 to 64"},

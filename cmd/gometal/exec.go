@@ -121,7 +121,7 @@ func parseExecFlags(args []string, getenv func(string) string) (*execFlags, erro
 		if err != nil {
 			return nil, usageErrorf("exec", "exec: %s: %v", goexec.EnvFlags, err)
 		}
-		if err := fs.Parse(words); err != nil {
+		if err := fs.Parse(joinNetValue(words)); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
@@ -223,8 +223,9 @@ func execMain(args []string) error {
 		Mounts: qemuMounts(f.mounts),
 	}
 	cfg.Net = qemuNet(f.net, f.forwards)
-	// SIGQUIT is what go test sends a test that overran its deadline.
-	return boot(cfg, bootOptions{verbose: f.verbose, timeout: goexec.QEMUTimeout(f.timeout, f.args), quitStops: true})
+	// SIGQUIT, which go test sends a test that overran its deadline, reaches
+	// the test binary: its goroutine dump is printed as on Linux.
+	return boot(cfg, bootOptions{verbose: f.verbose, timeout: goexec.QEMUTimeout(f.timeout, f.args), grace: f.grace})
 }
 
 // execCmdline is the kernel command line: options, cwd=, the environment,

@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"strings"
+	"time"
 
 	"gometal.dev/gometal/internal/machine"
 )
@@ -62,19 +63,27 @@ func (f *machineFlags) register(fs *flag.FlagSet, t flagTexts) {
 	fs.IntVar(&f.cores, "cores", 4, fmt.Sprintf("number of harts (CPU cores), 1 to %d", maxCores))
 	fs.StringVar(&f.mem, "mem", t.mem, t.memHelp)
 	fs.DurationVar(&f.timeout, "timeout", 0, t.timeoutHelp)
+	fs.DurationVar(&f.grace, "grace", defaultGrace, graceHelp)
 	fs.BoolVar(&f.verbose, "v", false, t.verboseHelp)
 	fs.Var(&f.env, "env", t.envHelp)
 	fs.Var(&f.devices, "device", deviceFlagHelp)
 	fs.Var(&f.disks, "disk", diskFlagHelp)
 	fs.Var(&f.add, "add", t.addHelp)
 	fs.Var(&f.mount, "mount", mountUsage)
-	fs.BoolVar(&f.net, "net", false, netUsage)
+	fs.Var(&f.net, "net", netUsage)
 	fs.Var(&f.publish, "p", publishUsage)
 	kernelFlag(fs, &f.kernel)
 	fs.StringVar(&f.kernelArgs, "kernel-args", "", t.kernelArgsHelp)
 	fs.StringVar(&f.sched, "sched", "", t.schedHelp)
 	qemuFlag(fs, &f.qemu)
 }
+
+// defaultGrace is how long a program has to end after a stop signal, as
+// `docker stop` gives a container.
+const defaultGrace = 10 * time.Second
+
+// graceHelp is -grace's help text (run and exec).
+const graceHelp = "SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 go to the program; if it has not ended this long after a SIGINT, SIGTERM or SIGQUIT (or at a second one), the machine is stopped and gometal exits 128+signal (0: only at a second one)"
 
 // kernelFlag defines -kernel, the gometal kernel to boot.
 func kernelFlag(fs *flag.FlagSet, p *string) {

@@ -74,13 +74,13 @@ func TestBenchSharesMachineFlags(t *testing.T) {
 			t.Errorf("-%s: run %q, bench %q", name, r.Usage, b.Usage)
 		}
 	}
-	if u := runFS.Lookup("qemu").Usage; !strings.Contains(u, "qemu-system-riscv64 from PATH") {
+	if u := runFS.Lookup("qemu").Usage; !strings.Contains(u, "qemu-system-riscv64 or qemu-system-aarch64") {
 		t.Errorf("-qemu help: %q", u)
 	}
 }
 
-// TestRunArch: -arch names an architecture gometal runs; arm64 is
-// described but has no kernel yet, so it is one clear line.
+// TestRunArch: -arch names an architecture gometal runs (riscv64 or
+// arm64); anything else is one clear line naming them.
 func TestRunArch(t *testing.T) {
 	f, err := parseRunFlags([]string{"-arch", "riscv64", "prog"})
 	if err != nil || f.arch.Name != "riscv64" {
@@ -90,8 +90,10 @@ func TestRunArch(t *testing.T) {
 	if f, err = parseRunFlags([]string{"prog"}); err != nil || f.arch.Name != "riscv64" {
 		t.Fatalf("default: %v, %v", f, err)
 	}
+	if f, err = parseRunFlags([]string{"-arch", "arm64", "prog"}); err != nil || f.arch.Name != "arm64" {
+		t.Fatalf("-arch arm64: %v, %v", f, err)
+	}
 	for arch, want := range map[string]string{
-		"arm64": "run: -arch arm64 is not supported yet: gometal's kernel runs riscv64 programs",
 		"amd64": `run: -arch "amd64": want riscv64 or arm64`,
 	} {
 		if _, err := parseRunFlags([]string{"-arch", arch, "prog"}); err == nil || err.Error() != want {
@@ -103,11 +105,12 @@ func TestRunArch(t *testing.T) {
 // TestBootRefusesUnsupportedMachine: a described machine without a
 // kernel is one line and exit status 2, before QEMU starts.
 func TestBootRefusesUnsupportedMachine(t *testing.T) {
-	for _, m := range []*machine.Machine{machine.ARM64Virt, machine.RISCV64SifiveU} {
+	for _, m := range []*machine.Machine{machine.RISCV64SifiveU} {
 		var stderr bytes.Buffer
 		err := boot(qemu.Config{Machine: m, Binary: "/nonexistent/qemu", SMP: 2, Kernel: "k"}, bootOptions{})
 		code := report(&stderr, err)
-		if want := "gometal: machine " + m.Name + " is not supported yet: gometal's kernel boots on riscv64-virt\n"; code != 2 || stderr.String() != want {
+		want := "gometal: machine " + m.Name + " is not supported yet: gometal's kernel boots on riscv64-virt, arm64-virt, arm64-virt-gicv2 and arm64-virt-max\n"
+		if code != 2 || stderr.String() != want {
 			t.Errorf("%s: exit %d, %q; want 2, %q", m.Name, code, stderr.String(), want)
 		}
 	}

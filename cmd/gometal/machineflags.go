@@ -18,7 +18,7 @@ import (
 // at least one argument, else a usage error saying `missing`. flag.ErrHelp
 // (-h) comes back as it is.
 func parseCommand(fs *flag.FlagSet, cmd string, args []string, missing string) error {
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(joinNetValue(args)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
@@ -39,6 +39,7 @@ type machineFlags struct {
 	cores      int
 	mem        string
 	timeout    time.Duration
+	grace      time.Duration
 	verbose    bool
 	env        listFlag
 	add        listFlag
@@ -48,7 +49,7 @@ type machineFlags struct {
 	devSel     devices.Selection // devices, parsed by validate
 	mount      listFlag
 	mounts     []guestMount // mount, parsed by validate
-	net        bool
+	net        netFlag
 	publish    listFlag
 	forwards   []qemu.Forward // publish, parsed by validate
 	kernel     string
@@ -68,6 +69,9 @@ func (f *machineFlags) validate(cmd string) error {
 	}
 	if f.timeout < 0 {
 		return usageErrorf(cmd, "%s: -timeout %v: must not be negative", cmd, f.timeout)
+	}
+	if f.grace < 0 {
+		return usageErrorf(cmd, "%s: -grace %v: must not be negative", cmd, f.grace)
 	}
 	if f.sched != "" && !slices.Contains(schedPolicies, f.sched) {
 		return usageErrorf(cmd, "%s: -sched %q: want one of %s", cmd, f.sched, strings.Join(schedPolicies, ", "))
@@ -106,6 +110,9 @@ func (f *machineFlags) validate(cmd string) error {
 		return usageErrorf(cmd, "%s: -p %v", cmd, err)
 	}
 	f.forwards = fw
+	if f.net.tap != "" && len(fw) > 0 {
+		return usageErrorf(cmd, "%s: -p publishes ports through QEMU's user network, not a tap device: reach the guest at its own address", cmd)
+	}
 	return nil
 }
 
@@ -120,6 +127,9 @@ func (f *machineFlags) kernelOptions() []string {
 	}
 	for _, m := range f.mounts {
 		opts = append(opts, m.kernelOption())
+	}
+	if o := netKernelOption(f.net); o != "" {
+		opts = append(opts, o)
 	}
 	return append(opts, f.devSel.Kernel...)
 }

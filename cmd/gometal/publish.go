@@ -5,13 +5,16 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 
 	"gometal.dev/gometal/internal/qemu"
 )
 
-const netUsage = "give the program a network device (virtio-net on QEMU's user-mode network: address 10.0.2.15, host 10.0.2.2, DNS 10.0.2.3)"
+const netUsage = "give the program a network device: `-net` alone is virtio-net on QEMU's user-mode network (address 10.0.2.15, host 10.0.2.2, DNS 10.0.2.3); " +
+	"-net=tap=IFNAME[,ip=A.B.C.D/P][,gw=A.B.C.D][,dns=A.B.C.D] puts it on the host's tap device IFNAME (vhost-net when /dev/vhost-net exists; the tap must exist, " +
+	"e.g. `ip tuntap add IFNAME mode tap`), with that address plan (default 10.0.2.15/24, gateway 10.0.2.2, DNS 10.0.2.3; gw= without dns= makes the gateway the DNS server); `-net tap=...` works too"
 
 const publishUsage = "publish a guest port on the host's 127.0.0.1: `HOST:GUEST[/tcp|/udp]` (repeatable; implies -net)"
 
@@ -67,10 +70,118 @@ func parsePublishes(specs []string) ([]qemu.Forward, error) {
 	return out, nil
 }
 
-// qemuNet is the network device the flags ask for (nil: none).
-func qemuNet(on bool, forwards []qemu.Forward) *qemu.Net {
-	if !on && len(forwards) == 0 {
+// netFlag is -net: off, on (QEMU's user network), or a tap device with
+// the guest's address plan. A bare -net is a boolean; -net=tap=IFNAME,...
+// (or -net tap=..., joined by joinNetValue) names the tap.
+type netFlag struct {
+	on   bool
+	tap  string // the host's tap device; "" for the user network
+	plan string // ip=...,gw=...,dns=... as given (the kernel's net= option)
+}
+
+func (n *netFlag) IsBoolFlag() bool { return true }
+
+func (n *netFlag) String() string {
+	switch {
+	case n == nil || !n.on:
+		return ""
+	case n.tap == "":
+		return "user"
+	case n.plan == "":
+		return "tap=" + n.tap
+	}
+	return "tap=" + n.tap + "," + n.plan
+}
+
+// Set takes "true"/"false" (a bare -net), "user", or
+// "tap=IFNAME[,ip=A.B.C.D/P][,gw=A.B.C.D][,dns=A.B.C.D]".
+func (n *netFlag) Set(v string) error {
+	switch v {
+	case "true", "user":
+		*n = netFlag{on: true}
+		return nil
+	case "false":
+		*n = netFlag{}
 		return nil
 	}
-	return &qemu.Net{Forwards: forwards}
+	rest, ok := strings.CutPrefix(v, "tap=")
+	if !ok {
+		return fmt.Errorf("%q: want user or tap=IFNAME[,ip=A.B.C.D/P,gw=A.B.C.D,dns=A.B.C.D]", v)
+	}
+	name, plan, _ := strings.Cut(rest, ",")
+	if name == "" || len(name) > 15 || strings.ContainsAny(name, ",= /") {
+		return fmt.Errorf("%q: %q is not a network interface name", v, name)
+	}
+	if err := checkNetPlan(plan); err != nil {
+		return fmt.Errorf("%q: %v", v, err)
+	}
+	*n = netFlag{on: true, tap: name, plan: plan}
+	return nil
+}
+
+// checkNetPlan checks ip=A.B.C.D[/P], gw=A.B.C.D and dns=A.B.C.D items
+// (what the kernel's net= option takes: kernel/core netplan.rs).
+func checkNetPlan(plan string) error {
+	if plan == "" {
+		return nil
+	}
+	for _, item := range strings.Split(plan, ",") {
+		k, v, _ := strings.Cut(item, "=")
+		switch k {
+		case "ip":
+			addr, prefix, hasPrefix := strings.Cut(v, "/")
+			if ip := net.ParseIP(addr); ip == nil || ip.To4() == nil {
+				return fmt.Errorf("ip=%s: not an IPv4 address", v)
+			}
+			if hasPrefix {
+				if p, err := strconv.Atoi(prefix); err != nil || p < 1 || p > 32 {
+					return fmt.Errorf("ip=%s: prefix length 1 to 32", v)
+				}
+			}
+		case "gw", "dns":
+			if ip := net.ParseIP(v); ip == nil || ip.To4() == nil {
+				return fmt.Errorf("%s=%s: not an IPv4 address", k, v)
+			}
+		default:
+			return fmt.Errorf("%q: want ip=, gw= or dns=", item)
+		}
+	}
+	return nil
+}
+
+// joinNetValue lets `-net tap=IFNAME,...` (a space, as other flags take
+// their values) mean -net=tap=...: -net is also a boolean, which takes a
+// value only after "=".
+func joinNetValue(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || !strings.HasPrefix(a, "-") {
+			return append(out, args[i:]...) // flags end here
+		}
+		if (a == "-net" || a == "--net") && i+1 < len(args) && strings.HasPrefix(args[i+1], "tap=") {
+			out = append(out, a+"="+args[i+1])
+			i++
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// qemuNet is the network device the flags ask for (nil: none).
+func qemuNet(n netFlag, forwards []qemu.Forward) *qemu.Net {
+	if !n.on && len(forwards) == 0 {
+		return nil
+	}
+	return &qemu.Net{Forwards: forwards, Tap: n.tap}
+}
+
+// netKernelOption is the kernel's net= option for the flag's address
+// plan ("" when it has none: the kernel keeps the user network's).
+func netKernelOption(n netFlag) string {
+	if n.tap == "" || n.plan == "" {
+		return ""
+	}
+	return "net=" + n.plan
 }

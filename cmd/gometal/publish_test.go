@@ -49,10 +49,50 @@ func TestParsePublishesDuplicate(t *testing.T) {
 }
 
 func TestQemuNet(t *testing.T) {
-	if qemuNet(false, nil) != nil {
+	if qemuNet(netFlag{}, nil) != nil {
 		t.Error("no -net, no -p: a network device anyway")
 	}
-	if qemuNet(false, []qemu.Forward{{Proto: "tcp", Host: 1, Guest: 2}}) == nil {
+	if qemuNet(netFlag{}, []qemu.Forward{{Proto: "tcp", Host: 1, Guest: 2}}) == nil {
 		t.Error("-p alone should imply -net")
+	}
+	if n := qemuNet(netFlag{on: true, tap: "tap7"}, nil); n == nil || n.Tap != "tap7" {
+		t.Errorf("-net=tap=tap7: %+v", n)
+	}
+}
+
+// TestNetFlag: -net alone, -net=user, -net=tap=IFNAME with an address plan
+// (also written -net tap=...), and what is refused.
+func TestNetFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want netFlag
+		opt  string
+	}{
+		{[]string{"-net", "prog"}, netFlag{on: true}, ""},
+		{[]string{"-net=user", "prog"}, netFlag{on: true}, ""},
+		{[]string{"-net=tap=tap0", "prog"}, netFlag{on: true, tap: "tap0"}, ""},
+		{[]string{"-net", "tap=gm1,ip=10.9.0.2/24,gw=10.9.0.1", "prog"}, netFlag{on: true, tap: "gm1", plan: "ip=10.9.0.2/24,gw=10.9.0.1"}, "net=ip=10.9.0.2/24,gw=10.9.0.1"},
+		{[]string{"prog", "-net", "tap=x"}, netFlag{}, ""},
+	} {
+		f, err := parseRunFlags(tc.args)
+		if err != nil {
+			t.Errorf("%q: %v", tc.args, err)
+			continue
+		}
+		if f.net != tc.want || netKernelOption(f.net) != tc.opt {
+			t.Errorf("%q: %+v (kernel option %q), want %+v (%q)", tc.args, f.net, netKernelOption(f.net), tc.want, tc.opt)
+		}
+	}
+	for _, bad := range [][]string{
+		{"-net=tap=", "prog"},
+		{"-net=tap=t0,ip=10.0.0.300", "prog"},
+		{"-net=tap=t0,ip=10.0.0.1/40", "prog"},
+		{"-net=tap=t0,mtu=9000", "prog"},
+		{"-net=bridge", "prog"},
+		{"-net=tap=t0", "-p", "8080:80", "prog"},
+	} {
+		if _, err := parseRunFlags(bad); err == nil {
+			t.Errorf("%q: accepted", bad)
+		}
 	}
 }

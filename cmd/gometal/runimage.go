@@ -84,7 +84,7 @@ func sealedFlags(f *runFlags) error {
 		"arguments": len(f.args) > 0, "-env": len(f.env) > 0, "-add": len(f.add) > 0,
 		"-kernel-args": f.kernelArgs != "", "-kernel": f.kernel != "", "-sched": f.sched != "",
 		"-mount": len(f.mount) > 0, "-device": len(f.devices) > 0, "-disk": len(f.disks) > 0,
-		"-net": f.net, "-p": len(f.publish) > 0, "-tags": f.tags != "", "-ldflags": f.ldflags != "",
+		"-net": f.net.on, "-p": len(f.publish) > 0, "-tags": f.tags != "", "-ldflags": f.ldflags != "",
 	}
 	for _, name := range []string{"arguments", "-env", "-add", "-kernel-args", "-kernel", "-sched", "-mount", "-device", "-disk", "-net", "-p", "-tags", "-ldflags"} {
 		if sealed[name] {

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 
 	"gometal.dev/gometal/internal/kernelimage"
+	"gometal.dev/gometal/internal/machine"
 )
 
 var versionCommand = &command{
@@ -44,7 +45,7 @@ func versionMain(args []string) error {
 		return usageErrorf("version", "version takes no arguments")
 	}
 	fmt.Fprintf(os.Stdout, "gometal %s %s %s/%s\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	k, err := kernelFinder().Locate(*kernel)
+	k, err := kernelFinder(machine.Default().Arch).Locate(*kernel)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,8 @@ package console
 // copy between the other ends and our stdio. Closing our end of the stdin
 // pair when our stdin ends makes QEMU close the port, which the guest
 // kernel reads as end of file: any bytes, any length, then a real EOF.
+// A fourth port carries signals to the program: one byte, the signal's
+// number, each (the kernel's stdio/hostsig.rs sends it to the program).
 
 import (
 	"errors"
@@ -19,8 +21,8 @@ import (
 
 // Streams relays the three standard streams of one guest program.
 type Streams struct {
-	// QEMU holds QEMU's ends, in port order (stdin, stdout, stderr): pass
-	// them as its descriptors 3, 4, 5 (exec.Cmd.ExtraFiles).
+	// QEMU holds QEMU's ends, in port order (stdin, stdout, stderr,
+	// signals): pass them as its descriptors 3, 4, 5, 6 (exec.Cmd.ExtraFiles).
 	QEMU []*os.File
 	ours []*os.File
 
@@ -30,10 +32,10 @@ type Streams struct {
 	quit           chan struct{}
 }
 
-// NewStreams makes the socket pairs for stdin, stdout and stderr.
+// NewStreams makes the socket pairs for stdin, stdout, stderr and signals.
 func NewStreams(stdin io.Reader, stdout, stderr io.Writer) (*Streams, error) {
 	s := &Streams{stdin: stdin, stdout: stdout, stderr: stderr, quit: make(chan struct{})}
-	for _, name := range []string{"stdin", "stdout", "stderr"} {
+	for _, name := range []string{"stdin", "stdout", "stderr", "signal"} {
 		fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
 		if err != nil {
 			s.Close()
@@ -69,6 +71,17 @@ func (s *Streams) Start() {
 	}()
 }
 
+// Signal passes sig to the program (SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+// SIGUSR1, SIGUSR2; the kernel ignores others).
+func (s *Streams) Signal(sig os.Signal) error {
+	n, ok := sig.(syscall.Signal)
+	if !ok || n <= 0 || n > 64 {
+		return errors.New("not a signal the program can be sent")
+	}
+	_, err := s.ours[3].Write([]byte{byte(n)})
+	return err
+}
+
 // relayOut copies one output port to w. If w fails (a reader that went
 // away, as with `| head`), the port is closed, so the program's next write
 // fails with EPIPE, as it would on Linux.
@@ -83,6 +96,7 @@ func (s *Streams) Wait() {
 	close(s.quit)
 	s.outputs.Wait()
 	s.ours[0].Close()
+	s.ours[3].Close()
 }
 
 // Close releases every descriptor (for a QEMU that never started).

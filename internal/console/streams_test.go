@@ -33,7 +33,7 @@ func TestStreamsRelay(t *testing.T) {
 		t.Fatal(err)
 	}
 	qemu := s.QEMU
-	dup := make([]*os.File, 3)
+	dup := make([]*os.File, len(qemu))
 	for i, f := range qemu {
 		fd, _ := dupFd(f)
 		dup[i] = fd
@@ -45,6 +45,13 @@ func TestStreamsRelay(t *testing.T) {
 	}
 	dup[1].WriteString("to stdout")
 	dup[2].WriteString("to stderr")
+	if err := s.Signal(syscall.SIGTERM); err != nil {
+		t.Errorf("Signal: %v", err)
+	}
+	sig := make([]byte, 4)
+	if n, _ := dup[3].Read(sig); n != 1 || sig[0] != byte(syscall.SIGTERM) {
+		t.Errorf("signal port got %q", sig[:n])
+	}
 	for _, f := range dup {
 		f.Close()
 	}

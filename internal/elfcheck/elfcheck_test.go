@@ -69,26 +69,27 @@ func TestCheck(t *testing.T) {
 		name string
 		data []byte
 		want string // substring of the error; "" means success
+		arch *machine.Arch
 	}{
-		{"good", good.bytes(), ""},
-		{"script", []byte("#!/bin/sh\necho hi\n"), "prog: not an ELF executable"},
-		{"empty", nil, "prog: not an ELF executable"},
+		{"good", good.bytes(), "", machine.RISCV64},
+		{"arm64", fakeELF{elf.ELFCLASS64, elf.EM_AARCH64, elf.ET_EXEC, "", false}.bytes(), "", machine.ARM64},
+		{"script", []byte("#!/bin/sh\necho hi\n"), "prog: not an ELF executable", nil},
+		{"empty", nil, "prog: not an ELF executable", nil},
 		{"x86", fakeELF{elf.ELFCLASS64, elf.EM_X86_64, elf.ET_EXEC, "", false}.bytes(),
-			"prog: built for x86-64 (EM 62), gometal runs riscv64 binaries: build with GOOS=linux GOARCH=riscv64 CGO_ENABLED=0"},
-		{"arm64", fakeELF{elf.ELFCLASS64, elf.EM_AARCH64, elf.ET_EXEC, "", false}.bytes(), "prog: built for arm64 (EM 183), not supported yet: gometal runs riscv64 binaries: build with GOOS=linux GOARCH=riscv64 CGO_ENABLED=0"},
-		{"rv32", fakeELF{elf.ELFCLASS32, elf.EM_RISCV, elf.ET_EXEC, "", false}.bytes(), "built for riscv32 (EM 243)"},
+			"prog: built for x86-64 (EM 62), gometal runs riscv64 and arm64 binaries: build with GOOS=linux GOARCH=riscv64 CGO_ENABLED=0", nil},
+		{"rv32", fakeELF{elf.ELFCLASS32, elf.EM_RISCV, elf.ET_EXEC, "", false}.bytes(), "built for riscv32 (EM 243)", nil},
 		{"dynamic", fakeELF{elf.ELFCLASS64, elf.EM_RISCV, elf.ET_DYN, "/lib/ld-linux-riscv64-lp64d.so.1", true}.bytes(),
-			"prog: dynamically linked (interpreter /lib/ld-linux-riscv64-lp64d.so.1), rebuild with CGO_ENABLED=0"},
-		{"dynsection", fakeELF{elf.ELFCLASS64, elf.EM_RISCV, elf.ET_EXEC, "", true}.bytes(), "dynamically linked (has a dynamic section)"},
-		{"object", fakeELF{elf.ELFCLASS64, elf.EM_RISCV, elf.ET_REL, "", false}.bytes(), "not a static executable (type ET_REL)"},
+			"prog: dynamically linked (interpreter /lib/ld-linux-riscv64-lp64d.so.1), rebuild with CGO_ENABLED=0", nil},
+		{"dynsection", fakeELF{elf.ELFCLASS64, elf.EM_RISCV, elf.ET_EXEC, "", true}.bytes(), "dynamically linked (has a dynamic section)", nil},
+		{"object", fakeELF{elf.ELFCLASS64, elf.EM_RISCV, elf.ET_REL, "", false}.bytes(), "not a static executable (type ET_REL)", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := write(t, "prog", c.data)
 			arch, err := Check(path)
 			if c.want == "" {
-				if err != nil || arch != machine.RISCV64 {
-					t.Fatalf("Check = %v, %v; want riscv64, nil", arch, err)
+				if err != nil || arch != c.arch {
+					t.Fatalf("Check = %v, %v; want %v, nil", arch, err, c.arch)
 				}
 				return
 			}

@@ -11,8 +11,9 @@ import (
 	"time"
 )
 
-// Target is the Rust target the kernel is built for.
-const Target = "riscv64gc-unknown-none-elf"
+// Target is the Rust target the riscv64 kernel is built for (TargetFor
+// names every architecture's).
+var Target = TargetFor("riscv64")
 
 // binName is the kernel's [[bin]] target name.
 const binName = "gometal-kernel"
@@ -21,16 +22,22 @@ const binName = "gometal-kernel"
 // nothing is happening yet; an up-to-date build finishes well within it.
 const slowAfter = time.Second
 
-// CargoBuild builds the kernel crate in dir in release mode, reproducibly
+// CargoBuild builds the riscv64 kernel; see CargoBuildFor.
+func CargoBuild(dir string, slow func()) (string, error) {
+	return CargoBuildFor(dir, DefaultArch, slow)
+}
+
+// CargoBuildFor builds the kernel crate in dir for arch in release mode, reproducibly
 // (reproducibleEnv), and returns the ELF's path. Cargo's output is shown only if the build fails: on success
 // it is noise. The path comes from cargo's JSON messages, so a
 // CARGO_TARGET_DIR set by the user is honored.
-func CargoBuild(dir string, slow func()) (string, error) {
+func CargoBuildFor(dir, arch string, slow func()) (string, error) {
+	target := TargetFor(arch)
 	cargo, err := exec.LookPath("cargo")
 	if err != nil {
 		return "", fmt.Errorf("%w (needed to build the kernel in %s)", ErrNoCargo, dir)
 	}
-	cmd := exec.Command(cargo, "build", "--release", "--target", Target,
+	cmd := exec.Command(cargo, "build", "--release", "--target", target,
 		"--bin", binName, "--message-format=json-render-diagnostics")
 	cmd.Dir = dir
 	cmd.Env = reproducibleEnv(os.Environ(), dir)
@@ -46,7 +53,7 @@ func CargoBuild(dir string, slow func()) (string, error) {
 	if exe := executable(stdout.Bytes()); exe != "" {
 		return exe, nil
 	}
-	exe := filepath.Join(dir, "target", Target, "release", binName)
+	exe := filepath.Join(dir, "target", target, "release", binName)
 	return exe, checkFile(exe)
 }
 

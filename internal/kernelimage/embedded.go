@@ -3,7 +3,7 @@ package kernelimage
 import (
 	"bytes"
 	"crypto/sha256"
-	_ "embed"
+	"embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -18,20 +18,36 @@ const EmbeddedPath = "internal/kernelimage/" + embeddedName
 
 const embeddedName = "gometal-kernel.elf"
 
-// embedded is the kernel built from this checkout's sources (release
-// profile, reproducibly: see reproducible.go), so an installed gometal
-// needs neither the sources nor a Rust toolchain.
+// kernels are the kernels built from this checkout's sources (release
+// profile, reproducibly: see reproducible.go), one per architecture
+// (gometal-kernel.elf for riscv64, gometal-kernel-arm64.elf), so an
+// installed gometal needs neither the sources nor a Rust toolchain. The
+// pattern embeds whichever of them the checkout has.
 //
-//go:embed gometal-kernel.elf
-var embedded []byte
+//go:embed gometal-kernel*.elf
+var kernels embed.FS
 
-// Embedded returns the kernel image compiled into gometal.
-func Embedded() []byte { return embedded }
+// Embedded returns the riscv64 kernel image compiled into gometal.
+func Embedded() []byte { return EmbeddedFor(DefaultArch) }
 
-// extractEmbedded gives QEMU, which boots a file, the embedded image: it is
+// EmbeddedFor returns arch's kernel image compiled into gometal (nil if
+// this gometal was built without one).
+func EmbeddedFor(arch string) []byte {
+	data, err := kernels.ReadFile(kernelFor(arch).embedded)
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
+// extractEmbedded extracts the riscv64 kernel; see extractEmbeddedFor.
+func extractEmbedded() (string, error) { return extractEmbeddedFor(DefaultArch) }
+
+// extractEmbeddedFor gives QEMU, which boots a file, the embedded image: it is
 // written once per image to gometal's directory in the user's cache, named
 // by its hash, and reused while its bytes match.
-func extractEmbedded() (string, error) {
+func extractEmbeddedFor(arch string) (string, error) {
+	embedded := EmbeddedFor(arch)
 	if len(embedded) == 0 {
 		return "", ErrNotFound
 	}

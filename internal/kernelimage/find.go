@@ -46,6 +46,9 @@ type Kernel struct {
 // Finder holds the process facts that Find depends on, so tests can fake
 // them. The zero value is not usable; see New.
 type Finder struct {
+	// Arch is the architecture (GOARCH name) of the kernel to find; ""
+	// means riscv64.
+	Arch       string
 	Getenv     func(string) string
 	Getwd      func() (string, error)
 	Executable func() (string, error)
@@ -55,15 +58,20 @@ type Finder struct {
 	Embedded func() (string, error)
 }
 
-// New returns a Finder for the real process that builds with cargo,
-// calling slow (if not nil) when a build is taking a while.
-func New(slow func()) *Finder {
+// New returns a Finder of the riscv64 kernel for the real process; see NewFor.
+func New(slow func()) *Finder { return NewFor(DefaultArch, slow) }
+
+// NewFor returns a Finder of arch's kernel for the real process that
+// builds with cargo, calling slow (if not nil) when a build is taking a
+// while.
+func NewFor(arch string, slow func()) *Finder {
 	return &Finder{
+		Arch:       arch,
 		Getenv:     os.Getenv,
 		Getwd:      os.Getwd,
 		Executable: os.Executable,
-		Build:      func(dir string) (string, error) { return CargoBuild(dir, slow) },
-		Embedded:   extractEmbedded,
+		Build:      func(dir string) (string, error) { return CargoBuildFor(dir, arch, slow) },
+		Embedded:   func() (string, error) { return extractEmbeddedFor(arch) },
 	}
 }
 
@@ -80,8 +88,8 @@ func (f *Finder) Locate(explicit string) (Kernel, error) {
 	if explicit != "" {
 		return Kernel{explicit, FromFlag}, checkFile(explicit)
 	}
-	if p := f.Getenv(EnvKernel); p != "" {
-		return Kernel{p, FromEnv}, checkFile(p)
+	if p := f.Getenv(EnvFor(f.Arch)); p != "" {
+		return Kernel{p, "$" + EnvFor(f.Arch)}, checkFile(p)
 	}
 	if dir := f.checkout(); dir != "" {
 		p, err := f.Build(dir)

@@ -146,6 +146,16 @@ const (
 	ExitConsole
 )
 
+// KernelArgs are the kernel options the exit mechanism needs: gometal's
+// kernel uses semihosting only when told the host enabled it (an Arm
+// semihosting call without it is an undefined instruction).
+func (e Exit) KernelArgs() []string {
+	if e == ExitSemihosting {
+		return []string{"semihosting"}
+	}
+	return nil
+}
+
 // QEMUArgs are the QEMU arguments the exit mechanism needs.
 func (e Exit) QEMUArgs() []string {
 	if e == ExitSemihosting {

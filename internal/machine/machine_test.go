@@ -48,7 +48,7 @@ func TestArchOfELF(t *testing.T) {
 }
 
 // TestChooseArch: -arch, then $GOARCH, then the host, among the
-// architectures gometal runs (riscv64 only, until the arm64 kernel).
+// architectures gometal runs (riscv64 and arm64), else riscv64.
 func TestChooseArch(t *testing.T) {
 	cases := []struct {
 		explicit, goarch, host string
@@ -57,12 +57,12 @@ func TestChooseArch(t *testing.T) {
 	}{
 		{"", "", "amd64", RISCV64, ""},
 		{"", "", "riscv64", RISCV64, ""},
-		{"", "", "arm64", RISCV64, ""},             // arm64 hosts too, until arm64 is supported
+		{"", "", "arm64", ARM64, ""},               // an arm64 host boots arm64
 		{"", "amd64", "amd64", RISCV64, ""},        // a host GOARCH is the user's, not ours
-		{"", "arm64", "amd64", RISCV64, ""},        // as it always was
+		{"", "arm64", "amd64", ARM64, ""},          // $GOARCH=arm64 is one gometal runs
 		{"", "riscv64", "arm64", RISCV64, ""},      // $GOARCH wins over the host
 		{"riscv64", "arm64", "arm64", RISCV64, ""}, // -arch wins over both
-		{"arm64", "", "amd64", ARM64, "arm64 is not supported yet: gometal's kernel runs riscv64 programs"},
+		{"arm64", "", "amd64", ARM64, ""},
 		{"amd64", "", "amd64", nil, `"amd64": want riscv64 or arm64`},
 	}
 	for _, c := range cases {
@@ -77,13 +77,14 @@ func TestCheck(t *testing.T) {
 	if err := RISCV64Virt.Check(); err != nil {
 		t.Errorf("riscv64-virt: %v", err)
 	}
-	if err, want := RISCV64SifiveU.Check(), "machine riscv64-sifive_u is not supported yet: gometal's kernel boots on riscv64-virt"; err == nil || err.Error() != want {
+	want := "machine riscv64-sifive_u is not supported yet: gometal's kernel boots on riscv64-virt, arm64-virt, arm64-virt-gicv2 and arm64-virt-max"
+	if err := RISCV64SifiveU.Check(); err == nil || err.Error() != want {
 		t.Errorf("sifive_u: %v; want %q", err, want)
 	}
-	if err := ARM64Virt.Check(); err == nil {
-		t.Errorf("arm64-virt: supported before its kernel")
+	if err := ARM64Virt.Check(); err != nil {
+		t.Errorf("arm64-virt: %v", err)
 	}
-	if got := SupportedArches(); got != "riscv64" {
+	if got := SupportedArches(); got != "riscv64 and arm64" {
 		t.Errorf("SupportedArches() = %q", got)
 	}
 }

@@ -104,9 +104,8 @@ func Named(name string) (*Machine, error) {
 // choice (-arch) must name a supported architecture. Without one: $GOARCH
 // (goarch) when gometal runs it, else the host's architecture (host, a
 // GOARCH) when gometal runs it, else riscv64 — so riscv64 on riscv64 and
-// x86-64 hosts, arm64 on arm64 hosts once the arm64 kernel exists. A
-// $GOARCH gometal cannot run (amd64, or arm64 before its kernel) is
-// passed over as it always was: it is the user's setting for host builds.
+// x86-64 hosts, arm64 on arm64 hosts. A $GOARCH gometal cannot run
+// (amd64) is passed over: it is the user's setting for host builds.
 func ChooseArch(explicit, goarch, host string) (*Arch, error) {
 	if explicit != "" {
 		a, err := ArchNamed(explicit)

@@ -94,5 +94,6 @@ func arm64Virt(name, cpu string, gic, maxCPUs int) *Machine {
 		Boot: arm64Direct, Loaders: []Boot{arm64UBoot, arm64UEFI},
 		UART: "arm,pl011", LinuxConsole: "ttyAMA0",
 		Virtio: VirtioMMIO, Exit: ExitSemihosting,
+		Supported: true,
 	}
 }

@@ -29,8 +29,9 @@ type Config struct {
 	// Entropy adds a virtio-rng device fed from the host's /dev/urandom.
 	Entropy bool
 	// StdioPorts adds a multiport virtio console whose ports 1, 2 and 3
-	// are the guest program's stdin, stdout and stderr, on the sockets Run
-	// passes QEMU as descriptors 3, 4 and 5 (Stdio.Ports).
+	// are the guest program's stdin, stdout and stderr, and port 4 the
+	// signals the host passes it, on the sockets Run passes QEMU as
+	// descriptors 3, 4, 5 and 6 (Stdio.Ports).
 	StdioPorts bool
 	// Mounts share host directories over virtio-9p (mount.go).
 	Mounts []Mount
@@ -41,7 +42,7 @@ type Config struct {
 
 // StdioPortNames name the console ports (a Linux guest shows them as
 // /dev/virtio-ports/NAME); the gometal kernel finds them by number.
-var StdioPortNames = []string{"gometal.stdin", "gometal.stdout", "gometal.stderr"}
+var StdioPortNames = []string{"gometal.stdin", "gometal.stdout", "gometal.stderr", "gometal.signal"}
 
 // deviceArgs are the virtio devices Entropy, StdioPorts, Net and Mounts
 // ask for, on the machine's virtio transport.
@@ -52,7 +53,7 @@ func (c Config) deviceArgs() []string {
 		args = append(args, "-object", "rng-random,id=rng0,filename=/dev/urandom", "-device", virtio.Device("virtio-rng")+",rng=rng0")
 	}
 	if c.StdioPorts {
-		args = append(args, "-device", virtio.Device("virtio-serial")+",max_ports=4")
+		args = append(args, "-device", virtio.Device("virtio-serial")+fmt.Sprintf(",max_ports=%d", len(StdioPortNames)+1))
 		for i, name := range StdioPortNames {
 			id := fmt.Sprintf("port%d", i+1)
 			args = append(args,

@@ -128,9 +128,10 @@ func TestArgsDevices(t *testing.T) {
 	got := strings.Join(Config{Machine: machine.RISCV64Virt, Binary: "q", Entropy: true, StdioPorts: true}.Args(), " ")
 	for _, want := range []string{
 		"-object rng-random,id=rng0,filename=/dev/urandom -device virtio-rng-device,rng=rng0",
-		"-device virtio-serial-device,max_ports=4",
+		"-device virtio-serial-device,max_ports=5",
 		"-chardev socket,id=port1,fd=3 -device virtserialport,chardev=port1,nr=1,name=gometal.stdin",
 		"-chardev socket,id=port3,fd=5 -device virtserialport,chardev=port3,nr=3,name=gometal.stderr",
+		"-chardev socket,id=port4,fd=6 -device virtserialport,chardev=port4,nr=4,name=gometal.signal",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("Args() = %q\nlacks %q", got, want)

@@ -16,6 +16,16 @@ func TestNetArgs(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("netArgs = %q, want %q", got, want)
 	}
+	vhostNet = "/nonexistent"
+	got = netArgs(&Net{Tap: "tap3"}, machine.VirtioMMIO)
+	want = []string{"-netdev", "tap,id=net0,ifname=tap3,script=no,downscript=no", "-device", "virtio-net-device,netdev=net0"}
+	if !slices.Equal(got, want) {
+		t.Errorf("netArgs(tap) = %q, want %q", got, want)
+	}
+	vhostNet = t.TempDir()
+	if got := netArgs(&Net{Tap: "tap3"}, machine.VirtioMMIO); got[1] != want[1]+",vhost=on" {
+		t.Errorf("with /dev/vhost-net: %q", got[1])
+	}
 	cfg := Config{Machine: machine.RISCV64Virt, Binary: "q", Net: &Net{}}
 	if !slices.Contains(cfg.Args(), "virtio-net-device,netdev=net0") {
 		t.Errorf("Config.Args lacks the device: %q", cfg.Args())

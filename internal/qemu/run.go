@@ -15,8 +15,9 @@ import (
 type Stdio struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
-	// Ports are QEMU's ends of the program's stdin/stdout/stderr sockets
-	// (Config.StdioPorts): QEMU inherits them as descriptors 3, 4, 5.
+	// Ports are QEMU's ends of the program's stdin/stdout/stderr and
+	// signal sockets (Config.StdioPorts): QEMU inherits them as
+	// descriptors 3, 4, 5, 6.
 	Ports []*os.File
 	// Started, if set, runs once QEMU has started (relays begin then).
 	Started func()
@@ -29,6 +30,18 @@ type RunOptions struct {
 	// Signals, if set, delivers signals the caller received (SIGINT, SIGTERM)
 	// to forward to QEMU, so that the guest stops when we are asked to.
 	Signals <-chan os.Signal
+	// Guest, if set, passes each signal from Signals to the program in the
+	// guest instead (a kernel that listens for them: gometal's signal
+	// port), and QEMU runs in a process group of its own, so a terminal's
+	// Ctrl-C reaches the program once, through us, and never QEMU itself.
+	// A stop signal (SIGINT, SIGTERM, SIGQUIT) the program does not end on
+	// within StopGrace, or a second stop signal, ends the machine: QEMU is
+	// stopped and the result is Interrupted by that signal, as a container
+	// runtime does with a program that ignores SIGTERM.
+	Guest func(os.Signal) error
+	// StopGrace is how long the program has after a stop signal; 0: until
+	// a second one.
+	StopGrace time.Duration
 	// Grace is how long QEMU gets to exit after SIGTERM before SIGKILL.
 	// SIGTERM lets QEMU restore the terminal; 0 means 2 seconds.
 	Grace time.Duration
@@ -58,7 +71,7 @@ func Run(cfg Config, stdio Stdio, opts RunOptions) (Result, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdio.Stdin, stdio.Stdout, stdio.Stderr
 	cmd.ExtraFiles = stdio.Ports
-	cmd.SysProcAttr = sysProcAttr()
+	cmd.SysProcAttr = sysProcAttr(opts.Guest != nil)
 	if err := cmd.Start(); err != nil {
 		return Result{}, err
 	}
@@ -86,6 +99,15 @@ func supervise(p *os.Process, done <-chan error, opts RunOptions) (Result, error
 	if grace == 0 {
 		grace = 2 * time.Second
 	}
+	var stopping os.Signal // the stop signal the guest was given
+	var stopGrace <-chan time.Time
+	stop := func(sig os.Signal) {
+		res.Interrupted = sig
+		p.Signal(syscall.SIGTERM)
+		if kill == nil {
+			kill = time.After(grace)
+		}
+	}
 	for {
 		select {
 		case err := <-done:
@@ -95,16 +117,40 @@ func supervise(p *os.Process, done <-chan error, opts RunOptions) (Result, error
 			p.Signal(syscall.SIGTERM)
 			kill = time.After(grace)
 		case sig := <-opts.Signals:
-			res.Interrupted = sig
-			p.Signal(sig)
-			if kill == nil {
-				kill = time.After(grace)
+			switch {
+			case opts.Guest == nil:
+				res.Interrupted = sig
+				p.Signal(sig)
+				if kill == nil {
+					kill = time.After(grace)
+				}
+			case !isStop(sig):
+				opts.Guest(sig)
+			case stopping != nil:
+				stop(sig) // a second stop signal: the machine goes now
+			default:
+				stopping = sig
+				if opts.Guest(sig) != nil {
+					stop(sig) // the guest cannot be told: stop it as before
+				} else if opts.StopGrace > 0 {
+					stopGrace = time.After(opts.StopGrace)
+				}
 			}
+		case <-stopGrace:
+			stopGrace = nil
+			stop(stopping)
 		case <-kill:
 			p.Kill()
 			kill = nil
 		}
 	}
+}
+
+// isStop reports whether sig asks a program to stop (and so starts the
+// grace period when it goes to the guest); SIGHUP, SIGUSR1 and SIGUSR2
+// often ask a server to reload or report instead.
+func isStop(sig os.Signal) bool {
+	return sig == syscall.SIGINT || sig == syscall.SIGTERM || sig == syscall.SIGQUIT
 }
 
 // finish turns Wait's error into an exit code.

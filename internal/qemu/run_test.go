@@ -76,3 +76,33 @@ func TestRunMissingBinary(t *testing.T) {
 		t.Fatal("Run with a missing binary succeeded")
 	}
 }
+
+// TestRunPassesSignalsToGuest: with Guest set, signals go to the guest, not
+// QEMU; a stop signal the guest does not end on within StopGrace stops QEMU
+// and the run reports that signal.
+func TestRunPassesSignalsToGuest(t *testing.T) {
+	sigs := make(chan os.Signal, 2)
+	sigs <- syscall.SIGUSR1
+	sigs <- syscall.SIGTERM
+	var got []os.Signal
+	guest := func(s os.Signal) error { got = append(got, s); return nil }
+	res, err := Run(fakeQEMU(t, `exec sleep 30`), Stdio{}, RunOptions{Signals: sigs, Guest: guest, StopGrace: 100 * time.Millisecond})
+	if err != nil || res.Interrupted != syscall.SIGTERM {
+		t.Fatalf("Run = %+v, %v; want interrupted by SIGTERM after the grace", res, err)
+	}
+	if len(got) != 2 || got[0] != syscall.SIGUSR1 || got[1] != syscall.SIGTERM {
+		t.Errorf("the guest got %v, want [SIGUSR1 SIGTERM]", got)
+	}
+}
+
+// TestRunGuestExitsOnSignal: a guest that ends on the signal gives its own
+// status, not 128+signal.
+func TestRunGuestExitsOnSignal(t *testing.T) {
+	sigs := make(chan os.Signal, 1)
+	sigs <- syscall.SIGINT
+	guest := func(os.Signal) error { return nil }
+	res, err := Run(fakeQEMU(t, `sleep 0.3; exit 7`), Stdio{}, RunOptions{Signals: sigs, Guest: guest, StopGrace: 10 * time.Second})
+	if err != nil || res.Interrupted != nil || res.ExitCode != 7 {
+		t.Fatalf("Run = %+v, %v; want the guest's exit 7", res, err)
+	}
+}

@@ -179,6 +179,7 @@ impl Opener for ConsoleFile {
 
 /// Puts /dev/console and /dev/tty in the tree (boot, after the initramfs).
 pub fn publish_files() {
+    crate::drivers::virtio::console::set_on_ready(crate::fs::epoll::notify);
     for path in [&b"/dev/console"[..], b"/dev/tty"] {
         crate::fs::tree::add_at(path, crate::fs::inode::Inode::new_device(Arc::new(ConsoleFile)));
     }

@@ -11,7 +11,7 @@ const AT_SYSINFO_EHDR: u64 = 33;
 use crate::mm::addrspace::{Access, AddressSpace};
 use crate::mm::{frames, uaccess};
 use crate::sched::Thread;
-use crate::signal::ThreadSignals;
+use crate::sched::sigstate::ThreadSignals;
 use alloc::string::String;
 use gometal_core::elf::{self, ExecImage};
 use gometal_core::initstack::{self, *};

@@ -26,6 +26,8 @@ mod drivers;
 #[deny(unsafe_code)]
 mod fs;
 #[deny(unsafe_code)]
+mod itimer;
+#[deny(unsafe_code)]
 mod linux;
 #[deny(unsafe_code)]
 mod loader;

@@ -2,6 +2,7 @@
 //! space, open files, signal actions and threads. gometal runs exactly one
 //! program per boot; when it exits, the machine powers off with its status.
 
+use crate::fs::context::FsContext;
 use crate::fs::fd::FdTable;
 use crate::mm::addrspace::AddressSpace;
 use crate::mm::uaccess::ProgramMemory;
@@ -20,12 +21,11 @@ pub struct Process {
     /// The address space's root page table, fixed for the program's life:
     /// read on every return to user without taking the `mm` lock.
     pub root: u64,
-    pub files: Mutex<FdTable>,
+    /// Open descriptors and the working directory (fs/context.rs).
+    pub fs: FsContext,
     actions: Mutex<[SigAction; NSIG]>,
     threads: Mutex<BTreeMap<u32, Arc<Thread>>>,
     next_tid: AtomicU32,
-    /// The working directory (a directory node: it follows renames).
-    pub cwd: Mutex<Arc<crate::fs::inode::Inode>>,
     exiting: AtomicBool,
 }
 
@@ -44,6 +44,11 @@ pub fn process() -> &'static Process {
     PROCESS.get().expect("no process yet")
 }
 
+/// The running program, if it has been created yet.
+pub fn try_process() -> Option<&'static Process> {
+    PROCESS.get()
+}
+
 /// Creates the process from a loaded program; returns it and its main
 /// thread (tid 1 = pid, as on Linux), not yet registered or queued.
 pub fn create_with(loaded: crate::loader::Loaded, files: FdTable) -> Option<(&'static Process, Thread)> {
@@ -54,17 +59,18 @@ pub fn create_with(loaded: crate::loader::Loaded, files: FdTable) -> Option<(&'s
 }
 
 fn create(mm: AddressSpace, files: FdTable) -> &'static Process {
-    PROCESS.call_once(|| Process {
+    let p = PROCESS.call_once(|| Process {
         pid: 1,
         root: mm.root,
         mm: ProgramMemory::new(mm),
-        files: Mutex::new(files),
+        fs: FsContext::new(files),
         actions: Mutex::new([SigAction::default(); NSIG]),
         threads: Mutex::new(BTreeMap::new()),
         next_tid: AtomicU32::new(1),
-        cwd: Mutex::new(crate::fs::tree::root()),
         exiting: AtomicBool::new(false),
-    })
+    });
+    crate::fs::context::install(&p.fs);
+    p
 }
 
 /// Threads a program may have at once: as many as a quarter of the page

@@ -14,6 +14,9 @@ use gometal_core::signal::{self as sig, DefaultAction, SigAction};
 
 pub use crate::sched::sigstate::{AltStack, ThreadSignals};
 
+/// si_code of a POSIX timer's signal.
+pub const SI_TIMER: i32 = -2;
+
 
 /// Makes `signo` pending on `t` and, unless `t` blocks it, interrupts the
 /// wait it is in (so the wait returns EINTR and the signal is delivered). A
@@ -21,8 +24,16 @@ pub use crate::sched::sigstate::{AltStack, ThreadSignals};
 pub fn send_to_thread(t: &Arc<Thread>, signo: usize, info: SigInfo) {
     let deliverable = {
         let mut s = t.signals.lock();
+        // A signal already pending is not queued again, and keeps the
+        // first sender's siginfo (Linux's legacy_queue). But a POSIX
+        // timer's signal, which Linux queues apart, wins over another
+        // pending one: Go counts a profiling SIGPROF only with SI_TIMER
+        // on a thread that has its own timer.
+        let pending = sig::contains(s.pending, signo);
+        if !pending || (info.code == SI_TIMER && s.info[signo - 1].code != SI_TIMER) {
+            s.info[signo - 1] = info;
+        }
         s.pending |= sig::bit(signo);
-        s.info[signo - 1] = info;
         !sig::contains(s.blocked, signo)
     };
     if !deliverable {
@@ -54,7 +65,7 @@ pub fn send_to_process(signo: usize, info: SigInfo) {
 /// program cannot handle it (blocked, ignored or default) it is terminated, as
 /// Linux's force_sig does.
 pub fn force_fault(t: &Arc<Thread>, signo: usize, code: i32, addr: u64) {
-    let info = SigInfo { signo: signo as i32, code, pid_or_addr: addr, uid: 0, addr_is_fault: true };
+    let info = SigInfo { signo: signo as i32, code, pid_or_addr: addr, uid: 0, addr_is_fault: true, value: 0 };
     let action = process().action(signo);
     let blocked = sig::contains(t.signals.lock().blocked, signo);
     if blocked || action.handler == sig::SIG_IGN || action.handler == sig::SIG_DFL {

@@ -36,6 +36,7 @@ extern "C" fn user_trap(frame: *mut TrapFrame) -> ! {
             let mut sink = Sink { cpu, slice_over: false };
             arch::take_interrupts(cpu.hwid(), &mut sink);
             slice_over = sink.slice_over;
+            crate::itimer::on_interrupt(&current()); // profiling timers on CPU clocks
         }
     }
     // The tick ended the slice, or a wakeup queued a thread here (place.rs).

@@ -1,12 +1,14 @@
 // Command kernelimage builds the gometal kernel from the checkout's
 // kernel/ directory the way gometal itself does (release profile,
 // reproducibly) and prints the ELF's path. With -refresh it also copies
-// the image to internal/kernelimage/gometal-kernel.elf, the kernel
-// embedded in gometal: `make kernel` runs it so, and the copy is then
-// committed with the kernel change that produced it.
+// the image to internal/kernelimage/gometal-kernel.elf (riscv64) or
+// gometal-kernel-arm64.elf (-arch arm64), the kernels embedded in
+// gometal: `make kernel` runs it so, and the copies are then committed
+// with the kernel change that produced them.
 //
-//	go run ./tools/kernelimage            # build only (make kernel-build)
-//	go run ./tools/kernelimage -refresh   # build and refresh the embedded copy (make kernel)
+//	go run ./tools/kernelimage                     # build only (make kernel-build)
+//	go run ./tools/kernelimage -arch arm64         # the arm64 kernel
+//	go run ./tools/kernelimage -refresh            # build and refresh the embedded copy (make kernel)
 package main
 
 import (
@@ -20,15 +22,20 @@ import (
 )
 
 func main() {
-	refresh := flag.Bool("refresh", false, "copy the built kernel to "+kernelimage.EmbeddedPath)
+	arch := flag.String("arch", kernelimage.DefaultArch, "the architecture whose kernel to build: riscv64 or arm64")
+	refresh := flag.Bool("refresh", false, "copy the built kernel to internal/kernelimage/ (gometal-kernel.elf, gometal-kernel-arm64.elf)")
 	flag.Parse()
-	if err := run(*refresh); err != nil {
+	if err := run(*arch, *refresh); err != nil {
 		fmt.Fprintf(os.Stderr, "kernelimage: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(refresh bool) error {
+func run(arch string, refresh bool) error {
+	if arch != "riscv64" && arch != "arm64" {
+		return fmt.Errorf("-arch %q: want riscv64 or arm64", arch)
+	}
+	embeddedPath := kernelimage.EmbeddedPathFor(arch)
 	wd, err := os.Getwd()
 	if err != nil {
 		return err
@@ -37,7 +44,7 @@ func run(refresh bool) error {
 	if kdir == "" {
 		return fmt.Errorf("%s is not inside a gometal checkout (no kernel/Cargo.toml above it)", wd)
 	}
-	elf, err := kernelimage.CargoBuild(kdir, func() { fmt.Fprintln(os.Stderr, "kernelimage: building the kernel...") })
+	elf, err := kernelimage.CargoBuildFor(kdir, arch, func() { fmt.Fprintf(os.Stderr, "kernelimage: building the %s kernel...\n", arch) })
 	if err != nil {
 		return err
 	}
@@ -49,14 +56,14 @@ func run(refresh bool) error {
 	if err != nil {
 		return err
 	}
-	dst := filepath.Join(filepath.Dir(kdir), kernelimage.EmbeddedPath)
+	dst := filepath.Join(filepath.Dir(kdir), embeddedPath)
 	if old, err := os.ReadFile(dst); err == nil && bytes.Equal(old, data) {
-		fmt.Fprintf(os.Stderr, "kernelimage: %s is up to date\n", kernelimage.EmbeddedPath)
+		fmt.Fprintf(os.Stderr, "kernelimage: %s is up to date\n", embeddedPath)
 		return nil
 	}
 	if err := os.WriteFile(dst, data, 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "kernelimage: refreshed %s; commit it with the kernel change\n", kernelimage.EmbeddedPath)
+	fmt.Fprintf(os.Stderr, "kernelimage: refreshed %s; commit it with the kernel change\n", embeddedPath)
 	return nil
 }

@@ -48,6 +48,9 @@ pub struct BootArgs {
     pub args: Vec<Vec<u8>>,
     /// `KEY=VALUE` tokens that are not kernel options, in order.
     pub env: Vec<Vec<u8>>,
+    /// `net=ip=A.B.C.D/P,gw=A.B.C.D,dns=A.B.C.D`: the network device's
+    /// IPv4 plan (netplan.rs reads it; absent: QEMU's user network's).
+    pub net: Option<Vec<u8>>,
     /// `uio=SPEC` (repeatable): devices to hand to the program through UIO
     /// (uiospec.rs reads them).
     pub uio: Vec<Vec<u8>>,
@@ -58,6 +61,10 @@ pub struct BootArgs {
     /// (/chosen/rng-seed, kaslr-seed) are mixed in but not counted as
     /// entropy. Default on, as Linux's.
     pub distrust_bootloader: bool,
+    /// `semihosting`: the host enabled Arm semihosting in QEMU, so the
+    /// kernel may end QEMU with the exit status through it (the
+    /// architecture decides whether it uses it).
+    pub semihosting: bool,
     /// Tokens the kernel did not understand, kept whole so they can be logged.
     pub unknown: Vec<Vec<u8>>,
 }
@@ -110,6 +117,7 @@ fn kernel_option(out: &mut BootArgs, token: Vec<u8>) {
         b"quiet" => out.quiet = true,
         b"stats" => out.stats = true,
         b"trace" => out.trace = true,
+        b"semihosting" => out.semihosting = true,
         t => match split_key(t) {
             Some((b"cores", v)) => match parse_usize(v) {
                 Some(n) => out.cores = Some(n),
@@ -137,6 +145,7 @@ fn kernel_option(out: &mut BootArgs, token: Vec<u8>) {
                 None => out.unknown.push(token),
             },
             Some((b"mount", v)) => out.mounts.push(v.to_vec()),
+            Some((b"net", v)) => out.net = Some(v.to_vec()),
             Some((b"random.trust_bootloader", v)) => match v {
                 b"on" | b"1" | b"y" => out.distrust_bootloader = false,
                 b"off" | b"0" | b"n" => out.distrust_bootloader = true,

@@ -13,6 +13,9 @@ pub const SI_PID: usize = 16;
 pub const SI_ADDR: usize = 16;
 pub const SI_UID: usize = 20;
 /// For timers (SI_TIMER): si_tid, si_overrun, then the sigval.
+pub const SI_TIMERID: usize = 16;
+pub const SI_OVERRUN: usize = 20;
+pub const SI_VALUE: usize = 24;
 pub const SIGINFO_SIZE: usize = 128;
 
 pub const UCONTEXT: usize = 128;
@@ -33,8 +36,11 @@ pub struct SigInfo {
     pub code: i32,
     /// The sender's pid, or the faulting address when `addr_is_fault`.
     pub pid_or_addr: u64,
+    /// si_uid; for a timer (SI_TIMER) the overrun count.
     pub uid: u32,
     pub addr_is_fault: bool,
+    /// si_value: a timer's sigev_value (0 for other signals).
+    pub value: u64,
 }
 
 /// The thread's alternate signal stack as uc_stack reports it.
@@ -73,6 +79,7 @@ pub fn write_head(buf: &mut [u8], info: &SigInfo, blocked_mask: u64, altstack: S
     } else {
         put_u32(buf, SI_PID, info.pid_or_addr as u32);
         put_u32(buf, SI_UID, info.uid);
+        put_u64(buf, SI_VALUE, info.value);
     }
     put_u64(buf, UC_STACK_SP, altstack.sp);
     put_u32(buf, UC_STACK_FLAGS, altstack.flags as u32);
@@ -98,7 +105,7 @@ mod tests {
     #[test]
     fn siginfo_and_ucontext_head() {
         let mut buf = [0xaau8; 400];
-        let tkill = SigInfo { signo: 23, code: -6, pid_or_addr: 1, uid: 0, addr_is_fault: false };
+        let tkill = SigInfo { signo: 23, code: -6, pid_or_addr: 1, uid: 0, addr_is_fault: false, value: 0 };
         write_head(&mut buf, &tkill, !0, StackT { sp: 0x7000_0000, flags: 0, size: 32768 });
         assert_eq!(get_u32(&buf, 0), 23);
         assert_eq!(get_u32(&buf, 4), 0);
@@ -112,7 +119,7 @@ mod tests {
         assert_eq!(get_u64(&buf, 160), 32768);
         assert_eq!(read_mask(&buf), !0);
         assert_eq!(get_u64(&buf, 176), 0); // unused part of the sigset
-        let fault = SigInfo { signo: 11, code: 1, pid_or_addr: 0xdead_beef_0008, uid: 0, addr_is_fault: true };
+        let fault = SigInfo { signo: 11, code: 1, pid_or_addr: 0xdead_beef_0008, uid: 0, addr_is_fault: true, value: 0 };
         write_head(&mut buf, &fault, 0, StackT { sp: 0, flags: 2, size: 0 });
         assert_eq!(get_u64(&buf, 16), 0xdead_beef_0008);
         assert_eq!(get_u32(&buf, 152), 2);

@@ -92,6 +92,8 @@ syscalls! {
     GETITIMER "getitimer" = 102,
     SETITIMER "setitimer" = 103,
     TIMER_CREATE "timer_create" = 107,
+    TIMER_GETTIME "timer_gettime" = 108,
+    TIMER_GETOVERRUN "timer_getoverrun" = 109,
     TIMER_SETTIME "timer_settime" = 110,
     TIMER_DELETE "timer_delete" = 111,
     CLOCK_GETTIME "clock_gettime" = 113,

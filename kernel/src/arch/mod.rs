@@ -29,7 +29,7 @@
 //! its controller, and reports each to an [`InterruptSink`] the generic
 //! trap code passes in — so no architecture code calls upward.
 //!
-//! Written for riscv64 now, aarch64 next and x86-64 later: nothing here
+//! Written for riscv64 and aarch64, x86-64 later: nothing here
 //! assumes three levels of page table (the entry format says), an SBI or a
 //! device-tree-only machine (`machine` may come from ACPI), or a
 //! particular register for the syscall number.
@@ -40,6 +40,10 @@ pub mod mmio;
 pub mod riscv64;
 #[cfg(target_arch = "riscv64")]
 use riscv64 as this;
+#[cfg(target_arch = "aarch64")]
+pub mod aarch64;
+#[cfg(target_arch = "aarch64")]
+use aarch64 as this;
 
 pub use this::context::{Context, FpState, TrapFrame};
 pub use this::cpu::{cpu_local, init_cpu, set_cpu_local, ticks, wait_for_interrupt};
@@ -55,7 +59,7 @@ pub use this::mmu::{
 pub use this::power::{exit_status_reaches_host, firmware_console_put, halt, power_off, reboot};
 pub use this::timer::set_timer;
 pub use this::trap::{poll_interrupts, take_interrupts};
-pub use this::{enter_user, init_platform, restore_fp, save_fp, switch};
+pub use this::{enable_semihosting, enter_user, init_platform, restore_fp, save_fp, switch};
 
 /// The vDSO image, its data words and the signal-return entry (vdso.rs).
 pub mod vdso {

@@ -13,6 +13,15 @@ pub struct Range {
     pub end: u64,
 }
 
+/// Which real-time clock the device tree names (drivers/rtc.rs reads it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RtcKind {
+    /// `google,goldfish-rtc` (riscv64 virt): nanoseconds since the epoch.
+    Goldfish,
+    /// `arm,pl031` (arm64 virt): seconds.
+    Pl031,
+}
+
 #[derive(Debug, Default)]
 pub struct Machine {
     pub memory: Vec<Range>,
@@ -26,7 +35,7 @@ pub struct Machine {
     /// The console /chosen/stdout-path names, and every serial port.
     pub stdout: Option<SerialNode>,
     pub serials: Vec<SerialNode>,
-    pub rtc: Option<u64>,
+    pub rtc: Option<(u64, RtcKind)>,
     pub bootargs: Vec<u8>,
     pub initrd: Option<Range>,
     pub fdt: Range,
@@ -87,7 +96,9 @@ pub fn read(dtb_pa: u64, blob: &mut [u8]) -> Result<Machine, fdt::FdtError> {
     m.serials = super::serial::all(&fdt);
     m.reserved = reserved(&fdt);
     m.nics = nics(&fdt);
-    m.rtc = reg(&["google,goldfish-rtc"]);
+    m.rtc = reg(&["google,goldfish-rtc"])
+        .map(|pa| (pa, RtcKind::Goldfish))
+        .or_else(|| reg(&["arm,pl031"]).map(|pa| (pa, RtcKind::Pl031)));
     for node in fdt.all_nodes() {
         let virtio = node.compatible().is_some_and(|c| c.all().any(|s| s == "virtio,mmio"));
         let reg = node.reg().and_then(|mut r| r.next());

@@ -1,15 +1,14 @@
 //! Which CPUs share a cache: reads each CPU's `next-level-cache` chain and
 //! the `/cpus/cpu-map` clusters from the device tree, lets
-//! gometal_core::topology decide the groups, and gives each CPU its group
-//! (Cpu::cache_group) for the adaptive placement policy. A tree with
+//! gometal_core::topology decide the groups; sched::cpu::set_cache_groups
+//! gives each CPU its group (Cpu::cache_group) for the adaptive placement
+//! policy. A tree with
 //! neither (or a malformed one) leaves every CPU in a group of its own.
 
-use crate::sched::cpu;
 use alloc::vec::Vec;
-use core::sync::atomic::Ordering;
 use fdt::node::FdtNode;
 use fdt::Fdt;
-use gometal_core::topology::{cache_groups, CpuCaches};
+use gometal_core::topology::CpuCaches;
 
 /// Longest `next-level-cache` chain followed (a loop in a bad tree ends here).
 const MAX_LEVELS: usize = 4;
@@ -54,17 +53,6 @@ fn walk_map(node: FdtNode, cluster: Option<u32>, next: &mut u32, out: &mut Vec<(
                 out.push((p as u32, c));
             }
             walk_map(child, cluster, next, out, depth + 1); // threads under a core
-        }
-    }
-}
-
-/// Gives each started CPU its cache group (after boot::cpus::start_all,
-/// which assigned the indices).
-pub fn apply(hwids: &[usize], caches: &[CpuCaches]) {
-    let groups = cache_groups(caches);
-    for (&hwid, &group) in hwids.iter().zip(&groups) {
-        if let Some(c) = cpu::all().iter().find(|c| c.hwid() == hwid) {
-            c.cache_group.store(group, Ordering::Relaxed);
         }
     }
 }

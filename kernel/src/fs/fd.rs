@@ -194,5 +194,5 @@ impl Fd {
 
 /// The current program's open file `fd`.
 pub fn file(fd: Fd) -> Result<Arc<OpenFile>, Errno> {
-    crate::process::process().files.lock().get(fd.index())
+    super::context::current().files.lock().get(fd.index())
 }

@@ -166,7 +166,7 @@ pub trait File: Any + Send + Sync {
 
 /// What an mmap of a file maps.
 pub enum Mapping<'a> {
-    /// The file's own pages, brought in at a fault by mm/filemap.rs and
+    /// The file's own pages, brought in at a fault by fs/filemap.rs and
     /// placed like anonymous memory (regular files).
     Pages(&'a Arc<Inode>),
     /// Memory the file maps itself (UIO: device registers, DMA memory).

@@ -166,7 +166,7 @@ pub struct FileData {
     pages: BTreeMap<u64, u64>,
     /// Set once the file is mapped MAP_SHARED: its frames may sit in page
     /// tables, so a shrink zeroes them instead of freeing them (they go
-    /// with the file). mm/filemap.rs sets it.
+    /// with the file). fs/filemap.rs sets it.
     pub mapped_shared: bool,
 }
 

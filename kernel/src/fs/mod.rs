@@ -3,12 +3,14 @@
 //! device nodes, pipes, and the kernel objects behind file descriptors
 //! (eventfd, epoll). Every open file is a `file::File`, whatever its kind.
 
+pub mod context;
 pub mod devfiles;
 pub mod dir;
 pub mod epoll;
 pub mod eventfd;
 pub mod fd;
 pub mod file;
+pub mod filemap;
 pub mod hostfile;
 pub mod hostops;
 pub mod inode;

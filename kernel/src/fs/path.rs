@@ -5,7 +5,6 @@ use super::fd::{self, Fd};
 use super::inode::Inode;
 use super::tree::{self, Found};
 use crate::mm::uaccess::{UserPtr, UserSpace};
-use crate::process::process;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use gometal_core::errno::{Errno, EBADF, ENOENT, ENOTDIR};
@@ -14,7 +13,7 @@ const PATH_MAX: usize = 4096;
 
 /// The working directory.
 pub fn cwd() -> Arc<Inode> {
-    process().cwd.lock().clone()
+    super::context::current().cwd.lock().clone()
 }
 
 /// The directory a relative path given with `dirfd` starts from.

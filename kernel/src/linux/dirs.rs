@@ -35,13 +35,13 @@ pub fn chdir(user: &mut UserSpace, pathname: UserPtr<u8>) -> SysResult {
     if !found.node.is_dir() {
         return Err(ENOTDIR);
     }
-    *process().cwd.lock() = found.node;
+    *process().fs.cwd.lock() = found.node;
     Ok(0)
 }
 
 pub fn fchdir(_: &mut UserSpace, fd: Fd) -> SysResult {
     let file = fd::file(fd)?;
-    *process().cwd.lock() = file.directory().ok_or(ENOTDIR)?.clone();
+    *process().fs.cwd.lock() = file.directory().ok_or(ENOTDIR)?.clone();
     Ok(0)
 }
 

@@ -44,7 +44,7 @@ pub fn openat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, flags: Ope
     };
     let file = OpenFile::new(open_node(user, &found.node, &how)?, how.status);
     file.path.call_once(|| found.path);
-    process().files.lock().install(file, flags.contains(OpenFlags::CLOEXEC), 0)
+    process().fs.files.lock().install(file, flags.contains(OpenFlags::CLOEXEC), 0)
 }
 
 /// Creates the regular file `raw` names. If that name is a dangling symlink
@@ -72,7 +72,7 @@ fn create_file(start: &Arc<Inode>, raw: &[u8], mode: u32, follow: bool) -> Resul
 }
 
 pub fn close(_: &mut UserSpace, fd: Fd) -> SysResult {
-    let file = process().files.lock().close(fd.index())?;
+    let file = process().fs.files.lock().close(fd.index())?;
     super::locks::closed(&file);
     drop(file); // after the table lock: closing a pipe end wakes waiters
     Ok(0)
@@ -98,7 +98,7 @@ pub fn fcntl(user: &mut UserSpace, fd: Fd, cmd: u32, arg: u64) -> SysResult {
         return result;
     }
     let fd = fd.index();
-    let mut files = process().files.lock();
+    let mut files = process().fs.files.lock();
     let file = files.get(fd)?;
     match cmd {
         F_DUPFD | F_DUPFD_CLOEXEC => files.install(file, cmd == F_DUPFD_CLOEXEC, arg as usize),
@@ -131,14 +131,14 @@ pub fn ioctl(user: &mut UserSpace, fd: Fd, request: u32, argp: UserPtr<i32>) -> 
             file.status.store(new, Ordering::Relaxed);
             Ok(0)
         }
-        FIOCLEX | FIONCLEX => process().files.lock().set_cloexec(fd.index(), request == FIOCLEX).map(|_| 0),
+        FIOCLEX | FIONCLEX => process().fs.files.lock().set_cloexec(fd.index(), request == FIOCLEX).map(|_| 0),
         // The kind's own: a terminal's (isatty), a socket's FIONREAD.
         request => file.ioctl(user, request, argp.addr()),
     }
 }
 
 pub fn dup(_: &mut UserSpace, fd: Fd) -> SysResult {
-    let mut files = process().files.lock();
+    let mut files = process().fs.files.lock();
     let file = files.get(fd.index())?;
     files.install(file, false, 0)
 }
@@ -150,7 +150,7 @@ pub fn dup3(_: &mut UserSpace, old: Fd, new: Fd, flags: OpenFlags) -> SysResult 
     if !(flags - OpenFlags::CLOEXEC).is_empty() {
         return Err(EINVAL);
     }
-    let mut files = process().files.lock();
+    let mut files = process().fs.files.lock();
     let file = files.get(old.index())?;
     let replaced = files.install_at(new.index(), file, flags.contains(OpenFlags::CLOEXEC))?;
     drop(files);
@@ -171,7 +171,7 @@ pub fn pipe2(user: &mut UserSpace, fds: UserPtr<[i32; 2]>, flags: OpenFlags) -> 
     let w = OpenFile::new(pipe, fd::O_WRONLY | nonblock);
     let cloexec = flags.contains(OpenFlags::CLOEXEC);
     let (rfd, wfd) = {
-        let mut files = process().files.lock();
+        let mut files = process().fs.files.lock();
         let rfd = files.install(r, cloexec, 0)?;
         match files.install(w, cloexec, 0) {
             Ok(wfd) => (rfd, wfd),
@@ -182,7 +182,7 @@ pub fn pipe2(user: &mut UserSpace, fds: UserPtr<[i32; 2]>, flags: OpenFlags) -> 
         }
     };
     if let Err(e) = user.write(fds, &[rfd as i32, wfd as i32]) {
-        let mut files = process().files.lock();
+        let mut files = process().fs.files.lock();
         let _ = files.close(rfd);
         let _ = files.close(wfd);
         return Err(e);

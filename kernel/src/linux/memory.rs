@@ -1,6 +1,6 @@
 //! mmap, munmap, mprotect, madvise, brk: the program's address space.
 //! Every page is demand-paged (mm/addrspace.rs): zero for anonymous memory,
-//! the file's bytes for file mappings (linux/mmapfile.rs, mm/filemap.rs).
+//! the file's bytes for file mappings (linux/mmapfile.rs, fs/filemap.rs).
 //! Every change runs through `with_mm`, which shoots down other CPUs' TLB
 //! entries (after releasing the lock) before unmapped frames are reused.
 
@@ -77,7 +77,7 @@ pub fn mmap(user: &mut UserSpace, addr: u64, len: u64, prot: u32, flags: MapFlag
     with_mm(user, |mm| {
         room_to_split(mm)?;
         if let Some(node) = file {
-            mm.mapped_files.entry(node.ino).or_insert(node);
+            mm.mapped_files.entry(node.ino).or_insert(node as alloc::sync::Arc<dyn crate::mm::pager::Pager>);
         }
         if flags.intersects(MapFlags::FIXED | MapFlags::FIXED_NOREPLACE) {
             let len = user_range(addr, len)?;
@@ -121,7 +121,7 @@ pub fn munmap(user: &mut UserSpace, addr: u64, len: u64) -> SysResult {
     });
     // A share's file mapped shared: its pages go back to the host.
     for node in files {
-        let _ = crate::fs::hostfile::writeback(&node);
+        let _ = node.write_back();
     }
     r
 }
@@ -149,8 +149,8 @@ pub fn mprotect(user: &mut UserSpace, addr: u64, len: u64, prot: u32) -> SysResu
         Ok(0)
     });
     // A share's file mapped shared is now writable: its pages get written back.
-    for node in &files {
-        crate::fs::hostfile::note_mapped(node, true);
+    for node in files {
+        node.note_writable();
     }
     r
 }

@@ -170,15 +170,17 @@ const RUSAGE_THREAD: i64 = 1;
 type Rusage = [u8; 144];
 
 /// getrusage: the peak resident memory (page frames in use at most, KiB)
-/// and, for the process, the CPUs' busy time as user time. Children: none.
+/// and the CPU time of the process or the thread (sched/cputime.rs) as
+/// user time. Children: none.
 pub fn getrusage(user: &mut UserSpace, who: i64, out: UserPtr<Rusage>) -> SysResult {
     let mut b: Rusage = [0; 144];
     match who {
         RUSAGE_SELF | RUSAGE_THREAD => {
-            let busy_ns: u64 = crate::sched::cpu::all()
-                .iter()
-                .map(|h| h.stats.busy_ns.load(core::sync::atomic::Ordering::Relaxed))
-                .sum();
+            let busy_ns = if who == RUSAGE_SELF {
+                crate::sched::cputime::process_ns()
+            } else {
+                crate::sched::cputime::thread_ns(&crate::sched::current())
+            };
             b[0..8].copy_from_slice(&((busy_ns / 1_000_000_000) as i64).to_le_bytes());
             b[8..16].copy_from_slice(&(((busy_ns % 1_000_000_000) / 1000) as i64).to_le_bytes());
             let peak_kib = (frames::stats().peak * 4) as i64;

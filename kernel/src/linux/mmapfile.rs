@@ -1,6 +1,6 @@
 //! The file side of mmap and msync: which file an mmap names and whether
 //! the descriptor allows the mapping (the pages themselves come from
-//! mm/filemap.rs when touched).
+//! fs/filemap.rs when touched).
 
 use super::args::MapFlags;
 use super::SysResult;
@@ -8,6 +8,7 @@ use crate::fs::fd::{self, Fd};
 use crate::fs::file::Mapping;
 use crate::fs::inode::Inode;
 use crate::memlayout::PAGE_SIZE;
+use crate::mm::pager::Pager;
 use crate::mm::uaccess::UserSpace;
 use alloc::sync::Arc;
 use gometal_core::errno::*;
@@ -34,7 +35,7 @@ pub fn backing(fd: Fd, offset: u64, prot: u32, flags: MapFlags) -> Result<(Backi
         return Err(EACCES);
     }
     if shared {
-        crate::mm::filemap::note_shared(&node);
+        crate::fs::filemap::note_shared(&node);
         crate::fs::hostfile::note_mapped(&node, prot & PROT_WRITE != 0);
     }
     Ok((Backing::File { id: node.ino, offset, shared }, node))
@@ -64,19 +65,19 @@ pub fn msync(user: &mut UserSpace, addr: u64, len: u64, flags: u32) -> SysResult
     let files = shared_host_files(&mm, addr, end);
     drop(mm);
     for node in files {
-        crate::fs::hostfile::writeback(&node)?;
+        node.write_back()?;
     }
     Ok(0)
 }
 
 /// The files of a share mapped MAP_SHARED in [start, end): their pages go
 /// back to the host at msync and munmap.
-pub fn shared_host_files(mm: &crate::mm::addrspace::AddressSpace, start: u64, end: u64) -> alloc::vec::Vec<Arc<Inode>> {
-    let mut out: alloc::vec::Vec<Arc<Inode>> = alloc::vec::Vec::new();
+pub fn shared_host_files(mm: &crate::mm::addrspace::AddressSpace, start: u64, end: u64) -> alloc::vec::Vec<Arc<dyn Pager>> {
+    let mut out: alloc::vec::Vec<Arc<dyn Pager>> = alloc::vec::Vec::new();
     for v in mm.vmas.iter().filter(|v| v.start < end && v.end > start) {
         if let Backing::File { id, shared: true, .. } = v.backing {
-            if let Some(node) = mm.mapped_files.get(&id).filter(|n| n.host().is_some()) {
-                if !out.iter().any(|n| Arc::ptr_eq(n, node)) {
+            if let Some(node) = mm.mapped_files.get(&id).filter(|n| n.writes_back()) {
+                if !out.iter().any(|n| core::ptr::addr_eq(Arc::as_ptr(n), Arc::as_ptr(node))) {
                     out.push(node.clone());
                 }
             }

@@ -31,6 +31,7 @@ mod statfs;
 mod sync;
 mod thread;
 mod time;
+mod timer;
 
 use crate::mm::uaccess::UserSpace;
 use crate::sched::current;

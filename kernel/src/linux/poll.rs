@@ -28,7 +28,7 @@ pub fn epoll_create1(_: &mut UserSpace, flags: OpenFlags) -> SysResult {
         return Err(EINVAL);
     }
     let file = OpenFile::new(Arc::new(Epoll::new()), 2);
-    process().files.lock().install(file, flags.contains(OpenFlags::CLOEXEC), 0)
+    process().fs.files.lock().install(file, flags.contains(OpenFlags::CLOEXEC), 0)
 }
 
 fn epoll_of(epfd: Fd) -> Result<Arc<Epoll>, Errno> {
@@ -99,5 +99,5 @@ pub fn eventfd2(_: &mut UserSpace, initval: u32, flags: EventFdFlags) -> SysResu
     }
     let efd = EventFd::new(initval as u64, flags.contains(EventFdFlags::SEMAPHORE));
     let file = OpenFile::new(Arc::new(efd), 2 | (flags.bits() & O_NONBLOCK));
-    process().files.lock().install(file, flags.contains(EventFdFlags::CLOEXEC), 0)
+    process().fs.files.lock().install(file, flags.contains(EventFdFlags::CLOEXEC), 0)
 }

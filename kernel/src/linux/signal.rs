@@ -128,7 +128,7 @@ pub fn sigaltstack(user: &mut UserSpace, ss: UserPtr<StackT>, old_ss: UserPtr<St
 }
 
 fn user_info(signo: usize, code: i32) -> SigInfo {
-    SigInfo { signo: signo as i32, code, pid_or_addr: process().pid as u64, uid: 0, addr_is_fault: false }
+    SigInfo { signo: signo as i32, code, pid_or_addr: process().pid as u64, uid: 0, addr_is_fault: false, value: 0 }
 }
 
 /// Sends to one thread; signal 0 only checks that it exists.

@@ -62,7 +62,7 @@ pub fn write_addr(user: &mut UserSpace, out: UserPtr<u8>, len: UserPtr<u32>, add
 fn install(sock: Arc<Socket>, flags: i32) -> SysResult {
     let nonblock = if flags & SOCK_NONBLOCK != 0 { O_NONBLOCK } else { 0 };
     let file = OpenFile::new(sock, O_RDWR | nonblock);
-    process().files.lock().install(file, flags & SOCK_CLOEXEC != 0, 0)
+    process().fs.files.lock().install(file, flags & SOCK_CLOEXEC != 0, 0)
 }
 
 /// The socket socket(domain, type, protocol) asks for.
@@ -144,12 +144,12 @@ pub fn socketpair(user: &mut UserSpace, domain: i32, ty: i32, protocol: i32, sv:
     let fb = match install(b, ty) {
         Ok(f) => f,
         Err(e) => {
-            let _ = process().files.lock().close(fa);
+            let _ = process().fs.files.lock().close(fa);
             return Err(e);
         }
     };
     if let Err(e) = user.write(sv, &[fa as i32, fb as i32]) {
-        let mut files = process().files.lock();
+        let mut files = process().fs.files.lock();
         let _ = files.close(fa);
         let _ = files.close(fb);
         return Err(e);

@@ -7,7 +7,7 @@
 
 use super::args::{Args, Handler};
 use super::{
-    arch, dirs, fallocate, fs, futex, io, locks, memory, misc, mmapfile, nr, poll, sendfile, signal, socket, sockmmsg, sockmsg, sockopt, splice, stat, statfs, sync, thread, time, unknown,
+    arch, dirs, fallocate, fs, futex, io, locks, memory, misc, mmapfile, nr, poll, sendfile, signal, socket, sockmmsg, sockmsg, sockopt, splice, stat, statfs, sync, thread, time, timer, unknown,
     SysResult,
 };
 use crate::mm::uaccess::UserSpace;
@@ -86,6 +86,13 @@ syscall_table! {
     SETGROUPS => misc::setgroups,
     FUTEX => futex::futex,
     CLOCK_GETTIME => time::clock_gettime,
+    SETITIMER => timer::setitimer,
+    GETITIMER => timer::getitimer,
+    TIMER_CREATE => timer::timer_create,
+    TIMER_SETTIME => timer::timer_settime,
+    TIMER_GETTIME => timer::timer_gettime,
+    TIMER_GETOVERRUN => timer::timer_getoverrun,
+    TIMER_DELETE => timer::timer_delete,
     CLOCK_GETRES => time::clock_getres,
     GETTIMEOFDAY => time::gettimeofday,
     NANOSLEEP => time::nanosleep,

@@ -52,8 +52,8 @@ pub struct AddressSpace {
     devices: DeviceAreas,
     /// The files behind file-backed areas, by the id their Backing names
     /// (the inode number). Kept until exit, so a file's frames outlive every
-    /// TLB entry that could point at them (mm/filemap.rs).
-    pub mapped_files: BTreeMap<u64, Arc<crate::fs::inode::Inode>>,
+    /// TLB entry that could point at them (mm/pager.rs).
+    pub mapped_files: BTreeMap<u64, Arc<dyn super::pager::Pager>>,
 }
 
 /// Frames to free once every CPU has flushed its TLB for `root`.
@@ -129,7 +129,7 @@ impl AddressSpace {
             Backing::Anonymous => (frames::alloc_zeroed().ok_or(Fault::OutOfMemory)?, true),
             Backing::File { id, offset, shared } => {
                 let node = self.mapped_files.get(&id).ok_or(Fault::Unmapped)?;
-                super::filemap::page(node, offset, shared)?
+                node.page(offset, shared)?
             }
         };
         if pagetable::map_page(self.root, page, pa, rights(prot)).is_err() {

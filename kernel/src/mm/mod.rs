@@ -5,9 +5,9 @@
 pub mod addrspace;
 #[deny(unsafe_code)]
 pub mod devmap;
-#[deny(unsafe_code)]
-pub mod filemap;
 pub mod frames;
+#[deny(unsafe_code)]
+pub mod pager;
 pub mod heap;
 pub mod pagetable;
 #[deny(unsafe_code)]

@@ -34,6 +34,8 @@ static PORTS: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
 static NEXT_PORT: AtomicU32 = AtomicU32::new(0xffff_f000);
 
 pub struct NetlinkSocket {
+    /// The process's pid, the port id the first socket takes.
+    pid: u32,
     port: AtomicU32,
     groups: AtomicU32,
     queue: Mutex<VecDeque<Vec<u8>>>,
@@ -43,8 +45,10 @@ pub struct NetlinkSocket {
 }
 
 impl NetlinkSocket {
-    pub fn new() -> Arc<NetlinkSocket> {
+    /// A socket of the process `pid`.
+    pub fn new(pid: u32) -> Arc<NetlinkSocket> {
         Arc::new(NetlinkSocket {
+            pid,
             port: AtomicU32::new(0),
             groups: AtomicU32::new(0),
             queue: Mutex::new(VecDeque::new()),
@@ -61,8 +65,7 @@ impl NetlinkSocket {
             return now;
         }
         let mut ports = PORTS.lock();
-        let pid = crate::process::process().pid;
-        let chosen = if !ports.contains(&pid) { pid } else { NEXT_PORT.fetch_sub(1, Ordering::Relaxed) };
+        let chosen = if !ports.contains(&self.pid) { self.pid } else { NEXT_PORT.fetch_sub(1, Ordering::Relaxed) };
         match self.port.compare_exchange(0, chosen, Ordering::AcqRel, Ordering::Acquire) {
             Ok(_) => {
                 ports.insert(chosen);

@@ -36,7 +36,7 @@ impl Drop for Name {
 
 /// Where a relative path starts: the working directory.
 fn cwd() -> Arc<Inode> {
-    crate::process::process().cwd.lock().clone()
+    crate::fs::context::current().cwd.lock().clone()
 }
 
 /// bind(2) for an AF_UNIX socket; an empty name autobinds to an abstract

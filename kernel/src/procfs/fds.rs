@@ -65,18 +65,18 @@ fn link_target(of: &OpenFile) -> Vec<u8> {
 /// (inode number, path) of every descriptor opened by a path (maps names
 /// file mappings with them).
 pub fn paths_by_inode() -> Vec<(u64, Vec<u8>)> {
-    let files = process().files.lock();
+    let files = process().fs.files.lock();
     files.open_fds().filter_map(|(_, of, _)| Some((of.file.inode()?.ino, of.path.get()?.clone()))).collect()
 }
 
 fn open_fd(name: &[u8]) -> Option<(Arc<OpenFile>, bool)> {
     let fd: usize = core::str::from_utf8(name).ok()?.parse().ok()?;
-    let files = process().files.lock();
+    let files = process().fs.files.lock();
     Some((files.get(fd).ok()?, files.cloexec(fd).ok()?))
 }
 
 fn fd_names() -> Vec<Vec<u8>> {
-    process().files.lock().open_fds().map(|(fd, _, _)| format!("{fd}").into_bytes()).collect()
+    process().fs.files.lock().open_fds().map(|(fd, _, _)| format!("{fd}").into_bytes()).collect()
 }
 
 /// fd/: the descriptors as symlinks.

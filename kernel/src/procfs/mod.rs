@@ -85,7 +85,7 @@ struct ProcessDir {
 }
 
 fn cwd_path() -> Vec<u8> {
-    let cwd = crate::process::process().cwd.lock().clone();
+    let cwd = crate::process::process().fs.cwd.lock().clone();
     crate::fs::tree::path_of(&cwd).unwrap_or_else(|_| b"/".to_vec())
 }
 

@@ -43,7 +43,7 @@ fn address(a: &InetAddr, v6_file: bool) -> [u8; 16] {
 
 /// The program's sockets of one kind: TCP or UDP, in an IPv6 file or not.
 fn sockets(tcp: bool, v6: bool) -> Vec<InetSocket> {
-    let files = process().files.lock();
+    let files = process().fs.files.lock();
     let mut out = Vec::new();
     for (_, of, _) in files.open_fds() {
         let Some(s) = of.downcast::<Socket>() else { continue };
@@ -94,13 +94,16 @@ pub fn udp6() -> String {
     fmt::udp(&sockets(false, true), true)
 }
 
-/// With the network device: slirp's network and the default route.
+/// With the network device: its network (the IPv4 plan: slirp's or the
+/// one `-net tap=...` gave) and the default route.
 pub fn route() -> String {
     let mut list = Vec::new();
     if nic::present() {
-        let net = [nic::ADDR[0], nic::ADDR[1], nic::ADDR[2], 0];
-        list.push(Route { iface: "eth0", destination: [0; 4], gateway: nic::GATEWAY, mask: [0; 4], metric: 0 });
-        list.push(Route { iface: "eth0", destination: net, gateway: [0; 4], mask: [255, 255, 255, 0], metric: 0 });
+        let plan = nic::addr::plan();
+        let mask = (u32::MAX.checked_shl(32 - u32::from(plan.prefix.min(32))).unwrap_or(0)).to_be_bytes();
+        let net: [u8; 4] = core::array::from_fn(|i| plan.addr[i] & mask[i]);
+        list.push(Route { iface: "eth0", destination: [0; 4], gateway: plan.gateway, mask: [0; 4], metric: 0 });
+        list.push(Route { iface: "eth0", destination: net, gateway: [0; 4], mask, metric: 0 });
     }
     fmt::route(&list)
 }

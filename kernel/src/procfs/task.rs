@@ -149,7 +149,7 @@ pub fn status(tid: u32, user: &mut UserSpace) -> Result<Vec<u8>, Errno> {
         tgid: process().pid,
         pid: tid,
         ppid: 0,
-        fdsize: process().files.lock().capacity() as u64,
+        fdsize: process().fs.files.lock().capacity() as u64,
         vm: vm_figures(&f),
         threads: threads.len() as u64,
         sigq: (queued, crate::process::max_threads() as u64),

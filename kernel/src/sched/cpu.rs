@@ -56,6 +56,9 @@ pub struct Cpu {
     /// When the current busy or idle period began (monotonic ns), so the
     /// statistics can include a period still in progress at exit.
     pub period_start: AtomicU64,
+    /// When the thread it runs started running (monotonic ns); 0: none
+    /// (sched/cputime.rs adds it to the program's CPU time).
+    pub thread_since: AtomicU64,
     /// In the idle loop: not running a thread (placement prefers it).
     pub idle: AtomicBool,
     /// Idle and about to `wfi` or in it: new work for it needs an IPI. An
@@ -106,6 +109,7 @@ impl Cpu {
             page_table: AtomicU64::new(0),
             next_tick: AtomicU64::new(0),
             period_start: AtomicU64::new(0),
+            thread_since: AtomicU64::new(0),
             idle: AtomicBool::new(false),
             napping: AtomicBool::new(false),
             need_resched: AtomicBool::new(false),
@@ -225,4 +229,16 @@ pub fn this_cpu() -> &'static Cpu {
 /// The number of CPUs that run the kernel.
 pub fn online_count() -> usize {
     CPUS.iter().filter(|h| h.state() == CpuState::Online).count()
+}
+
+/// Gives each started CPU its cache group from what the device tree says
+/// about the CPUs `hwids` (boot/topology.rs reads it), after
+/// sched::bringup has assigned the indices.
+pub fn set_cache_groups(hwids: &[usize], caches: &[gometal_core::topology::CpuCaches]) {
+    let groups = gometal_core::topology::cache_groups(caches);
+    for (&hwid, &group) in hwids.iter().zip(&groups) {
+        if let Some(c) = all().iter().find(|c| c.hwid() == hwid) {
+            c.cache_group.store(group, core::sync::atomic::Ordering::Relaxed);
+        }
+    }
 }

@@ -13,6 +13,7 @@
 //! - runqueue.rs, scheduler.rs, timer.rs, cpu.rs, thread.rs: the parts.
 //! - smp.rs: IPIs between CPUs, TLB shootdown, stopping every CPU at exit.
 //! - bringup.rs: starting the other CPUs at boot (through arch::start_cpu).
+//! - cputime.rs: CPU time per thread and for the program (CPU-time clocks).
 //! - latency.rs: the wake and timer latency histograms (-kernel-args stats).
 //!
 //! Lock order (outermost first; sync/lockorder.rs checks it in debug builds and
@@ -42,6 +43,8 @@ pub mod block;
 pub mod bringup;
 #[deny(unsafe_code)]
 pub mod clock;
+#[deny(unsafe_code)]
+pub mod cputime;
 pub mod event;
 pub mod cpu;
 #[deny(unsafe_code)]

@@ -5,7 +5,7 @@
 
 use super::cpu::{this_cpu, Cpu};
 use super::thread::{RunState, Thread};
-use super::{clock, idle, place, runqueue};
+use super::{clock, cputime, idle, place, runqueue};
 use crate::arch;
 use alloc::sync::Arc;
 use core::sync::atomic::Ordering;
@@ -47,17 +47,18 @@ fn run_thread(cpu: &Cpu, t: Arc<Thread>) {
     cpu.running_long.store(t.profile.class() == Class::Long, Ordering::Relaxed);
     let ctx = t.context_ptr();
     cpu.running.store(true, Ordering::Relaxed);
-    cpu.set_current(Some(t));
     let start = clock::monotonic_ns();
+    cputime::started(cpu, &t, start);
+    cpu.set_current(Some(t));
     cpu.period_start.store(start, Ordering::Relaxed);
     // SAFETY: both contexts live in structures that outlive the switch: the
     // CPU's is static, the thread's is kept alive by `current`.
     unsafe { arch::switch(cpu.scheduler_context(), ctx) };
-    let ran = clock::monotonic_ns() - start;
-    cpu.stats.busy_ns.fetch_add(ran, Ordering::Relaxed);
+    let end = clock::monotonic_ns();
+    cpu.stats.busy_ns.fetch_add(end - start, Ordering::Relaxed);
     cpu.stats.switches.fetch_add(1, Ordering::Relaxed);
     let t = cpu.set_current(None).expect("thread vanished");
-    t.ran_ns.fetch_add(ran, Ordering::Relaxed);
+    cputime::stopped(cpu, &t, start, end);
     let switches = if t.state.lock().run == RunState::Blocked { &t.voluntary_switches } else { &t.involuntary_switches };
     switches.fetch_add(1, Ordering::Relaxed);
     t.profile.stopped();

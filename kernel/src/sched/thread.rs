@@ -69,10 +69,15 @@ pub struct Thread {
     /// napped (place.rs; usize::MAX: not handed off), until it runs: the
     /// statistics count which CPU took it.
     pub(in crate::sched) handed_to: AtomicUsize,
-    /// CPU time of its finished runs (ns; `cpu_time_ns` adds a run in
-    /// progress), and how its runs ended: blocked (voluntary) or
-    /// preempted and yielded (involuntary), for /proc.
-    pub(in crate::sched) ran_ns: AtomicU64,
+    /// CPU time of its finished runs, ns (cputime.rs).
+    pub(in crate::sched) cpu_ns: AtomicU64,
+    /// When its current run started (monotonic ns); 0: not running.
+    pub(in crate::sched) run_since: AtomicU64,
+    /// The earliest expiry of a timer on its CPU-time clock (itimer.rs);
+    /// u64::MAX: none. Checked at every interrupt while it runs.
+    pub cpu_timer_at: AtomicU64,
+    /// How its runs ended: blocked (voluntary) or preempted and yielded
+    /// (involuntary), for /proc.
     pub(in crate::sched) voluntary_switches: AtomicU64,
     pub(in crate::sched) involuntary_switches: AtomicU64,
 }
@@ -108,7 +113,9 @@ impl Thread {
             profile: ProfileCell::new(),
             queued_long: AtomicBool::new(false),
             handed_to: AtomicUsize::new(usize::MAX),
-            ran_ns: AtomicU64::new(0),
+            cpu_ns: AtomicU64::new(0),
+            run_since: AtomicU64::new(0),
+            cpu_timer_at: AtomicU64::new(u64::MAX),
             voluntary_switches: AtomicU64::new(0),
             involuntary_switches: AtomicU64::new(0),
         };
@@ -172,11 +179,7 @@ impl Thread {
     pub fn report(&self) -> ThreadReport {
         let run = self.state.lock().run;
         let cpu = self.last_cpu.load(Ordering::Relaxed);
-        let mut cpu_ns = self.ran_ns.load(Ordering::Relaxed);
-        if run == RunState::Running && cpu < crate::param::MAX_CPUS {
-            let start = super::cpu::cpu(cpu).period_start.load(Ordering::Relaxed);
-            cpu_ns += super::clock::monotonic_ns().saturating_sub(start);
-        }
+        let cpu_ns = super::cputime::thread_ns(self);
         let state = match run {
             RunState::Runnable | RunState::Running => 'R',
             RunState::Blocked => 'S',

@@ -61,8 +61,8 @@ pub fn init_devices(m: &machine::Machine) -> Option<u64> {
             crate::println!("gometal: no UART driver for the console, {named}: output through the firmware, no input");
         }
     }
-    // SAFETY: the device tree's goldfish RTC node.
-    let rtc_now = m.rtc.map(|pa| unsafe { rtc::read_ns(pa) });
+    // SAFETY: the device tree's RTC node, of the kind its compatible names.
+    let rtc_now = m.rtc.map(|(pa, kind)| unsafe { rtc::read_ns(pa, kind) });
     clock::init(m.arch.timebase_hz, rtc_now);
     rtc_now
 }
@@ -81,7 +81,10 @@ pub fn start_virtio(m: &machine::Machine, rtc_now: Option<u64>, args: &BootArgs)
     }
     start_random(m, &key[..found.entropy], rtc_now, args);
     if let Some(irq) = crate::drivers::virtio::console::irq() {
-        crate::drivers::irq::attach(irq, |_| crate::drivers::virtio::console::on_interrupt());
+        crate::drivers::irq::attach(irq, |_| {
+            crate::drivers::virtio::console::on_interrupt();
+            crate::stdio::hostsig::deliver();
+        });
     }
     if let Some(irq) = crate::net::nic::irq() {
         crate::drivers::irq::attach(irq, |_| crate::net::nic::on_interrupt());

@@ -61,11 +61,15 @@ extern "C" fn rust_boot(hwid: usize, dtb_pa: usize) -> ! {
     take_payload(&mut m, &image);
     let args = bootargs::parse(&m.bootargs);
     crate::onexit::configure(args.on_exit);
+    if args.semihosting {
+        crate::arch::enable_semihosting();
+    }
     mm::init(&m, image.extent);
     if args.verbose {
         report_image(&m, &image);
     }
     start_virtio(&m, rtc_now, &args);
+    crate::net::nic::configure(args.net.as_deref());
     crate::stdio::configure(args.tty, args.stderr_to_stdout);
     if args.stats || args.verbose {
         crate::stats::request();
@@ -83,7 +87,7 @@ extern "C" fn rust_boot(hwid: usize, dtb_pa: usize) -> ! {
         }
     }
     let online = cpus::start_all(&m.hwids, hwid, limit, args.verbose);
-    crate::boot::topology::apply(&m.hwids, &m.cpu_caches);
+    crate::sched::cpu::set_cache_groups(&m.hwids, &m.cpu_caches);
     if args.verbose {
         crate::println!("gometal: {online} of {} CPUs online, {} MiB RAM", m.hwids.len(), ram_mib(&m));
     }
@@ -183,12 +187,13 @@ fn start_program(m: &machine::Machine, args: &BootArgs) {
     }
     if let Some(cwd) = &args.cwd {
         match tree::resolve(cwd, true) {
-            Ok(f) if f.node.is_dir() => *p.0.cwd.lock() = f.node,
+            Ok(f) if f.node.is_dir() => *p.0.fs.cwd.lock() = f.node,
             _ => fail(STATUS_NOT_FOUND, format_args!("cwd={}: no such directory in the initramfs", alloc::string::String::from_utf8_lossy(cwd))),
         }
     }
     let main = Arc::new(p.1);
     p.0.add_thread(main.clone()).expect("first thread");
+    crate::stdio::hostsig::deliver(); // a signal the host sent during boot
     place::wake_up(main);
 }
 

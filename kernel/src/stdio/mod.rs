@@ -17,6 +17,7 @@
 //! stream whose host side is a terminal answers the terminal ioctls (tty.rs).
 
 mod file;
+pub mod hostsig;
 mod tty;
 
 pub use file::open_files;

@@ -3,4 +3,5 @@
 //! architecture is compiled and tested whatever the host is; the kernel
 //! uses the one it is built for (kernel/src/arch/).
 
+pub mod aarch64;
 pub mod riscv64;

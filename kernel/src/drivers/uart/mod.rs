@@ -6,15 +6,18 @@
 //! output only, but a board whose UART we lack still says what happens.
 
 mod ns16550;
+mod pl011;
 mod sifive;
 
 use crate::boot::serial::SerialNode;
 use ns16550::Ns16550;
+use pl011::Pl011;
 use sifive::Sifive;
 use spin::Once;
 
 enum Uart {
     Ns16550(Ns16550),
+    Pl011(Pl011),
     Sifive(Sifive),
 }
 
@@ -25,6 +28,7 @@ fn model(compatible: &[alloc::string::String]) -> Option<&'static str> {
     compatible.iter().find_map(|c| match c.as_str() {
         "ns16550a" | "ns16550" | "snps,dw-apb-uart" => Some("16550"),
         "sifive,uart0" | "sifive,fu540-c000-uart" | "sifive,fu740-c000-uart" => Some("sifive"),
+        "arm,pl011" => Some("pl011"),
         _ => None,
     })
 }
@@ -42,6 +46,8 @@ pub fn init<'a>(stdout: Option<&'a SerialNode>, all: &'a [SerialNode]) -> Option
     let uart = match model(&node.compatible)? {
         // SAFETY: the base of a device-tree node whose compatible names a sifive,uart0.
         "sifive" => Uart::Sifive(unsafe { Sifive::new(node.base) }),
+        // SAFETY: the base of a device-tree node whose compatible names an arm,pl011.
+        "pl011" => Uart::Pl011(unsafe { Pl011::new(node.base) }),
         // SAFETY: the base of a node whose compatible names a 16550, with its register layout.
         _ => Uart::Ns16550(unsafe { Ns16550::new(node.base, node.reg_shift, node.reg_io_width) }),
     };
@@ -52,6 +58,7 @@ pub fn init<'a>(stdout: Option<&'a SerialNode>, all: &'a [SerialNode]) -> Option
 pub fn put_byte(b: u8) {
     match UART.get() {
         Some(Uart::Ns16550(u)) => u.put_byte(b),
+        Some(Uart::Pl011(u)) => u.put_byte(b),
         Some(Uart::Sifive(u)) => u.put_byte(b),
         None => crate::arch::firmware_console_put(b),
     }
@@ -61,6 +68,7 @@ pub fn put_byte(b: u8) {
 pub fn get_byte() -> Option<u8> {
     match UART.get()? {
         Uart::Ns16550(u) => u.get_byte(),
+        Uart::Pl011(u) => u.get_byte(),
         Uart::Sifive(u) => u.get_byte(),
     }
 }
@@ -70,6 +78,7 @@ pub fn get_byte() -> Option<u8> {
 pub fn set_receive_interrupt(on: bool) {
     match UART.get() {
         Some(Uart::Ns16550(u)) => u.set_receive_interrupt(on),
+        Some(Uart::Pl011(u)) => u.set_receive_interrupt(on),
         Some(Uart::Sifive(u)) => u.set_receive_interrupt(on),
         None => {}
     }
@@ -80,6 +89,7 @@ pub fn set_receive_interrupt(on: bool) {
 pub fn drain() {
     match UART.get() {
         Some(Uart::Ns16550(u)) => u.drain(),
+        Some(Uart::Pl011(u)) => u.drain(),
         Some(Uart::Sifive(u)) => u.drain(),
         None => {}
     }

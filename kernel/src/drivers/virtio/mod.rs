@@ -7,6 +7,7 @@
 
 pub mod console;
 pub mod hal;
+pub mod net;
 pub mod p9;
 pub mod rng;
 

@@ -1,5 +1,7 @@
-//! The guest's own addresses on slirp's network and which destinations
-//! the NIC carries, for every protocol. A packet to one of our own
+//! The guest's own addresses on its network and which destinations the
+//! NIC carries, for every protocol. IPv4 follows the plan (kernel/core
+//! `netplan.rs`): QEMU's user network's fixed one unless the `net=` kernel
+//! option (`gometal run -net tap=IFNAME,ip=...`) gave another. A packet to one of our own
 //! addresses never leaves the machine (Linux routes it through `lo`), so
 //! sockets treat 10.0.2.15 and fec0::15 like 127.0.0.1 and ::1: they may be
 //! bound, and traffic to them is delivered in the kernel.
@@ -9,13 +11,30 @@
 //! 10.0.2.15, statically (slirp's router advertisements would let it
 //! derive an address from its MAC, which nothing would know in advance).
 
-use super::ADDR;
+use gometal_core::netplan::{NetPlan, SLIRP};
 use gometal_core::sockaddr::InetAddr;
 use smoltcp::wire::{IpAddress, IpEndpoint, Ipv6Address};
 
 pub const ADDR6: [u8; 16] = [0xfe, 0xc0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x15];
 pub const PREFIX6: u8 = 64;
 pub const GATEWAY6: [u8; 16] = [0xfe, 0xc0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02];
+
+static PLAN: spin::Once<NetPlan> = spin::Once::new();
+
+/// The IPv4 plan in force.
+pub fn plan() -> NetPlan {
+    PLAN.get().copied().unwrap_or(SLIRP)
+}
+
+/// Sets the plan (once, at boot, before any socket uses it).
+pub fn set_plan(p: NetPlan) -> NetPlan {
+    *PLAN.call_once(|| p)
+}
+
+/// Our IPv4 address.
+pub fn v4() -> [u8; 4] {
+    plan().addr
+}
 
 /// An address smoltcp gave, as the socket layer writes it.
 pub fn inet_of(e: IpEndpoint) -> InetAddr {
@@ -39,7 +58,7 @@ pub fn endpoint_of(a: &InetAddr) -> IpEndpoint {
 /// Our address in the family of `peer` (with `port`).
 pub fn own_for(peer: &InetAddr, port: u16) -> InetAddr {
     if peer.is_v4() {
-        InetAddr::v4(ADDR, port)
+        InetAddr::v4(v4(), port)
     } else {
         InetAddr::v6(ADDR6, port)
     }
@@ -48,7 +67,7 @@ pub fn own_for(peer: &InetAddr, port: u16) -> InetAddr {
 /// Is `a` this machine's address on the network (10.0.2.15 or fec0::15,
 /// with a NIC)?
 pub fn is_own(a: &InetAddr) -> bool {
-    super::present() && if a.is_v4() { a.ip[12..] == ADDR } else { a.ip == ADDR6 }
+    super::present() && if a.is_v4() { a.ip[12..] == v4() } else { a.ip == ADDR6 }
 }
 
 /// Does a datagram or connection to `a` go out through the NIC: a NIC is
@@ -66,7 +85,7 @@ pub fn source_v4(to: &InetAddr) -> [u8; 4] {
     match to.ip[12..] {
         [0, 0, 0, 0] => [127, 0, 0, 1],
         [127, ..] => ip,
-        _ => ADDR,
+        _ => v4(),
     }
 }
 

@@ -1,78 +1,63 @@
-//! The virtio-net device as smoltcp sees it: one received frame per
+//! The virtio-net device as smoltcp sees it: one received packet per
 //! `receive` (its buffer goes back to the device once smoltcp has read it)
-//! and one transmit buffer per frame sent. The `virtio-drivers` crate's
-//! `VirtIONetRaw` does the queues; this file keeps the buffers and adapts
-//! it to smoltcp's `Device` trait.
+//! and one transmit buffer per frame sent, over our own driver
+//! (drivers/virtio/net.rs), whose offloads become smoltcp's capabilities:
 //!
-//! Sending never waits for the device. The crate's `VirtIONet::send`
-//! spins until the device has taken the frame, and under QEMU that is
-//! when QEMU's main loop thread has run: with more CPUs than host cores
-//! that thread waits for a host core while the sending CPU spins holding
-//! the NIC lock and other CPUs spin for the lock (transfers at 4 CPUs
-//! stalled for up to 0.5 s per poll before this). Here a frame is queued
-//! and its buffer comes back when the device reports it used (`reclaim`).
+//! - checksum offload (the device offers it with a tap backend, not with
+//!   QEMU's user network): smoltcp leaves TCP checksums out on transmit and
+//!   the frame goes with a partial checksum (kernel/core `virtionet.rs`);
+//!   on receive smoltcp never checks TCP checksums, this file does, for
+//!   packets the device did not vouch for (DATA_VALID or NEEDS_CSUM);
+//! - segmentation offload (HOST_TSO4): smoltcp's `segmentation-offload`
+//!   hands the device TCP segments of up to TSO_BYTES with the MSS to cut
+//!   them at (PacketMeta), which become GSO headers. IPv6 is not offered:
+//!   smoltcp 0.14 drops an IPv6 packet larger than the MTU before it looks
+//!   at the segmentation size (iface/interface/mod.rs, "IPv6 fragmentation
+//!   support is unimplemented");
+//! - large receive (GUEST_TSO4/6 with mergeable buffers): packets up to
+//!   64 KiB come in merged, and smoltcp takes them (it does not hold
+//!   received packets to the MTU).
+//!
+//! Sending never waits for the device. A frame is queued and its buffer
+//! comes back when the device reports it used (`reclaim`); the device is
+//! told at the end of each poll (`flush`) or every few frames.
 
-use crate::drivers::virtio::hal::KernelHal;
+use crate::drivers::virtio::net::{Offloads, RxFrame, VirtioNet};
 use crate::drivers::virtio::Mmio;
-use alloc::vec;
-use alloc::vec::Vec;
 use core::marker::PhantomData;
-use smoltcp::phy::{self, DeviceCapabilities, Medium};
+use core::num::NonZeroUsize;
+use gometal_core::virtionet::{self as vn, NetHdr};
+use smoltcp::phy::{self, Checksum, DeviceCapabilities, Medium, PacketMeta};
 use smoltcp::time::Instant;
-use virtio_drivers::device::net::VirtIONetRaw;
 
-/// Receive and transmit queue depth (QEMU offers 256). The crate keeps a
-/// queue's shadow descriptors inline, and the device is built on the boot
-/// CPU's 32 KiB stack: 128 overflowed it (the kernel's data below was
-/// overwritten), 64 leaves room.
-pub const QUEUE: usize = 64;
-/// A frame buffer: one Ethernet frame plus the virtio-net header (the
-/// crate wants 1526 bytes at least for receiving).
-pub const FRAME: usize = 2048;
+pub use crate::drivers::virtio::net::QUEUE;
 
-pub type Net = VirtIONetRaw<KernelHal, Mmio, QUEUE>;
+/// The largest frame handed to the device for segmentation: an IPv4
+/// packet's length field holds 65,535 bytes; Linux hands 64 KiB.
+const TSO_BYTES: usize = 62 * 1024;
 
 pub struct NetDevice {
-    pub net: Net,
-    /// Receive buffers the device holds, by its token.
-    rx: Vec<Option<Vec<u8>>>,
-    /// Frames the device is sending, by token, with the length it was given.
-    tx: Vec<Option<(Vec<u8>, usize)>>,
-    /// Transmit buffers not in use (a full queue's worth, made at boot).
-    spare: Vec<Vec<u8>>,
-    /// A received frame taken from the device and looked at (`peek`) but
-    /// not yet given to smoltcp: (buffer, header length, frame length).
-    staged: Option<(Vec<u8>, usize, usize)>,
+    pub net: VirtioNet,
+    offloads: Offloads,
+    /// A received packet taken from the device and looked at (`peek`) but
+    /// not yet given to smoltcp.
+    staged: Option<RxFrame>,
 }
 
 impl NetDevice {
-    /// Starts the device and gives it a full ring of receive buffers.
-    pub fn new(transport: Mmio) -> Result<NetDevice, virtio_drivers::Error> {
-        let net = Net::new(transport)?;
-        let mut dev = NetDevice { net, rx: vec![None; QUEUE], tx: vec![None; QUEUE], spare: Vec::new(), staged: None };
-        for _ in 0..QUEUE {
-            dev.post_rx(vec![0; FRAME]);
-            dev.spare.push(vec![0; FRAME]);
-        }
-        Ok(dev)
+    pub fn new(transport: Mmio) -> Result<NetDevice, crate::drivers::virtio::net::Error> {
+        let net = VirtioNet::new(transport)?;
+        let offloads = net.offloads();
+        Ok(NetDevice { net, offloads, staged: None })
     }
 
-    /// Hands a receive buffer to the device (dropped if the ring refuses it:
-    /// that only shrinks the ring).
-    fn post_rx(&mut self, mut buf: Vec<u8>) {
-        // SAFETY: the buffer is kept in `rx` under its token and not touched
-        // until the device has used it (`receive` takes it back only after
-        // `poll_receive` returned that token).
-        if let Ok(token) = unsafe { self.net.receive_begin(&mut buf) } {
-            if let Some(slot) = self.rx.get_mut(token as usize) {
-                *slot = Some(buf);
-            }
-        }
+    pub fn offloads(&self) -> Offloads {
+        self.offloads
     }
 
-    /// Whether a received frame waits.
+    /// Whether a received packet waits.
     pub fn has_frames(&self) -> bool {
-        self.staged.is_some() || self.net.poll_receive().is_some()
+        self.staged.is_some() || self.net.has_rx()
     }
 
     /// The next received frame, to see which socket set it is for before
@@ -81,40 +66,47 @@ impl NetDevice {
         if self.staged.is_none() {
             self.staged = self.take_frame();
         }
-        let (buf, hdr, len) = self.staged.as_ref()?;
-        buf.get(*hdr..*hdr + *len)
+        self.staged.as_ref().map(RxFrame::frame)
     }
 
-    /// Takes the next frame the device received: (buffer, header, length).
-    fn take_frame(&mut self) -> Option<(Vec<u8>, usize, usize)> {
-        let token = self.net.poll_receive()?;
-        let mut buf = self.rx.get_mut(token as usize)?.take()?;
-        // SAFETY: `buf` is the buffer `receive_begin` was given for `token`.
-        match unsafe { self.net.receive_complete(token, &mut buf) } {
-            Ok((hdr, len)) => Some((buf, hdr, len)),
-            Err(_) => {
-                self.post_rx(buf);
-                None
+    /// The next received packet whose TCP checksum is right (checked here
+    /// unless the device vouched for it); a partial UDP or ICMP checksum
+    /// is completed, since the kernel's UDP code checks its own.
+    fn take_frame(&mut self) -> Option<RxFrame> {
+        loop {
+            let mut f = self.net.receive()?;
+            super::stats::FRAMES_BIG.add((f.len > 1514) as u64);
+            let flags = if self.offloads.csum_rx { f.hdr.flags } else { 0 };
+            let ok = if flags & vn::NEEDS_CSUM != 0 {
+                let (start, off) = (f.hdr.csum_start as usize, f.hdr.csum_offset as usize);
+                vn::is_tcp(f.frame()) || vn::complete_checksum(f.frame_mut(), start, off)
+            } else {
+                flags & vn::DATA_VALID != 0 || vn::tcp_checksum_ok(f.frame())
+            };
+            if ok {
+                return Some(f);
             }
+            super::stats::FRAMES_BAD.add(1);
+            self.net.recycle(f);
         }
     }
 
     /// Takes back the transmit buffers the device has finished with.
     pub fn reclaim(&mut self) {
-        while let Some(token) = self.net.poll_transmit() {
-            let Some((buf, len)) = self.tx.get_mut(token as usize).and_then(Option::take) else { break };
-            // SAFETY: the same buffer (and length) that `transmit_begin` was given.
-            let _ = unsafe { self.net.transmit_complete(token, &buf[..len]) };
-            self.spare.push(buf);
-        }
+        self.net.reclaim();
+    }
+
+    /// Tells the device about what was queued.
+    pub fn flush(&mut self) {
+        self.net.flush();
     }
 }
 
 /// The tokens point at the device rather than borrow it: smoltcp sends a
 /// reply (a transmit token) from inside a receive token's `consume`, so the
 /// two are alive at once, though each touches the device only in turn.
-pub struct Rx<'a>(*mut NetDevice, Option<(Vec<u8>, usize, usize)>, PhantomData<&'a mut NetDevice>);
-pub struct Tx<'a>(*mut NetDevice, PhantomData<&'a mut NetDevice>);
+pub struct Rx<'a>(*mut NetDevice, Option<RxFrame>, PhantomData<&'a mut NetDevice>);
+pub struct Tx<'a>(*mut NetDevice, Option<core::num::NonZeroU16>, PhantomData<&'a mut NetDevice>);
 
 impl phy::Device for NetDevice {
     type RxToken<'a> = Rx<'a>;
@@ -122,12 +114,12 @@ impl phy::Device for NetDevice {
 
     fn receive(&mut self, _now: Instant) -> Option<(Rx<'_>, Tx<'_>)> {
         self.reclaim();
-        let (buf, hdr, len) = match self.staged.take() {
+        let f = match self.staged.take() {
             Some(f) => f,
             None => self.take_frame()?,
         };
         let dev: *mut NetDevice = self;
-        Some((Rx(dev, Some((buf, hdr, len)), PhantomData), Tx(dev, PhantomData)))
+        Some((Rx(dev, Some(f), PhantomData), Tx(dev, None, PhantomData)))
     }
 
     fn transmit(&mut self, _now: Instant) -> Option<Tx<'_>> {
@@ -135,7 +127,7 @@ impl phy::Device for NetDevice {
         if !self.net.can_send() {
             return None;
         }
-        Some(Tx(self, PhantomData))
+        Some(Tx(self, None, PhantomData))
     }
 
     fn capabilities(&self) -> DeviceCapabilities {
@@ -143,18 +135,23 @@ impl phy::Device for NetDevice {
         caps.medium = Medium::Ethernet;
         caps.max_transmission_unit = 1514;
         caps.max_burst_size = Some(QUEUE / 2);
+        // Received TCP checksums are checked in take_frame.
+        caps.checksum.tcp = if self.offloads.csum_tx { Checksum::None } else { Checksum::Tx };
+        if self.offloads.csum_tx && self.offloads.tso4 {
+            caps.segmentation.tcpv4 = NonZeroUsize::new(TSO_BYTES);
+        }
         caps
     }
 }
 
 impl phy::RxToken for Rx<'_> {
     fn consume<R, F: FnOnce(&[u8]) -> R>(mut self, f: F) -> R {
-        let (buf, hdr, len) = self.1.take().expect("a receive token holds its buffer");
-        let r = f(buf.get(hdr..hdr + len).unwrap_or(&[]));
+        let frame = self.1.take().expect("a receive token holds its packet");
+        let r = f(frame.frame());
         // SAFETY: the device outlives the token ('a), and no other
         // reference to it is in use while this line runs (see Rx).
         let dev = unsafe { &mut *self.0 };
-        dev.post_rx(buf);
+        dev.net.recycle(frame);
         r
     }
 }
@@ -164,26 +161,24 @@ impl phy::TxToken for Tx<'_> {
         // SAFETY: as in Rx::consume: the device outlives the token and is
         // used by nothing else while this runs.
         let dev = unsafe { &mut *self.0 };
-        let mut buf = dev.spare.pop().unwrap_or_else(|| vec![0; FRAME]);
-        let hdr = dev.net.fill_buffer_header(&mut buf).unwrap_or(0);
-        let end = (hdr + len).min(buf.len());
-        let r = f(&mut buf[hdr..end]);
-        // SAFETY: the buffer is kept in `tx` under its token until the
-        // device reports it used (`reclaim`).
-        match unsafe { dev.net.transmit_begin(&buf[..end]) } {
-            Ok(token) => match dev.tx.get_mut(token as usize) {
-                Some(slot) => {
-                    *slot = Some((buf, end));
-                    super::stats::FRAMES_OUT.add(1);
-                }
-                // The device owns it now and the crate never numbers a
-                // token past the queue: never freed, never reached.
-                None => core::mem::forget(buf),
-            },
-            // A frame the queue refuses is lost, as on a congested wire;
-            // TCP sends it again.
-            _ => dev.spare.push(buf),
+        let mut buf = dev.net.tx_buffer(len);
+        let hl = dev.net.header_len();
+        let end = (hl + len).min(buf.len());
+        let r = f(&mut buf[hl..end]);
+        let hdr = if dev.offloads.csum_tx {
+            let mss = self.1.map(|m| m.get()).filter(|_| dev.offloads.tso4);
+            vn::tx_offload(&mut buf[hl..end], mss).unwrap_or_default()
+        } else {
+            NetHdr::default()
+        };
+        if dev.net.send(buf, end - hl, &hdr) {
+            super::stats::FRAMES_OUT.add(1);
+            super::stats::FRAMES_TSO.add((hdr.gso_size != 0) as u64);
         }
         r
+    }
+
+    fn set_meta(&mut self, meta: PacketMeta) {
+        self.1 = meta.segmentation_offload_size;
     }
 }

@@ -94,7 +94,7 @@ fn header_marks(packet: &[u8]) -> (u8, u8) {
 /// A raw socket for `proto` over IP `version` in `sockets`; None when the
 /// heap is out.
 pub fn raw(sockets: &mut SocketSet<'static>, version: IpVersion, proto: IpProtocol) -> Option<SocketHandle> {
-    let s = raw::Socket::new(version, proto, packet_buffer()?, packet_buffer()?);
+    let s = raw::Socket::new(Some(version), Some(proto), packet_buffer()?, packet_buffer()?);
     Some(sockets.add(s))
 }
 
@@ -160,7 +160,7 @@ pub fn parse_v4(packet: &[u8]) -> Option<(Ipv4Repr, &[u8])> {
     }
     let repr = Ipv4Repr::parse(&p, &ChecksumCapabilities::default()).ok()?;
     let dst = repr.dst_addr.octets();
-    if dst != super::ADDR && !repr.dst_addr.is_broadcast() {
+    if dst != super::addr::v4() && !repr.dst_addr.is_broadcast() {
         return None;
     }
     let header = p.header_len() as usize;

@@ -46,12 +46,6 @@ use smoltcp::time::Instant;
 use smoltcp::wire::{EthernetAddress, HardwareAddress, IpAddress, IpCidr, Ipv4Address};
 use spin::{Mutex, Once};
 
-/// slirp's fixed plan for its one guest.
-pub const ADDR: [u8; 4] = [10, 0, 2, 15];
-pub const PREFIX: u8 = 24;
-pub const GATEWAY: [u8; 4] = [10, 0, 2, 2];
-/// slirp's DNS forwarder, 10.0.2.3, as /etc/resolv.conf names it.
-const RESOLV_CONF: &[u8] = b"nameserver 10.0.2.3\n";
 
 struct Nic {
     dev: NetDevice,
@@ -64,6 +58,7 @@ struct Nic {
     /// UDP and ICMP: raw IP sockets the kernel handles itself (in shard 0).
     udp: udp::Udp,
     icmp: icmp::Icmp,
+    mac: [u8; 6],
 }
 
 static NIC: Mutex<Option<Nic>> = Mutex::new(None);
@@ -82,31 +77,56 @@ pub fn add(transport: crate::drivers::virtio::Mmio, irq: u32) {
     let mut dev = match NetDevice::new(transport) {
         Ok(d) => d,
         Err(e) => {
-            crate::println!("gometal: virtio-net device did not start: {e:?}");
+            crate::println!("gometal: virtio-net device did not start: {e}");
             return;
         }
     };
-    let mac = dev.net.mac_address();
+    let mac = dev.net.mac();
+    let offloads = dev.offloads();
     let mut config = Config::new(HardwareAddress::Ethernet(EthernetAddress(mac)));
     config.random_seed = crate::arch::ticks();
     let mut iface = Interface::new(config, &mut dev, now());
-    iface.update_ip_addrs(|a| {
-        let _ = a.push(IpCidr::new(IpAddress::v4(ADDR[0], ADDR[1], ADDR[2], ADDR[3]), PREFIX));
-    });
-    let gw = Ipv4Address::new(GATEWAY[0], GATEWAY[1], GATEWAY[2], GATEWAY[3]);
-    let _ = iface.routes_mut().add_default_ipv4_route(gw);
     addr::add_ipv6(&mut iface);
-    dev.net.enable_interrupts();
     let mut shards = shard::make();
     let (udp, icmp) = (udp::Udp::new(&mut shards[0].sockets), icmp::Icmp::new(&mut shards[0].sockets));
-    *guard = Some(Nic { dev, iface, shards, listened: alloc::vec::Vec::new(), udp, icmp });
+    *guard = Some(Nic { dev, iface, shards, listened: alloc::vec::Vec::new(), udp, icmp, mac });
     IRQ.call_once(|| irq);
     MAC.call_once(|| mac);
     PRESENT.store(true, Ordering::Release);
-    let m = mac;
+    if offloads.csum_tx || offloads.csum_rx {
+        let o = offloads;
+        crate::println!(
+            "gometal: net: offloads: checksum tx {} rx {}, segmentation tcp4 {} tcp6 {}, large receive {}",
+            o.csum_tx, o.csum_rx, o.tso4, o.tso6, o.lro
+        );
+    }
+}
+
+/// Gives the interface its IPv4 plan: the `net=` kernel option's, else
+/// QEMU's user network's (called once the command line is read, after
+/// `add`). A `net=` that does not parse is reported and the default kept.
+pub fn configure(spec: Option<&[u8]>) {
+    let plan = match spec.map(gometal_core::netplan::parse) {
+        Some(Some(p)) => p,
+        Some(None) => {
+            crate::println!("gometal: net: net= option not understood; QEMU's user network's addresses are used");
+            gometal_core::netplan::SLIRP
+        }
+        None => gometal_core::netplan::SLIRP,
+    };
+    let plan = addr::set_plan(plan);
+    let mut guard = NIC.lock();
+    let Some(nic) = guard.as_mut() else { return };
+    let (a, g, d) = (plan.addr, plan.gateway, plan.dns);
+    nic.iface.update_ip_addrs(|addrs| {
+        addrs.retain(|c| !matches!(c.address(), IpAddress::Ipv4(_)));
+        let _ = addrs.push(IpCidr::new(IpAddress::v4(a[0], a[1], a[2], a[3]), plan.prefix));
+    });
+    let _ = nic.iface.routes_mut().add_default_ipv4_route(Ipv4Address::new(g[0], g[1], g[2], g[3]));
+    let m = nic.mac;
     crate::println!(
-        "gometal: net: virtio-net {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}, address 10.0.2.15/24 and fec0::15/64, gateway 10.0.2.2, DNS 10.0.2.3",
-        m[0], m[1], m[2], m[3], m[4], m[5]
+        "gometal: net: virtio-net {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}, address {}.{}.{}.{}/{} and fec0::15/64, gateway {}.{}.{}.{}, DNS {}.{}.{}.{}",
+        m[0], m[1], m[2], m[3], m[4], m[5], a[0], a[1], a[2], a[3], plan.prefix, g[0], g[1], g[2], g[3], d[0], d[1], d[2], d[3]
     );
 }
 
@@ -214,12 +234,18 @@ pub fn connect(sock: &Arc<Socket>, to: InetAddr, nonblock: bool) -> Result<usize
     }
 }
 
-/// /etc/resolv.conf naming slirp's DNS, when there is a NIC and the
-/// initramfs brought none (Go's resolver reads it).
+/// /etc/resolv.conf naming the plan's DNS server (slirp's 10.0.2.3 by
+/// default), when there is a NIC and the initramfs brought none (Go's
+/// resolver reads it).
 pub fn publish_files() {
     if !present() || crate::fs::tree::resolve(b"/etc/resolv.conf", true).is_ok() {
         return;
     }
-    let node = crate::fs::inode::Inode::new_file(0o644, RESOLV_CONF, 0);
+    let d = addr::plan().dns;
+    let text = alloc::format!("nameserver {}.{}.{}.{}\n", d[0], d[1], d[2], d[3]);
+    // Made once per boot and kept for the machine's life (a file's
+    // initial bytes are static, as the initramfs's are).
+    let text: &'static str = alloc::boxed::Box::leak(text.into_boxed_str());
+    let node = crate::fs::inode::Inode::new_file(0o644, text.as_bytes(), 0);
     crate::fs::tree::add_at(b"/etc/resolv.conf", node);
 }

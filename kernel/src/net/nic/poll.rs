@@ -184,6 +184,7 @@ pub(super) fn poll(nic: &mut Nic) {
     let (for_timer, sent_before) = (TIMER_DUE.swap(false, Ordering::SeqCst), stats::FRAMES_OUT.get());
     let mut work = if for_timer { due(nic) } else { DirtySet::default() };
     nic.dev.net.ack_interrupt();
+    nic.dev.reclaim();
     let (noted, noted_sets, settle_next) = super::keepalive::take_settled();
     if settle_next != u64::MAX {
         poll_by(settle_next); // the rest once they have settled
@@ -206,6 +207,7 @@ pub(super) fn poll(nic: &mut Nic) {
         for s in work.iter() {
             nic.iface.poll_egress(now(), &mut nic.dev, &mut nic.shards[s].sockets);
         }
+        nic.dev.flush();
         let t3 = clock();
         for s in work.iter() {
             note_deadline(nic, s, t3);

@@ -46,6 +46,12 @@ pub static TIMER_NS: Counter = Counter::new();
 /// Rounds of a poll, and socket sets (shard.rs) stepped in them.
 pub static ROUNDS: Counter = Counter::new();
 pub static SETS_STEPPED: Counter = Counter::new();
+/// Received packets larger than a 1,514-byte frame (large receive),
+/// packets dropped for a bad TCP checksum, frames sent for the device to
+/// segment (TSO).
+pub static FRAMES_BIG: Counter = Counter::new();
+pub static FRAMES_BAD: Counter = Counter::new();
+pub static FRAMES_TSO: Counter = Counter::new();
 pub static LOCK_HOLD: Histogram = Histogram::new();
 
 pub fn report() {
@@ -76,6 +82,12 @@ pub fn report() {
         ROUNDS.get(),
         SETS_STEPPED.get(),
         gometal_core::netshard::SHARDS
+    );
+    crate::println!(
+        "gometal: net: frames in larger than the MTU {}, dropped for a bad checksum {}; out for the device to segment {}",
+        FRAMES_BIG.get(),
+        FRAMES_BAD.get(),
+        FRAMES_TSO.get()
     );
     LOCK_HOLD.report("net: NIC lock hold");
 }

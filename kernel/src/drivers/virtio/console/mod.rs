@@ -28,8 +28,9 @@ use virtio_drivers::transport::{DeviceStatus, Transport};
 const QUEUE_SIZE: usize = 32;
 type Queue = VirtQueue<KernelHal, QUEUE_SIZE>;
 
-/// Ports this driver serves (the CLI uses 1, 2, 3: stdin, stdout, stderr).
-pub const MAX_PORTS: usize = 4;
+/// Ports this driver serves (the CLI uses 1, 2, 3: stdin, stdout, stderr;
+/// 4: signals from the host, one byte each, stdio/hostsig.rs).
+pub const MAX_PORTS: usize = 5;
 const RX_BUF: usize = 4096;
 const RX_POSTED: usize = 32;
 const CTRL_BUF: usize = 64;
@@ -235,5 +236,16 @@ pub fn on_interrupt() {
     }
     INPUT_WAITERS.wake_all();
     OUTPUT_WAITERS.wake_all();
-    crate::fs::epoll::notify();
+    if let Some(f) = ON_READY.get() {
+        f();
+    }
+}
+
+/// Called after every interrupt (input or room to write may have come):
+/// the console file's layer registers how to tell poll and epoll waiters,
+/// so this driver need not know about files.
+static ON_READY: Once<fn()> = Once::new();
+
+pub fn set_on_ready(f: fn()) {
+    ON_READY.call_once(|| f);
 }

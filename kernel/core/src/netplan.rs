@@ -1,0 +1,107 @@
+//! The guest's IPv4 plan on its network device: address and prefix,
+//! default gateway, DNS server. By default QEMU's user network's fixed one
+//! (10.0.2.15/24, gateway 10.0.2.2, DNS 10.0.2.3); `gometal run -net
+//! tap=IFNAME,ip=A.B.C.D/P,gw=A.B.C.D,dns=A.B.C.D` passes another as the
+//! kernel option `net=ip=...,gw=...,dns=...`, which `parse` reads (any
+//! part left out keeps its default; a DNS server left out is the gateway
+//! when the gateway was given).
+
+/// Address, prefix length, gateway and DNS server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NetPlan {
+    pub addr: [u8; 4],
+    pub prefix: u8,
+    pub gateway: [u8; 4],
+    pub dns: [u8; 4],
+}
+
+/// QEMU's user network (slirp) plan.
+pub const SLIRP: NetPlan = NetPlan { addr: [10, 0, 2, 15], prefix: 24, gateway: [10, 0, 2, 2], dns: [10, 0, 2, 3] };
+
+impl Default for NetPlan {
+    fn default() -> Self {
+        SLIRP
+    }
+}
+
+/// A dotted-quad IPv4 address.
+pub fn parse_v4(s: &[u8]) -> Option<[u8; 4]> {
+    let mut out = [0u8; 4];
+    let mut parts = s.split(|&b| b == b'.');
+    for o in out.iter_mut() {
+        let p = parts.next()?;
+        if p.is_empty() || p.len() > 3 || !p.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        let v = p.iter().fold(0u32, |a, &d| a * 10 + (d - b'0') as u32);
+        *o = u8::try_from(v).ok()?;
+    }
+    parts.next().is_none().then_some(out)
+}
+
+/// Reads `ip=A.B.C.D[/P],gw=A.B.C.D,dns=A.B.C.D` (any subset, any order).
+pub fn parse(spec: &[u8]) -> Option<NetPlan> {
+    let mut plan = SLIRP;
+    let mut dns_given = false;
+    for item in spec.split(|&b| b == b',').filter(|i| !i.is_empty()) {
+        let eq = item.iter().position(|&b| b == b'=')?;
+        let (k, v) = (&item[..eq], &item[eq + 1..]);
+        match k {
+            b"ip" => {
+                let (a, p) = match v.iter().position(|&b| b == b'/') {
+                    Some(i) => (&v[..i], Some(&v[i + 1..])),
+                    None => (v, None),
+                };
+                plan.addr = parse_v4(a)?;
+                plan.prefix = match p {
+                    None => 24,
+                    Some(p) if !p.is_empty() && p.len() <= 2 && p.iter().all(u8::is_ascii_digit) => {
+                        let n = p.iter().fold(0u8, |a, &d| a * 10 + (d - b'0'));
+                        if n == 0 || n > 32 {
+                            return None;
+                        }
+                        n
+                    }
+                    Some(_) => return None,
+                };
+            }
+            b"gw" => {
+                plan.gateway = parse_v4(v)?;
+                if !dns_given {
+                    plan.dns = plan.gateway;
+                }
+            }
+            b"dns" => {
+                plan.dns = parse_v4(v)?;
+                dns_given = true;
+            }
+            _ => return None,
+        }
+    }
+    Some(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_parts() {
+        assert_eq!(parse(b""), Some(SLIRP));
+        let p = parse(b"ip=192.168.100.2/24,gw=192.168.100.1").unwrap();
+        assert_eq!(p, NetPlan { addr: [192, 168, 100, 2], prefix: 24, gateway: [192, 168, 100, 1], dns: [192, 168, 100, 1] });
+        let p = parse(b"dns=1.1.1.1,gw=10.9.0.1,ip=10.9.0.5/16").unwrap();
+        assert_eq!((p.addr, p.prefix, p.gateway, p.dns), ([10, 9, 0, 5], 16, [10, 9, 0, 1], [1, 1, 1, 1]));
+        assert_eq!(parse(b"ip=10.1.2.3").map(|p| p.prefix), Some(24));
+    }
+
+    #[test]
+    fn refuses_what_is_not_an_address() {
+        for bad in [&b"ip=10.0.0.256"[..], b"ip=10.0.0", b"ip=10.0.0.1.2", b"ip=10.0.0.1/33", b"ip=10.0.0.1/0", b"ip=a.b.c.d", b"gw", b"mtu=9000", b"ip=10.0.0.1/"] {
+            assert_eq!(parse(bad), None, "{}", String::from_utf8_lossy(bad));
+        }
+        assert_eq!(parse_v4(b"1.2.3.4"), Some([1, 2, 3, 4]));
+        assert_eq!(parse_v4(b"01.2.3.4"), Some([1, 2, 3, 4]));
+        assert_eq!(parse_v4(b"1..3.4"), None);
+    }
+}

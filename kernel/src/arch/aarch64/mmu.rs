@@ -1,0 +1,79 @@
+//! The MMU on aarch64: two roots, TTBR1_EL1 for the kernel half (the linear
+//! map of physical memory and the kernel's own window, built by entry.S
+//! and never changed) and TTBR0_EL1 for the program, so a user root holds
+//! user mappings only. TLB maintenance uses the inner-shareable TLBI
+//! forms, which the hardware broadcasts to every CPU.
+
+use super::sysreg::write_sysreg;
+
+pub use gometal_core::arch::aarch64::pte::Aarch64 as PageFormat;
+pub use gometal_core::arch::aarch64::USER_END;
+
+/// Where physical address 0 appears in the kernel's address space: the
+/// bottom of TTBR1's 39-bit half (entry.S maps 510 GiB of it).
+pub const PHYS_OFFSET: u64 = 0xffff_ff80_0000_0000;
+
+/// Where the kernel image is linked (kernel.ld): its own window, apart
+/// from the linear map, wherever the loader put it in physical memory.
+pub const KERNEL_BASE: u64 = 0xffff_ffff_8000_0000;
+
+extern "C" {
+    static kernel_phys_base: u64;
+}
+
+/// The physical address the loader put the image at (entry.S stores it
+/// before the MMU is on; it never changes after).
+pub fn kernel_load_address() -> u64 {
+    // SAFETY: written once by entry.S on the boot CPU before any Rust
+    // runs, read-only afterwards.
+    unsafe { core::ptr::read_volatile(core::ptr::addr_of!(kernel_phys_base)) }
+}
+
+/// The kernel-virtual address of physical address `pa` (through the linear map).
+pub const fn phys_to_virt(pa: u64) -> u64 {
+    pa + PHYS_OFFSET
+}
+
+/// The physical address of a kernel-virtual address: in the kernel's
+/// window (a static, the boot stack) or in the linear map (everything else).
+pub fn virt_to_phys(va: u64) -> u64 {
+    if va >= KERNEL_BASE {
+        va - KERNEL_BASE + kernel_load_address()
+    } else {
+        va - PHYS_OFFSET
+    }
+}
+
+/// Nothing to copy: the kernel half lives in TTBR1, not in user roots.
+pub fn init_user_root(_root: u64) {}
+
+/// Installs `root` in TTBR0_EL1 and flushes this CPU's TLB (ASID 0 for
+/// every address space).
+pub fn activate_user_root(root: u64) {
+    // SAFETY: the dsb makes the root's entries visible to the walker
+    // first; the kernel's own mappings are in TTBR1 and unaffected.
+    unsafe { core::arch::asm!("dsb ishst", options(nostack)) };
+    write_sysreg!("ttbr0_el1", root);
+    flush_tlb_all();
+}
+
+/// Flushes the entry for the page at `va` on every CPU (TLBI VAAE1IS).
+pub fn flush_tlb_page(va: u64) {
+    // SAFETY: TLB maintenance only; the barriers order it after the
+    // page-table write and before the next access.
+    unsafe { core::arch::asm!("dsb ishst", "tlbi vaae1is, {}", "dsb ish", "isb", in(reg) (va >> 12) & ((1 << 44) - 1), options(nostack)) };
+}
+
+/// Flushes this CPU's whole TLB.
+pub fn flush_tlb_all() {
+    // SAFETY: TLB maintenance only.
+    unsafe { core::arch::asm!("dsb nshst", "tlbi vmalle1", "dsb nsh", "isb", options(nostack)) };
+}
+
+/// Flushes every CPU's TLB with one broadcast TLBI: true, smp.rs need not
+/// send IPIs.
+pub fn flush_tlb_all_cpus() -> bool {
+    // SAFETY: TLB maintenance only.
+    unsafe { core::arch::asm!("dsb ishst", "tlbi vmalle1is", "dsb ish", "isb", options(nostack)) };
+    true
+}

@@ -1,0 +1,54 @@
+//! How the machine ends: Arm semihosting's SYS_EXIT ends QEMU with the
+//! exit status (how the program's status reaches the host, when the host
+//! enabled semihosting and said so on the command line); otherwise PSCI
+//! SYSTEM_OFF or SYSTEM_RESET. The CPU then halts.
+
+use super::psci;
+use core::sync::atomic::{AtomicBool, Ordering};
+
+static SEMIHOSTING: AtomicBool = AtomicBool::new(false);
+
+/// The host enabled semihosting (`gometal.semihosting` on the command
+/// line, machine.rs): `hlt #0xf000` reaches QEMU instead of faulting.
+pub fn enable_semihosting() {
+    SEMIHOSTING.store(true, Ordering::Relaxed);
+}
+
+/// Whether power_off's status reaches the host whole (QEMU's exit code).
+pub fn exit_status_reaches_host() -> bool {
+    SEMIHOSTING.load(Ordering::Relaxed)
+}
+
+/// ADP_Stopped_ApplicationExit: SYS_EXIT's reason for an ordinary exit.
+const ADP_STOPPED_APPLICATION_EXIT: u64 = 0x20026;
+const SYS_EXIT: u64 = 0x18;
+
+/// Ends the machine; QEMU exits with `status` (0..=255) under
+/// semihosting. Returns only if nothing could power it off: PSCI's error.
+pub fn power_off(status: u32) -> isize {
+    if exit_status_reaches_host() {
+        let block = [ADP_STOPPED_APPLICATION_EXIT, (status & 0xff) as u64];
+        // SAFETY: the semihosting call reads the two-word block and ends
+        // QEMU; enabled by the host (see enable_semihosting).
+        unsafe {
+            core::arch::asm!("hlt #0xf000", in("x0") SYS_EXIT, in("x1") block.as_ptr(), options(nostack));
+        }
+    }
+    psci::system_off()
+}
+
+/// Resets the machine. Returns only if it could not: PSCI's error.
+pub fn reboot() -> isize {
+    psci::system_reset()
+}
+
+/// Stops this CPU for good (the others are already stopped).
+pub fn halt() -> ! {
+    loop {
+        super::cpu::wait_for_interrupt();
+    }
+}
+
+/// There is no firmware console on arm64 (PSCI has none): output before
+/// the UART driver is lost.
+pub fn firmware_console_put(_b: u8) {}

@@ -1,0 +1,67 @@
+//! Decoding an exception from EL0 (the vector trap.S entered through, and
+//! ESR_EL1/FAR_EL1 for a synchronous one) into the neutral [`TrapCause`],
+//! and taking or polling pending interrupts at the GIC. trap.S enters the
+//! generic `user_trap` (kernel/src/trap.rs) with the registers saved; an
+//! exception taken at EL1 is always a kernel bug and ends in `kernel_trap`.
+
+use super::context::TrapFrame;
+use super::irq;
+use super::sysreg::read_sysreg;
+use crate::arch::{FaultAccess, InterruptSink, TrapCause};
+use gometal_core::arch::aarch64::esr::{self, Exception};
+
+/// trap.S's `vector` value for the IRQ and FIQ entries.
+const VECTOR_IRQ: u64 = 1;
+
+/// Why the current exception from EL0 happened. For a system call the pc
+/// is already past the `svc` (ELR_EL1 points at the next instruction).
+pub fn trap_cause(frame: &mut TrapFrame) -> TrapCause {
+    if frame.vector == VECTOR_IRQ {
+        return TrapCause::Interrupt;
+    }
+    let syndrome = read_sysreg!("esr_el1");
+    match esr::decode(syndrome) {
+        Exception::Svc => TrapCause::Syscall,
+        Exception::PageFault { write, exec } => {
+            let access = if exec {
+                FaultAccess::Execute
+            } else if write {
+                FaultAccess::Write
+            } else {
+                FaultAccess::Read
+            };
+            TrapCause::PageFault { addr: read_sysreg!("far_el1"), access }
+        }
+        Exception::Signal(signo, code) => {
+            let ec = esr::class(syndrome);
+            // Aborts and alignment faults name the data address; the
+            // rest (undefined instruction, breakpoint) the instruction's.
+            let addr = if matches!(ec, 0x20 | 0x21 | 0x22 | 0x24 | 0x25) { read_sysreg!("far_el1") } else { frame.pc };
+            TrapCause::Fault { signo, code, addr }
+        }
+    }
+}
+
+/// Takes the interrupts pending for the current exception on CPU `hwid`.
+pub fn take_interrupts(hwid: usize, sink: &mut dyn InterruptSink) {
+    irq::take_pending(hwid, sink);
+}
+
+/// Takes whatever is pending on an idle CPU, which polls instead of
+/// taking the exception (the kernel runs with interrupts masked).
+pub fn poll_interrupts(hwid: usize, sink: &mut dyn InterruptSink) {
+    irq::take_pending(hwid, sink);
+}
+
+/// An exception taken at EL1 is always a kernel bug.
+#[no_mangle]
+extern "C" fn kernel_trap(frame: &TrapFrame) -> ! {
+    panic!(
+        "trap in kernel: ESR {:#x} FAR {:#x} ELR {:#x} lr {:#x} sp {:#x}",
+        read_sysreg!("esr_el1"),
+        read_sysreg!("far_el1"),
+        frame.pc(),
+        frame.x[30],
+        frame.sp
+    )
+}
