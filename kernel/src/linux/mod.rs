@@ -25,6 +25,7 @@ mod sendfile;
 mod signal;
 mod sockconn;
 mod socket;
+mod sockmmsg;
 mod sockmsg;
 mod sockopt;
 mod splice;

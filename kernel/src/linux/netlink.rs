@@ -43,7 +43,7 @@ pub fn socket(ty: i32, protocol: i32, nonblock: bool, cloexec: bool) -> SysResul
         return Err(EPROTONOSUPPORT);
     }
     let status = 2 | if nonblock { O_NONBLOCK } else { 0 };
-    process().fs.files.lock().install(OpenFile::new(NetlinkSocket::new(), status), cloexec, 0)
+    process().fs.files.lock().install(OpenFile::new(NetlinkSocket::new(process().pid), status), cloexec, 0)
 }
 
 /// struct sockaddr_nl of `port` and `groups`.

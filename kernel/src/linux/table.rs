@@ -7,7 +7,7 @@
 
 use super::args::{Args, Handler};
 use super::{
-    arch, dirs, fallocate, fs, futex, io, locks, memory, misc, mlock, mmapfile, nr, poll, ppoll, process, sendfile, signal, socket, sockmsg, sockopt, splice, stat, statfs, sync, thread, time, timer, unknown,
+    arch, dirs, fallocate, fs, futex, io, locks, memory, misc, mlock, mmapfile, nr, poll, ppoll, process, sendfile, signal, socket, sockmmsg, sockmsg, sockopt, splice, stat, statfs, sync, thread, time, timer, unknown,
     SysResult,
 };
 use crate::mm::uaccess::UserSpace;
@@ -145,6 +145,8 @@ syscall_table! {
     RECVFROM => sockmsg::recvfrom,
     SENDMSG => sockmsg::sendmsg,
     RECVMSG => sockmsg::recvmsg,
+    RECVMMSG => sockmmsg::recvmmsg,
+    SENDMMSG => sockmmsg::sendmmsg,
     SETSOCKOPT => sockopt::setsockopt,
     GETSOCKOPT => sockopt::getsockopt,
     SPLICE => splice::splice,

@@ -1,7 +1,7 @@
 //! The machine's network interfaces as a program sees them: `lo`
 //! (index 1: 127.0.0.1/8 and ::1/128) always, and with the network
-//! device `eth0` (index 2: slirp's 10.0.2.15/24 and fec0::15/64, MAC from
-//! the device). rtnetlink (netlink.rs), /proc/net and the UDP control
+//! device `eth0` (index 2: the IPv4 plan's address, slirp's 10.0.2.15/24
+//! unless `-net tap` gave another, and fec0::15/64; MAC from the device). rtnetlink (netlink.rs), /proc/net and the UDP control
 //! messages (the arriving interface's index) describe them from here.
 
 use super::nic;
@@ -39,6 +39,7 @@ pub fn list() -> Vec<Interface> {
         gateways: None,
     }];
     if let Some(mac) = nic::mac() {
+        let plan = nic::addr::plan();
         out.push(Interface {
             index: ETH_INDEX,
             name: "eth0",
@@ -46,9 +47,9 @@ pub fn list() -> Vec<Interface> {
             flags: IFF_UP | IFF_BROADCAST | IFF_RUNNING | IFF_MULTICAST | IFF_LOWER_UP,
             mtu: 1500,
             mac,
-            ipv4: (nic::addr::plan().addr, nic::addr::plan().prefix),
+            ipv4: (plan.addr, plan.prefix),
             ipv6: (nic::addr::ADDR6, nic::addr::PREFIX6),
-            gateways: Some((nic::addr::plan().gateway, nic::addr::GATEWAY6)),
+            gateways: Some((plan.gateway, nic::addr::GATEWAY6)),
         });
     }
     out

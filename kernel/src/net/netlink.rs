@@ -34,6 +34,8 @@ static PORTS: Lock<BTreeSet<u32>> = Lock::new(LockClass::NetlinkPorts, BTreeSet:
 static NEXT_PORT: AtomicU32 = AtomicU32::new(0xffff_f000);
 
 pub struct NetlinkSocket {
+    /// The process's pid, the port id the first socket takes.
+    pid: u32,
     port: AtomicU32,
     groups: AtomicU32,
     queue: Lock<VecDeque<Vec<u8>>>,
@@ -43,8 +45,10 @@ pub struct NetlinkSocket {
 }
 
 impl NetlinkSocket {
-    pub fn new() -> Arc<NetlinkSocket> {
+    /// A socket of the process `pid`.
+    pub fn new(pid: u32) -> Arc<NetlinkSocket> {
         Arc::new(NetlinkSocket {
+            pid,
             port: AtomicU32::new(0),
             groups: AtomicU32::new(0),
             queue: Lock::new(LockClass::NetlinkQueue, VecDeque::new()),
@@ -61,8 +65,7 @@ impl NetlinkSocket {
             return now;
         }
         let mut ports = PORTS.lock();
-        let pid = crate::param::PROGRAM_PID;
-        let chosen = if !ports.contains(&pid) { pid } else { NEXT_PORT.fetch_sub(1, Ordering::Relaxed) };
+        let chosen = if !ports.contains(&self.pid) { self.pid } else { NEXT_PORT.fetch_sub(1, Ordering::Relaxed) };
         match self.port.compare_exchange(0, chosen, Ordering::AcqRel, Ordering::Acquire) {
             Ok(_) => {
                 ports.insert(chosen);
@@ -163,11 +166,12 @@ fn answer(r: &Request, port: u32) -> Vec<Vec<u8>> {
                 Some(name) => i.name.as_bytes() == name,
                 None => i.index == r.link_index(),
             });
-            let reply = match found {
-                Some(i) => link(single, i),
-                None => nl::error(port, r, ENODEV.value() as i32),
-            };
-            return alloc::vec![reply];
+            let Some(i) = found else { return alloc::vec![nl::error(port, r, ENODEV.value() as i32)] };
+            let mut replies = alloc::vec![link(single, i)];
+            if r.flags & nl::NLM_F_ACK != 0 {
+                replies.push(nl::error(port, r, 0)); // the acknowledgement after the answer
+            }
+            return replies;
         }
         nl::RTM_GETADDR if r.is_dump() => {
             for i in &list {

@@ -146,7 +146,7 @@ pub fn publish(exe: &[u8]) {
     add_at(b"/proc/self", symlink("1"));
     add_at(b"/proc/thread-self", symlink("1/task/1"));
     add_at(b"/proc/mounts", symlink("self/mounts"));
-    let files: [(&str, Generator); 20] = [
+    let files: [(&str, Generator); 21] = [
         ("stat", system::stat),
         ("meminfo", memory::meminfo),
         ("cpuinfo", system::cpuinfo),
@@ -167,6 +167,7 @@ pub fn publish(exe: &[u8]) {
         ("net/route", net::route),
         ("net/snmp", net::snmp),
         ("net/netstat", net::netstat),
+        ("net/if_inet6", net::if_inet6),
     ];
     for (name, f) in files {
         add_at(alloc::format!("/proc/{name}").as_bytes(), file(f));

@@ -8,7 +8,7 @@ use crate::net::socket::{Family, SockType, Socket, State};
 use crate::process::process;
 use alloc::string::String;
 use alloc::vec::Vec;
-use gometal_core::procfmt::net::{self as fmt, tcp_state, DevCounters, InetSocket, Route};
+use gometal_core::procfmt::net::{self as fmt, tcp_state, DevCounters, Inet6Addr, InetSocket, Route};
 use gometal_core::sockaddr::{InetAddr, SockAddr};
 
 pub fn dev() -> String {
@@ -17,6 +17,18 @@ pub fn dev() -> String {
         list.push(DevCounters { name: "eth0", rx_packets: nic::stats::FRAMES_IN.get(), tx_packets: nic::stats::FRAMES_OUT.get(), ..DevCounters::default() });
     }
     fmt::dev(&list)
+}
+
+/// The interfaces' IPv6 addresses (loopback ::1, site-local fec0::15).
+pub fn if_inet6() -> String {
+    let list: Vec<Inet6Addr> = crate::net::ifaces::list()
+        .iter()
+        .map(|i| {
+            let scope = if i.index == crate::net::ifaces::LOOPBACK_INDEX { 0x10 } else { 0x40 };
+            Inet6Addr { address: i.ipv6.0, index: i.index, prefix: i.ipv6.1, scope, flags: 0x80, name: i.name }
+        })
+        .collect();
+    fmt::if_inet6(&list)
 }
 
 fn address(a: &InetAddr, v6_file: bool) -> [u8; 16] {

@@ -161,6 +161,28 @@ func checkRawNetlink() {
 	if code := int32(msgs[0].Data[0]) | int32(msgs[0].Data[1])<<8 | int32(msgs[0].Data[2])<<16 | int32(msgs[0].Data[3])<<24; code != -int32(syscall.EPERM) {
 		fail("RTM_NEWLINK: error %d, want -EPERM", code)
 	}
+	// One link by index, with an acknowledgement asked for: the link,
+	// then NLMSG_ERROR 0.
+	get := []byte{32, 0, 0, 0, syscall.RTM_GETLINK, 0, syscall.NLM_F_REQUEST | syscall.NLM_F_ACK, 0, 8, 0, 0, 0, 0, 0, 0, 0}
+	get = append(get, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) // ifinfomsg, index 1
+	syscall.Sendto(s, get, 0, &syscall.SockaddrNetlink{Family: syscall.AF_NETLINK})
+	var kinds []uint16
+	for len(kinds) < 2 {
+		n, _, err := syscall.Recvfrom(s, buf, 0)
+		if err != nil {
+			fail("recvfrom: %v", err)
+		}
+		msgs, _ := syscall.ParseNetlinkMessage(buf[:n])
+		for _, m := range msgs {
+			kinds = append(kinds, m.Header.Type)
+			if m.Header.Type == syscall.NLMSG_ERROR && (m.Data[0] != 0 || m.Header.Seq != 8) {
+				fail("acknowledgement: %+v", m)
+			}
+		}
+	}
+	if kinds[0] != syscall.RTM_NEWLINK || kinds[1] != syscall.NLMSG_ERROR {
+		fail("RTM_GETLINK with NLM_F_ACK: messages %v", kinds)
+	}
 	if _, _, err := syscall.Recvfrom(s, buf, syscall.MSG_DONTWAIT); err != syscall.EAGAIN {
 		fail("recvfrom with nothing queued: %v, want EAGAIN", err)
 	}

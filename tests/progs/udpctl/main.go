@@ -30,6 +30,7 @@ func main() {
 	controlV6()
 	controlDualStack()
 	sendControl()
+	batches()
 	reusePortTCP()
 	reusePortUDP()
 	fmt.Println("PASS udpctl")
@@ -69,6 +70,12 @@ func controlV4() {
 	setInt(fd, syscall.IPPROTO_IP, syscall.IP_RECVTOS, 1)
 	if v, err := syscall.GetsockoptInt(fd, syscall.IPPROTO_IP, syscall.IP_PKTINFO); err != nil || v != 1 {
 		fail("getsockopt IP_PKTINFO = %d, %v", v, err)
+	}
+	// What QUIC stacks set on their sockets.
+	setInt(fd, syscall.IPPROTO_IP, syscall.IP_MTU_DISCOVER, syscall.IP_PMTUDISC_DO)
+	setInt(fd, syscall.IPPROTO_IP, syscall.IP_RECVERR, 1)
+	if v, err := syscall.GetsockoptInt(fd, syscall.IPPROTO_IP, syscall.IP_MTU_DISCOVER); err != nil || v != syscall.IP_PMTUDISC_DO {
+		fail("getsockopt IP_MTU_DISCOVER = %d, %v", v, err)
 	}
 	cli, cfd := rawUDP("udp4", "127.0.0.1:0")
 	defer cli.Close()
@@ -319,3 +326,59 @@ func reusePortUDP() {
 
 // SO_REUSEPORT (the syscall package predates it).
 const soReusePort = 15
+
+// mmsghdr is struct mmsghdr on 64-bit Linux.
+type mmsghdr struct {
+	hdr syscall.Msghdr
+	n   uint32
+	_   [4]byte
+}
+
+// batches: sendmmsg of 3 datagrams, then recvmmsg of up to 4 on a
+// non-blocking socket gets the 3 with their lengths and IP_PKTINFO.
+func batches() {
+	srv, sfd := rawUDP("udp4", "127.0.0.1:0")
+	defer srv.Close()
+	setInt(sfd, syscall.IPPROTO_IP, syscall.IP_PKTINFO, 1)
+	cli, cfd := rawUDP("udp4", "127.0.0.1:0")
+	defer cli.Close()
+	must(syscall.Connect(cfd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}, Port: srv.LocalAddr().(*net.UDPAddr).Port}), "connect")
+	payloads := [][]byte{[]byte("one"), []byte("three"), []byte("fifteen")}
+	out := make([]mmsghdr, len(payloads))
+	iovs := make([]syscall.Iovec, len(payloads))
+	for i, p := range payloads {
+		iovs[i].Base = &p[0]
+		iovs[i].SetLen(len(p))
+		out[i].hdr.Iov = &iovs[i]
+		out[i].hdr.Iovlen = 1
+	}
+	n, _, errno := syscall.Syscall6(sysSendmmsg, uintptr(cfd), uintptr(ptrOf(&out[0])), uintptr(len(out)), 0, 0, 0)
+	if errno != 0 || n != 3 || out[2].n != 7 {
+		fail("sendmmsg: %d %v, msg_len %d", n, errno, out[2].n)
+	}
+	in := make([]mmsghdr, 4)
+	bufs := make([][]byte, 4)
+	oobs := make([][]byte, 4)
+	riovs := make([]syscall.Iovec, 4)
+	for i := range in {
+		bufs[i], oobs[i] = make([]byte, 64), make([]byte, 64)
+		riovs[i].Base = &bufs[i][0]
+		riovs[i].SetLen(64)
+		in[i].hdr.Iov = &riovs[i]
+		in[i].hdr.Iovlen = 1
+		in[i].hdr.Control = &oobs[i][0]
+		in[i].hdr.SetControllen(64)
+	}
+	n, _, errno = syscall.Syscall6(sysRecvmmsg, uintptr(sfd), uintptr(ptrOf(&in[0])), 4, 0, 0, 0)
+	if errno != 0 || n != 3 {
+		fail("recvmmsg: %d %v", n, errno)
+	}
+	for i, p := range payloads {
+		got := string(bufs[i][:in[i].n])
+		msgs, err := syscall.ParseSocketControlMessage(oobs[i][:in[i].hdr.Controllen])
+		if got != string(p) || err != nil || len(msgs) != 1 || msgs[0].Header.Type != syscall.IP_PKTINFO {
+			fail("recvmmsg element %d: %q, %d control messages %v", i, got, len(msgs), err)
+		}
+	}
+	fmt.Println("udpctl: sendmmsg and recvmmsg ok")
+}
