@@ -48,13 +48,24 @@ pub fn translate(root: u64, va: u64) -> Option<(u64, Rights)> {
     pt::translate::<PageFormat, _>(&PhysFrames, root, va)
 }
 
-/// Maps the 4 KiB page at `va` to the frame `pa`.
+/// Maps the 4 KiB page at `va` to the frame `pa`. An executable page's
+/// contents are first made visible to instruction fetch.
 pub fn map_page(root: u64, va: u64, pa: u64, rights: Rights) -> Result<(), MapError> {
+    if rights.exec {
+        crate::arch::sync_icache(pa);
+    }
     pt::map_page::<PageFormat, _>(&mut PhysFrames, root, va, pa, rights)
 }
 
 /// Changes what the page at `va` allows; false if it is not mapped.
 pub fn set_rights(root: u64, va: u64, rights: Rights) -> bool {
+    if rights.exec {
+        if let Some((pa, old)) = translate(root, va) {
+            if !old.exec {
+                crate::arch::sync_icache(pa);
+            }
+        }
+    }
     pt::set_rights::<PageFormat, _>(&mut PhysFrames, root, va, rights)
 }
 

@@ -5,7 +5,7 @@
 //! which the hardware broadcasts to every CPU; the per-CPU flushes the
 //! local ones.
 
-use super::sysreg::write_sysreg;
+use super::sysreg::{read_sysreg, write_sysreg};
 
 pub use gometal_core::arch::aarch64::pte::Aarch64 as PageFormat;
 pub use gometal_core::arch::aarch64::USER_END;
@@ -78,4 +78,38 @@ pub fn flush_tlb_all_cpus() -> bool {
     // SAFETY: TLB maintenance only.
     unsafe { core::arch::asm!("dsb ishst", "tlbi vmalle1is", "dsb ish", "isb", options(nostack)) };
     true
+}
+
+/// Makes what the kernel wrote into the frame at `pa` (a program's code,
+/// the vDSO) visible to instruction fetch before it is mapped executable:
+/// clean the data cache to the point of unification, invalidate the
+/// instruction cache, as Linux's `__sync_icache_dcache` — each step skipped
+/// when CTR_EL0 says the CPU needs none (IDC, DIC). Both maintenance
+/// operations by address are broadcast to every CPU.
+pub fn sync_icache(pa: u64) {
+    const PAGE: u64 = 4096;
+    let ctr = read_sysreg!("ctr_el0");
+    let va = phys_to_virt(pa);
+    if ctr & (1 << 28) == 0 {
+        let line = 4u64 << ((ctr >> 16) & 0xf); // DminLine, in words
+        let mut a = va;
+        while a < va + PAGE {
+            // SAFETY: cache maintenance of the linear map's page; no data changes.
+            unsafe { core::arch::asm!("dc cvau, {}", in(reg) a, options(nostack)) };
+            a += line;
+        }
+    }
+    // SAFETY: a barrier.
+    unsafe { core::arch::asm!("dsb ish", options(nostack)) };
+    if ctr & (1 << 29) == 0 {
+        let line = 4u64 << (ctr & 0xf); // IminLine, in words
+        let mut a = va;
+        while a < va + PAGE {
+            // SAFETY: invalidates instruction-cache lines only.
+            unsafe { core::arch::asm!("ic ivau, {}", in(reg) a, options(nostack)) };
+            a += line;
+        }
+        // SAFETY: barriers.
+        unsafe { core::arch::asm!("dsb ish", "isb", options(nostack)) };
+    }
 }
