@@ -238,15 +238,15 @@ impl Device {
     /// Polls for request `tag`'s reply while this CPU has nothing else to
     /// run, for at most POLL_NS (as an idle CPU halt-polls its queues): a
     /// short request (a stat, a small read) then costs no interrupt and no
-    /// wakeup. No lock is held between looks; a CPU with another thread to
-    /// run stops at once and the sender sleeps.
+    /// wakeup. No lock is held between looks; once a thread waits in this
+    /// CPU's run queue the sender sleeps and lets it run.
     fn poll_briefly(&self, tag: u16) -> Option<(Bufs, u32)> {
         let until = clock::monotonic_ns() + POLL_NS;
         loop {
             if let Some(done) = self.look(tag) {
                 return Some(done);
             }
-            if runqueue::has_work(cpu::this_cpu()) || clock::monotonic_ns() >= until {
+            if runqueue::has_local_work(cpu::this_cpu()) || clock::monotonic_ns() >= until {
                 return None;
             }
             for _ in 0..32 {
