@@ -15,7 +15,10 @@
 //! A sender whose CPU has nothing else to run polls for its reply for up
 //! to POLL_NS before it sleeps, with no lock held between looks (the idle
 //! loop's halt polling, done where the reply is awaited): a short request
-//! costs no interrupt and no wakeup, as when every request was polled.
+//! costs no interrupt and no wakeup, as when every request was polled. The
+//! device's used-buffer interrupts are turned on only while a sender
+//! sleeps (VIRTQ_AVAIL_F_NO_INTERRUPT otherwise), so polled replies cost
+//! no trap either.
 //!
 //! One lock per device (`Ring`, class NinePRing) guards the queue and the
 //! in-flight table; it is held to add a chain or reap used ones, never
@@ -32,7 +35,7 @@ use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec;
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{fence, AtomicBool, Ordering};
 use gometal_core::p9;
 use gometal_core::p9tags::InFlight;
 use virtio_drivers::queue::VirtQueue;
@@ -70,6 +73,9 @@ struct Ring {
     flight: InFlight<Bufs>,
     /// Reply buffers of finished requests, reused (they are 64 KiB each).
     spare: Vec<Vec<u8>>,
+    /// Senders asleep for their reply: the device interrupts only while
+    /// there is one (a poller needs no interrupt, and each costs a trap).
+    sleepers: usize,
 }
 
 pub struct Device {
@@ -115,7 +121,8 @@ fn start(mut transport: Mmio, irq: u32) -> Option<Device> {
     let queue = VirtQueue::new(&mut transport, 0, false, false).ok()?;
     transport.finish_init();
     let tag = read_mount_tag(&transport)?;
-    let ring = Ring { transport, queue, flight: InFlight::new(MAX_IN_FLIGHT, QUEUE_SIZE), spare: Vec::new() };
+    let mut ring = Ring { transport, queue, flight: InFlight::new(MAX_IN_FLIGHT, QUEUE_SIZE), spare: Vec::new(), sleepers: 0 };
+    ring.queue.set_dev_notify(false); // until a sender sleeps
     Some(Device { ring: Lock::new(LockClass::NinePRing, ring), waiters: WaitQueue::new(), tag, irq, taken: AtomicBool::new(false) })
 }
 
@@ -148,6 +155,17 @@ fn on_interrupt(line: u32) {
 }
 
 impl Ring {
+    /// Counts a sender going to sleep (+1) or woken (-1); the device's
+    /// used-buffer interrupts are on while any sleeps.
+    fn sleepers_add(&mut self, n: isize) {
+        self.sleepers = self.sleepers.saturating_add_signed(n);
+        self.queue.set_dev_notify(self.sleepers > 0);
+        // The flag's store before the next look at the used ring (virtio
+        // 2.7.10: else a reply used between the two raises no interrupt
+        // and is not seen either).
+        fence(Ordering::SeqCst);
+    }
+
     /// Moves every chain the device put on the used ring to Done; returns
     /// how many.
     fn reap(&mut self) -> usize {
@@ -200,7 +218,15 @@ impl Device {
         let (b, len) = match wait {
             Wait::Sleep => match self.poll_briefly(tag) {
                 Some(done) => done,
-                None => self.waiters.wait_uninterruptible(|| self.look(tag)),
+                None => {
+                    // Interrupts on before the look that precedes sleeping:
+                    // a reply used earlier is seen by that look, a later
+                    // one interrupts.
+                    self.ring.lock().sleepers_add(1);
+                    let done = self.waiters.wait_uninterruptible(|| self.look(tag));
+                    self.ring.lock().sleepers_add(-1);
+                    done
+                }
             },
             Wait::Poll => loop {
                 if let Some(done) = self.look(tag) {
@@ -238,15 +264,15 @@ impl Device {
     /// Polls for request `tag`'s reply while this CPU has nothing else to
     /// run, for at most POLL_NS (as an idle CPU halt-polls its queues): a
     /// short request (a stat, a small read) then costs no interrupt and no
-    /// wakeup. No lock is held between looks; a CPU with another thread to
-    /// run stops at once and the sender sleeps.
+    /// wakeup. No lock is held between looks; once a thread waits in this
+    /// CPU's run queue the sender sleeps and lets it run.
     fn poll_briefly(&self, tag: u16) -> Option<(Bufs, u32)> {
         let until = clock::monotonic_ns() + POLL_NS;
         loop {
             if let Some(done) = self.look(tag) {
                 return Some(done);
             }
-            if runqueue::has_work(cpu::this_cpu()) || clock::monotonic_ns() >= until {
+            if runqueue::has_local_work(cpu::this_cpu()) || clock::monotonic_ns() >= until {
                 return None;
             }
             for _ in 0..32 {
