@@ -204,6 +204,7 @@ pub fn listen(_: &mut UserSpace, fd: Fd, backlog: i32) -> SysResult {
         State::Listening(_) => return Ok(0),
         State::Idle => *state = State::Listening(Arc::new(Listener::new(limit, asked))),
     }
+    sock.listening.store(true, core::sync::atomic::Ordering::Release);
     drop(state);
     sock.changed();
     // The address is copied out first: the NIC lock comes before a

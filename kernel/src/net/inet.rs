@@ -96,11 +96,13 @@ fn overlap(a: &Entry, b: &Entry) -> bool {
     }
 }
 
-/// Is `e` listening? The socket it names is kept alive in `keep` so that
-/// it is never dropped (which takes the table lock) under the table lock.
+/// Is `e` listening? Read from the socket's flag, not its state: the
+/// state's lock comes before the table's. The socket it names is kept
+/// alive in `keep` so that it is never dropped (which takes the table
+/// lock) under the table lock.
 fn listening(e: &Entry, keep: &mut Vec<Arc<Socket>>) -> bool {
     let Some(s) = e.sock.upgrade() else { return false };
-    let l = matches!(*s.state.lock(), State::Listening(_));
+    let l = s.listening.load(core::sync::atomic::Ordering::Acquire);
     keep.push(s);
     l
 }

@@ -79,6 +79,10 @@ pub struct Socket {
     /// A non-blocking connect answered EINPROGRESS and no connect call has
     /// seen its outcome yet (the next one reports it, as on Linux).
     pub connecting: core::sync::atomic::AtomicBool,
+    /// Set once listen(2) made it a listener (states never go back): read
+    /// by bind's SO_REUSEADDR check under the port table's lock, which
+    /// comes after the state's in the lock order.
+    pub listening: core::sync::atomic::AtomicBool,
     /// Datagrams waiting to be received (datagram sockets only).
     pub queue: Option<DgramQueue>,
     /// Threads in accept, and datagram senders and receivers.
@@ -109,6 +113,7 @@ impl Socket {
             opts: Lock::new(LockClass::SocketOptions, Options::new(family, ty)),
             pending_error: Lock::new(LockClass::SocketError, None),
             connecting: core::sync::atomic::AtomicBool::new(false),
+            listening: core::sync::atomic::AtomicBool::new(false),
             queue: (ty == SockType::Dgram).then(DgramQueue::new),
             waiters: WaitQueue::new(),
             generation: AtomicU64::new(0),

@@ -12,7 +12,7 @@
 //!
 //! The order, outermost first (the enum below, with a line on each):
 //!
-//!   process:  process threads → signal actions → fd table → NIC (a
+//!   process:  program timers → process threads → signal actions → fd table → NIC (a
 //!             connect binds its socket under it) → socket binding (a Unix
 //!             bind makes its file in the tree) → cwd → file offset
 //!             → epoll interest → file locks
@@ -29,7 +29,7 @@
 //!             → sleep lock → thread state → thread signals → sleepers
 //!             → placer → run queue
 //!   devices:  9P devices → 9P ring → virtio console → console input
-//!             → random → file limit → program timers → latency record
+//!             → random → file limit → latency record
 //!             → IRQ affinity → IRQ enables
 //!   leaves:   mounts → dead fids → frames → console output → heap
 //!
@@ -53,110 +53,111 @@ use spin::{Mutex, MutexGuard};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum LockClass {
+    /// The program's interval and POSIX timers (itimer.rs); signals are sent after it is released;
+    /// a CPU-clock timer looks its thread up under it (process threads).
+    ProgramTimers = 0,
     /// A process's thread list (process.rs).
-    ProcessThreads = 0,
+    ProcessThreads = 1,
     /// A process's signal actions (process.rs).
-    SignalActions = 1,
+    SignalActions = 2,
     /// A process's descriptor table (process.rs, fs/fd.rs).
-    FdTable = 2,
+    FdTable = 3,
     /// The network interface and smoltcp (net/nic): under it, a connect binds the socket and sets its addresses, and the NIC updates sockets' state.
-    Nic = 3,
+    Nic = 4,
     /// A socket's binding (net/socket.rs): a Unix bind makes its file in the tree under it, an inet bind takes the port table.
-    SocketBinding = 4,
+    SocketBinding = 5,
     /// A process's working directory (process.rs).
-    Cwd = 5,
+    Cwd = 6,
     /// One open file's offset (fs/fd.rs); never held across a device wait.
-    FileOffset = 6,
+    FileOffset = 7,
     /// One epoll instance's interest map (fs/epoll.rs).
-    EpollInterest = 7,
+    EpollInterest = 8,
     /// The flock/fcntl lock table (fs/locks.rs).
-    FileLocks = 8,
+    FileLocks = 9,
     /// A program's memory map and page table (mm/uaccess.rs); a page fault holds it while it reads a file page.
-    AddressSpace = 9,
+    AddressSpace = 10,
     /// A directory's entries (fs/inode.rs).
-    DirEntries = 10,
+    DirEntries = 11,
     /// A directory's entries taken under its parent's (`lock_nested`: rmdir looks into the child).
-    DirEntriesChild = 11,
+    DirEntriesChild = 12,
     /// An inode's mode, owner, times, links (fs/inode.rs).
-    InodeMeta = 12,
+    InodeMeta = 13,
     /// Where a directory hangs in the tree (fs/inode.rs).
-    InodePlace = 13,
+    InodePlace = 14,
     /// An in-memory file's bytes (fs/inode.rs).
-    FileData = 14,
+    FileData = 15,
     /// A share file's fid, size and page cache (fs/hostfile.rs); never held across a 9P round trip.
-    HostData = 15,
+    HostData = 16,
     /// Share files mapped shared and writable (fs/hostfile.rs).
-    MappedFiles = 16,
+    MappedFiles = 17,
     /// A socket's state (net/socket.rs).
-    SocketState = 17,
+    SocketState = 18,
     /// A listening stream socket's queue (net/stream.rs).
-    AcceptQueue = 18,
+    AcceptQueue = 19,
     /// A socket's local address (net/socket.rs).
-    SocketLocal = 19,
+    SocketLocal = 20,
     /// A socket's peer address (net/socket.rs).
-    SocketPeer = 20,
+    SocketPeer = 21,
     /// A datagram socket's connected peer (net/socket.rs).
-    SocketDgramPeer = 21,
+    SocketDgramPeer = 22,
     /// The abstract Unix socket names (net/unixns.rs).
-    AbstractNames = 22,
+    AbstractNames = 23,
     /// The bound ports of a protocol (net/inet.rs): the NIC looks them up under its lock.
-    PortTable = 23,
+    PortTable = 24,
     /// The ping/raw sockets (net/ping.rs).
-    RawSockets = 24,
+    RawSockets = 25,
     /// A socket's options (net/socket.rs): the NIC applies keep-alive options under its lock.
-    SocketOptions = 25,
+    SocketOptions = 26,
     /// The options of a socket being accepted, under its listener's (`lock_nested`: accept copies them).
-    AcceptedOptions = 26,
+    AcceptedOptions = 27,
     /// A socket's pending error (net/socket.rs).
-    SocketError = 27,
+    SocketError = 28,
     /// Sockets whose keep-alive changed (net/nic/keepalive.rs).
-    KeepaliveChanges = 28,
+    KeepaliveChanges = 29,
     /// A datagram or message pipe's queue (net/dgram.rs, net/msgpipe.rs).
-    MessageQueue = 29,
+    MessageQueue = 30,
     /// The netlink port ids in use (net/netlink.rs).
-    NetlinkPorts = 30,
+    NetlinkPorts = 31,
     /// A netlink socket's queued answers (net/netlink.rs).
-    NetlinkQueue = 31,
+    NetlinkQueue = 32,
     /// A pipe's bytes (fs/pipe.rs).
-    PipeBuffer = 32,
+    PipeBuffer = 33,
     /// An eventfd's counter (fs/eventfd.rs).
-    EventCount = 33,
+    EventCount = 34,
     /// The poll hubs linked to a pipe or socket pair's ends (fs/pipe.rs, net/msgpipe.rs).
-    PollLinks = 34,
+    PollLinks = 35,
     /// The epoll watches on one pollable object (fs/pollhub.rs).
-    PollHub = 35,
+    PollHub = 36,
     /// One epoll instance's ready list (fs/pollhub.rs).
-    EpollReady = 36,
+    EpollReady = 37,
     /// The futex table (linux/futex.rs).
-    FutexTable = 37,
+    FutexTable = 38,
     /// A wait queue's list of waiters (sched/wait.rs).
-    WaitQueue = 38,
+    WaitQueue = 39,
     /// The value slot of a sleep lock (sched/sleeplock.rs), held only to take or put back the value.
-    SleepLock = 39,
+    SleepLock = 40,
     /// One thread's run state and current wait (sched/thread.rs).
-    ThreadState = 40,
+    ThreadState = 41,
     /// One thread's pending and blocked signals (sched/thread.rs).
-    ThreadSignals = 41,
+    ThreadSignals = 42,
     /// The sleepers ordered by deadline (sched/timer.rs).
-    Sleepers = 42,
+    Sleepers = 43,
     /// One CPU's placement policy state (sched/place.rs).
-    Placer = 43,
+    Placer = 44,
     /// One CPU's run queue (sched/runqueue.rs).
-    RunQueue = 44,
+    RunQueue = 45,
     /// The virtio-9p devices (drivers/virtio/p9.rs).
-    NinePDevices = 45,
+    NinePDevices = 46,
     /// One virtio-9p device's queue and requests in flight (drivers/virtio/p9.rs); held to add or reap, never across a round trip.
-    NinePRing = 46,
+    NinePRing = 47,
     /// The virtio console's queues and ports (drivers/virtio/console).
-    VirtioConsole = 47,
+    VirtioConsole = 48,
     /// The UART console's input (console.rs).
-    ConsoleInput = 48,
+    ConsoleInput = 49,
     /// The kernel's random generator (random.rs).
-    Random = 49,
+    Random = 50,
     /// RLIMIT_NOFILE (fs/fd.rs).
-    FileLimit = 50,
-    /// The program's interval and POSIX timers (itimer.rs); signals are sent after it is released.
-    ProgramTimers = 51,
+    FileLimit = 51,
     /// The slowest wakeups seen (sched/latency.rs).
     LatencyRecord = 52,
     /// Interrupt affinity changes (uio/affinity.rs).
@@ -180,7 +181,7 @@ pub enum LockClass {
 impl LockClass {
     /// Every class, in order (index = discriminant).
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
-    pub const ALL: [LockClass; 60] = [LockClass::ProcessThreads, LockClass::SignalActions, LockClass::FdTable, LockClass::Nic, LockClass::SocketBinding, LockClass::Cwd, LockClass::FileOffset, LockClass::EpollInterest, LockClass::FileLocks, LockClass::AddressSpace, LockClass::DirEntries, LockClass::DirEntriesChild, LockClass::InodeMeta, LockClass::InodePlace, LockClass::FileData, LockClass::HostData, LockClass::MappedFiles, LockClass::SocketState, LockClass::AcceptQueue, LockClass::SocketLocal, LockClass::SocketPeer, LockClass::SocketDgramPeer, LockClass::AbstractNames, LockClass::PortTable, LockClass::RawSockets, LockClass::SocketOptions, LockClass::AcceptedOptions, LockClass::SocketError, LockClass::KeepaliveChanges, LockClass::MessageQueue, LockClass::NetlinkPorts, LockClass::NetlinkQueue, LockClass::PipeBuffer, LockClass::EventCount, LockClass::PollLinks, LockClass::PollHub, LockClass::EpollReady, LockClass::FutexTable, LockClass::WaitQueue, LockClass::SleepLock, LockClass::ThreadState, LockClass::ThreadSignals, LockClass::Sleepers, LockClass::Placer, LockClass::RunQueue, LockClass::NinePDevices, LockClass::NinePRing, LockClass::VirtioConsole, LockClass::ConsoleInput, LockClass::Random, LockClass::FileLimit, LockClass::ProgramTimers, LockClass::LatencyRecord, LockClass::IrqAffinity, LockClass::IrqEnables, LockClass::Mounts, LockClass::DeadFids, LockClass::Frames, LockClass::ConsoleOutput, LockClass::Heap];
+    pub const ALL: [LockClass; 60] = [LockClass::ProgramTimers, LockClass::ProcessThreads, LockClass::SignalActions, LockClass::FdTable, LockClass::Nic, LockClass::SocketBinding, LockClass::Cwd, LockClass::FileOffset, LockClass::EpollInterest, LockClass::FileLocks, LockClass::AddressSpace, LockClass::DirEntries, LockClass::DirEntriesChild, LockClass::InodeMeta, LockClass::InodePlace, LockClass::FileData, LockClass::HostData, LockClass::MappedFiles, LockClass::SocketState, LockClass::AcceptQueue, LockClass::SocketLocal, LockClass::SocketPeer, LockClass::SocketDgramPeer, LockClass::AbstractNames, LockClass::PortTable, LockClass::RawSockets, LockClass::SocketOptions, LockClass::AcceptedOptions, LockClass::SocketError, LockClass::KeepaliveChanges, LockClass::MessageQueue, LockClass::NetlinkPorts, LockClass::NetlinkQueue, LockClass::PipeBuffer, LockClass::EventCount, LockClass::PollLinks, LockClass::PollHub, LockClass::EpollReady, LockClass::FutexTable, LockClass::WaitQueue, LockClass::SleepLock, LockClass::ThreadState, LockClass::ThreadSignals, LockClass::Sleepers, LockClass::Placer, LockClass::RunQueue, LockClass::NinePDevices, LockClass::NinePRing, LockClass::VirtioConsole, LockClass::ConsoleInput, LockClass::Random, LockClass::FileLimit, LockClass::LatencyRecord, LockClass::IrqAffinity, LockClass::IrqEnables, LockClass::Mounts, LockClass::DeadFids, LockClass::Frames, LockClass::ConsoleOutput, LockClass::Heap];
 
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
     pub const fn name(self) -> &'static str {
