@@ -180,6 +180,10 @@ pub fn drain() {
 
 const DRAIN_LIMIT_NS: u64 = 2_000_000_000;
 
+/// smoltcp egress passes over one set per round at most (each sends at
+/// most one segment per socket; with TSO a segment is up to 62 KiB).
+const EGRESS_PASSES: usize = 32;
+
 /// Rounds of one poll at most: a flood (10,000 connections closing at once)
 /// took seconds in 64 rounds, with the CPU's threads waiting.
 const ROUNDS: usize = 16;
@@ -217,7 +221,15 @@ pub(super) fn poll(nic: &mut Nic) {
         }
         let t2 = clock();
         for s in work.iter() {
-            nic.iface.poll_egress(now(), &mut nic.dev, &mut nic.shards[s].sockets);
+            // smoltcp sends one segment per socket per pass: go on while
+            // a pass sent something (a stream's whole window, not one
+            // segment per poll), up to EGRESS_PASSES or a full queue.
+            for _ in 0..EGRESS_PASSES {
+                let r = nic.iface.poll_egress(now(), &mut nic.dev, &mut nic.shards[s].sockets);
+                if r == smoltcp::iface::PollResult::None {
+                    break;
+                }
+            }
         }
         nic.dev.flush();
         let t3 = clock();
