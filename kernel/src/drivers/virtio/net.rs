@@ -113,6 +113,8 @@ pub struct VirtioNet {
     spare_big: Vec<Vec<u8>>,
     /// Transmits since the device was last told.
     unnotified: usize,
+    /// A merged packet's buffer, kept for the next one.
+    merge_spare: Option<Vec<u8>>,
 }
 
 impl VirtioNet {
@@ -153,6 +155,7 @@ impl VirtioNet {
             spare: Vec::new(),
             spare_big: Vec::new(),
             unnotified: 0,
+            merge_spare: None,
         };
         for _ in 0..QUEUE {
             let b = vec![0; dev.rx_size];
@@ -210,6 +213,8 @@ impl VirtioNet {
         if f.own {
             self.post_rx(f.buf);
             self.notify_rx();
+        } else if self.merge_spare.as_ref().is_none_or(|b| b.capacity() < f.buf.capacity()) {
+            self.merge_spare = Some(f.buf);
         }
     }
 
@@ -242,7 +247,9 @@ impl VirtioNet {
                 return Some(RxFrame { buf, start: self.hdr_len, len: len - self.hdr_len, hdr, own: true });
             }
             // The device completes a packet's buffers together.
-            let mut merged = Vec::with_capacity(len - self.hdr_len + (n - 1) * self.rx_size);
+            let mut merged = self.merge_spare.take().unwrap_or_default();
+            merged.clear();
+            merged.reserve(len - self.hdr_len + (n - 1) * self.rx_size);
             merged.extend_from_slice(&buf[self.hdr_len..len]);
             self.post_rx(buf);
             let mut whole = true;

@@ -97,7 +97,7 @@ pub fn add(transport: crate::drivers::virtio::Mmio, irq: u32) {
     if offloads.csum_tx || offloads.csum_rx {
         let o = offloads;
         crate::println!(
-            "gometal: net: offloads: checksum tx {} rx {}, segmentation tcp4 {} tcp6 {}, large receive {}",
+            "gometal: net: offloads: checksum tx {} rx {}, segmentation tcp4 {} tcp6 {} (smoltcp segments over IPv4 only), large receive {}",
             o.csum_tx, o.csum_rx, o.tso4, o.tso6, o.lro
         );
     }
