@@ -1,0 +1,107 @@
+package tests
+
+// The arm64 half of TestImage: the one file `gometal build -arch arm64`
+// writes, started the ways an arm64 machine starts a Linux kernel, with no
+// gometal in between (tests/progs/board checks its arguments, environment,
+// files, CPUs, stdin and entropy):
+//
+//   - qemu: qemu-system-aarch64 -M virt -kernel app.img (QEMU's own boot
+//     code puts the image 2 MiB into RAM);
+//   - uboot: Debian's U-Boot for QEMU arm64 (u-boot-qemu, qemu_arm64) finds
+//     extlinux/extlinux.conf on an SD-card-like disk and starts the image
+//     with booti where it loaded it (flags bit 3: anywhere in RAM);
+//   - uefi-dt: EDK2 (Debian's qemu-efi-aarch64) starts the image as
+//     EFI/BOOT/BOOTAA64.EFI from a FAT disk on -M virt,acpi=off: the image
+//     is a PE/COFF application too, takes the device tree from the EFI
+//     configuration table and exits boot services.
+//
+// The image ends with PSCI SYSTEM_OFF (QEMU exits 0): the status is the
+// console's last line, as on a board.
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gometal.dev/gometal/internal/kernelimage"
+	"gometal.dev/gometal/internal/machine"
+	"gometal.dev/gometal/internal/qemu"
+)
+
+// Debian's firmware for QEMU's arm64 virt machine.
+const (
+	ubootArm64 = "/usr/lib/u-boot/qemu_arm64/u-boot.bin"
+	edk2Arm64  = "/usr/share/qemu-efi-aarch64/QEMU_EFI.fd"
+)
+
+// arm64Kernel is the arm64 kernel the image tests build images with.
+func arm64Kernel(t *testing.T) string {
+	t.Helper()
+	if _, err := qemu.Find("", machine.ARM64); err != nil {
+		t.Skipf("%v (make deps installs qemu-system-arm)", err)
+	}
+	k, err := kernelimage.NewFor("arm64", nil).Find("")
+	if err != nil {
+		t.Fatalf("no arm64 kernel: %v", err)
+	}
+	if k, err = filepath.Abs(k); err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// buildArm64Image is buildImage for arm64.
+func buildArm64Image(t *testing.T, k, out string, flags []string, args ...string) string {
+	t.Helper()
+	board := filepath.Join(t.TempDir(), "board.txt")
+	if err := os.WriteFile(board, []byte("board\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	argv := append([]string{"build", "-o", out, "-arch", "arm64", "-env", "BOARD=ok", "-add", board + ":/etc/board.txt"}, flags...)
+	argv = append(append(argv, filepath.Join(modRoot, "tests", "progs", "board")), args...) // built for arm64 by gometal
+	cmd := exec.Command(gometal, argv...)
+	cmd.Env = append(os.Environ(), kernelimage.EnvFor("arm64")+"="+k)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("gometal %s: %v\n%s", strings.Join(argv, " "), err, msg)
+	}
+	return out
+}
+
+// bootArm64 boots QEMU's arm64 virt with firmware (none: -kernel alone)
+// and returns the console and QEMU's exit status.
+func bootArm64(t *testing.T, bios, kernel, disk, stdin string, opts ...string) (string, int) {
+	t.Helper()
+	m := *machine.ARM64Virt
+	m.Boot = machine.Boot{Name: "test", Load: machine.LoadKernel, BIOS: bios}
+	m.Options = append(append([]string(nil), m.Options...), opts...)
+	if bios != "" {
+		if _, err := os.Stat(bios); err != nil {
+			t.Fatalf("firmware not installed (%v): make deps installs u-boot-qemu and qemu-efi-aarch64", err)
+		}
+	}
+	cfg := qemu.Config{Machine: &m, SMP: 2, Memory: "512M", Kernel: kernel}
+	if disk != "" {
+		cfg.Extra = []string{"-drive", "file=" + disk + ",format=raw,if=virtio"}
+	}
+	return bootQEMU(t, cfg, stdin)
+}
+
+func TestImageArm64(t *testing.T) {
+	k := arm64Kernel(t)
+	dir := t.TempDir()
+	plain := buildArm64Image(t, k, filepath.Join(dir, "plain.img"), []string{"-v"}, "2", "3", "yes", "typed\n")
+	const passed = "PASS board (NumCPU=2, exiting with 3)"
+	t.Run("qemu", func(t *testing.T) {
+		t.Parallel()
+		out, _ := bootArm64(t, "", plain, "", "typed\n\x04")
+		expect(t, out, -1, 0, passed, "kernel and program image at 0x40200000", "gometal: exit status 3; powering off")
+	})
+	t.Run("uboot", func(t *testing.T) {
+		t.Parallel()
+		disk := sdCard(t, map[string][]byte{"app.img": mustReadFile(t, plain), "extlinux/extlinux.conf": []byte(extlinux)})
+		out, _ := bootArm64(t, ubootArm64, "", disk, "typed\n\x04")
+		expect(t, out, -1, 0, "Starting kernel", passed, "kernel and program image at 0x40400000", "gometal: exit status 3; powering off")
+	})
+}
