@@ -104,4 +104,10 @@ func TestImageArm64(t *testing.T) {
 		out, _ := bootArm64(t, ubootArm64, "", disk, "typed\n\x04")
 		expect(t, out, -1, 0, "Starting kernel", passed, "kernel and program image at 0x40400000", "gometal: exit status 3; powering off")
 	})
+	t.Run("uefi-dt", func(t *testing.T) {
+		t.Parallel()
+		disk := sdCard(t, map[string][]byte{"EFI/BOOT/BOOTAA64.EFI": mustReadFile(t, plain)})
+		out, _ := bootArm64(t, edk2Arm64, "", disk, "typed\n\x04", "acpi=off")
+		expect(t, out, -1, 0, "BdsDxe: starting", "started by UEFI firmware: RAM from its memory map", passed, "gometal: exit status 3; powering off")
+	})
 }

@@ -249,8 +249,11 @@ func sdCard(t *testing.T, files map[string][]byte) string {
 		if err := os.WriteFile(src, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if d := filepath.Dir(name); d != "." {
-			exec.Command("mmd", "-i", fat, "::"+d).Run() // may exist already
+		parts := strings.Split(filepath.Dir(name), "/")
+		for i := range parts { // each folder above name, outermost first
+			if d := strings.Join(parts[:i+1], "/"); d != "." {
+				exec.Command("mmd", "-i", fat, "::"+d).Run() // may exist already
+			}
 		}
 		mustRun(t, "mcopy", "-i", fat, src, "::"+name)
 	}

@@ -58,6 +58,20 @@ pub use this::mmu::{
 };
 pub use this::power::{exit_status_reaches_host, firmware_console_put, halt, power_off, reboot};
 pub use this::timer::set_timer;
+#[cfg(target_arch = "aarch64")]
+pub use aarch64::efi::{firmware_memory, firmware_rsdp};
+
+/// Usable RAM from a UEFI memory map (arm64's EFI entry); none here.
+#[cfg(not(target_arch = "aarch64"))]
+pub fn firmware_memory() -> Option<&'static [[u64; 2]]> {
+    None
+}
+
+/// The ACPI RSDP a UEFI firmware named; none here.
+#[cfg(not(target_arch = "aarch64"))]
+pub fn firmware_rsdp() -> Option<u64> {
+    None
+}
 pub use this::trap::{poll_interrupts, take_interrupts};
 pub use this::{enable_semihosting, enter_user, init_platform, restore_fp, save_fp, switch};
 

@@ -76,6 +76,11 @@ pub fn read(dtb_pa: u64, blob: &mut [u8]) -> Result<Machine, fdt::FdtError> {
         let start = r.starting_address as u64;
         m.memory.push(Range { start, end: start + r.size.unwrap_or(0) as u64 });
     }
+    if let Some(ranges) = crate::arch::firmware_memory() {
+        // UEFI started the kernel: its memory map says what is free RAM
+        // (the firmware's runtime and ACPI memory is not).
+        m.memory = ranges.iter().map(|&[start, end]| Range { start, end }).collect();
+    }
     let okay = |cpu: &fdt::standard_nodes::Cpu| cpu.property("status").and_then(|p| p.as_str()).is_none_or(|s| s == "okay");
     for cpu in fdt.cpus().filter(|c| okay(c)) {
         match crate::arch::cpu_unusable(&cpu) {

@@ -39,6 +39,9 @@ pub fn report_image(m: &machine::Machine, image: &image::Image) {
     let e = image.extent;
     let what = if image.payload.is_some() { "kernel and program" } else { "kernel" };
     crate::println!("gometal: {what} image at {:#x}..{:#x}", e.start, e.end);
+    if let Some(ranges) = crate::arch::firmware_memory() {
+        crate::println!("gometal: started by UEFI firmware: RAM from its memory map ({} ranges)", ranges.len());
+    }
     for r in &m.reserved {
         crate::println!("gometal: firmware reserves {:#x}..{:#x}", r.start, r.end);
     }

@@ -42,14 +42,15 @@
     .section .text.head, "ax"
     .global _head
 _head:
-    b       _start                      // code0
-    .word   0                           // code1
+    ccmp    x18, #0, #0xd, pl           // code0: "MZ", the PE/COFF magic, as a
+                                        // harmless instruction (efi.rs)
+    b       _start                      // code1
     .quad   0x200000                    // text_offset: 2 MiB into RAM
     .quad   kernel_image_size           // image_size (stamped larger with a payload)
     .quad   0xa                         // flags: little endian, 4 KiB pages, anywhere in RAM
     .quad   0, 0, 0                     // res2..res4
     .ascii  "ARM\x64"                   // magic at 0x38
-    .word   0                           // res5: no PE/COFF header
+    .word   efi_pe_offset               // res5: the PE/COFF header (efi.rs)
     .global image_descriptor
 image_descriptor:                       // offset 0x40
     .ascii  "GOMETAL\0"                 // 0x40 magic

@@ -5,6 +5,7 @@
 pub mod context;
 pub mod cpu;
 pub mod cpus;
+pub mod efi;
 pub mod elf;
 pub mod irq;
 pub mod machine;
