@@ -111,3 +111,45 @@ func TestImageArm64(t *testing.T) {
 		expect(t, out, -1, 0, "BdsDxe: starting", "started by UEFI firmware: RAM from its memory map", passed, "gometal: exit status 3; powering off")
 	})
 }
+
+// TestBadImageArm64: damaged arm64 images under QEMU's -kernel and under
+// UEFI, and UEFI firmware that gives no device tree: one line each and a
+// power-off, never a silent hang. (An image for the other architecture is
+// TestBadImage/cli-arm64: gometal run refuses it.)
+func TestBadImageArm64(t *testing.T) {
+	k := arm64Kernel(t)
+	dir := t.TempDir()
+	good := mustReadFile(t, buildArm64Image(t, k, filepath.Join(dir, "good.img"), nil, "1", "0", "yes"))
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	truncated := write("truncated.img", good[:len(good)-50000])
+	corrupt := append([]byte(nil), good...)
+	corrupt[0x3000] ^= 0x20
+	corruptPath := write("corrupt.img", corrupt)
+	const damagedCode = "gometal: the image is damaged (its code does not match its checksum)"
+	t.Run("truncated", func(t *testing.T) {
+		t.Parallel()
+		out, _ := bootArm64(t, "", truncated, "", "")
+		expect(t, out, -1, 0, "gometal: the image is damaged: its program does not match its checksum")
+	})
+	t.Run("corrupt", func(t *testing.T) {
+		t.Parallel()
+		out, _ := bootArm64(t, "", corruptPath, "", "")
+		expect(t, out, -1, 0, damagedCode)
+	})
+	t.Run("uefi-corrupt", func(t *testing.T) {
+		t.Parallel()
+		out, _ := bootArm64(t, edk2Arm64, "", sdCard(t, map[string][]byte{"EFI/BOOT/BOOTAA64.EFI": corrupt}), "", "acpi=off")
+		expect(t, out, -1, 0, damagedCode)
+	})
+	t.Run("uefi-acpi-only", func(t *testing.T) {
+		t.Parallel()
+		out, _ := bootArm64(t, edk2Arm64, "", sdCard(t, map[string][]byte{"EFI/BOOT/BOOTAA64.EFI": good}), "")
+		expect(t, out, -1, 0, "gometal: the firmware gave ACPI tables and no device tree")
+	})
+}

@@ -121,7 +121,7 @@ func TestBadImage(t *testing.T) {
 	for _, c := range []struct{ name, img, want string }{
 		{"cli-truncated", truncated, "truncated"},
 		{"cli-corrupt", corruptPath, "damaged: the kernel's code"},
-		{"cli-arm64", armPath, "a gometal image for arm64: machine arm64-virt is not supported yet"},
+		{"cli-arm64", armPath, "its header says arm64, but its first instruction is not arm64 code"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -60,6 +60,15 @@ pub use this::power::{exit_status_reaches_host, firmware_console_put, halt, powe
 pub use this::timer::set_timer;
 #[cfg(target_arch = "aarch64")]
 pub use aarch64::efi::{firmware_memory, firmware_rsdp};
+#[cfg(target_arch = "aarch64")]
+pub use aarch64::imagecheck::image_code_damaged;
+
+/// Whether the boot code found the image's code damaged and booted on to
+/// say so; riscv64's entry says it itself, through the SBI.
+#[cfg(not(target_arch = "aarch64"))]
+pub fn image_code_damaged() -> bool {
+    false
+}
 
 /// Usable RAM from a UEFI memory map (arm64's EFI entry); none here.
 #[cfg(not(target_arch = "aarch64"))]

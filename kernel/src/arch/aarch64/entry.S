@@ -131,8 +131,16 @@ check_image:
     mul     x3, x3, x4
     b       1b
 3:  cmp     x3, x2
-    b.ne    early_fail
+    b.ne    4f
 2:  ret
+// A damaged image boots on, flagged, so that the kernel can say so on the
+// console the device tree names (imagecheck.rs) — at the risk that the
+// damage is in the code that would say it.
+4:  adrp    x0, kernel_code_damaged
+    add     x0, x0, :lo12:kernel_code_damaged
+    mov     x1, #1
+    str     x1, [x0]
+    ret
 
 // The boot tables. TTBR1's root (boot_page_table): entries 0..509 map
 // physical 0..510 GiB in 1 GiB blocks at PHYS_OFFSET — Device memory
@@ -236,6 +244,9 @@ secondary_start:
 // physical ones with it).
     .global kernel_phys_base
 kernel_phys_base:
+    .quad   0
+    .global kernel_code_damaged
+kernel_code_damaged:
     .quad   0
 
     .section .data.pagetable, "aw"

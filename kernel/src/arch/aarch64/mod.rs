@@ -7,6 +7,7 @@ pub mod cpu;
 pub mod cpus;
 pub mod efi;
 pub mod elf;
+pub mod imagecheck;
 pub mod irq;
 pub mod machine;
 pub mod mmu;
