@@ -62,6 +62,15 @@ pub use this::timer::set_timer;
 pub use aarch64::efi::{firmware_memory, firmware_rsdp};
 #[cfg(target_arch = "aarch64")]
 pub use aarch64::imagecheck::image_code_damaged;
+#[cfg(target_arch = "aarch64")]
+pub use aarch64::acpi::read_madt;
+
+/// The CPUs and interrupt controller from ACPI's MADT: not read on this
+/// architecture (RISC-V's RINTC entries), so ACPI-only firmware fails.
+#[cfg(not(target_arch = "aarch64"))]
+pub fn read_madt(_madt: core::pin::Pin<&acpi::madt::Madt>, _psci_hvc: bool) -> Option<(MachineInfo, alloc::vec::Vec<usize>)> {
+    None
+}
 
 /// Whether the boot code found the image's code damaged and booted on to
 /// say so; riscv64's entry says it itself, through the SBI.

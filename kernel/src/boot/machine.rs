@@ -51,6 +51,9 @@ pub struct Machine {
     /// The PCIe host bridge and the platform devices UIO may expose.
     pub pci_host: Option<super::devnodes::PciHostNode>,
     pub platform: Vec<super::devnodes::PlatformNode>,
+    /// PCIe ECAM windows ACPI's MCFG names (base, first and last bus):
+    /// reported, not used (the bridge's windows are in the DSDT's AML).
+    pub ecam: Vec<(u64, u8, u8)>,
     /// What the architecture reads for itself.
     pub arch: crate::arch::MachineInfo,
 }

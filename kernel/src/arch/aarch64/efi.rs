@@ -295,9 +295,6 @@ unsafe extern "efiapi" fn efi_main(handle: usize, st: *const SystemTable) -> Sta
     if dtb == 0 && rsdp == 0 {
         return fail(st, "the firmware gave neither a device tree nor ACPI tables: cannot find the machine's devices");
     }
-    if dtb == 0 {
-        return fail(st, "the firmware gave ACPI tables and no device tree: this kernel needs a device tree (QEMU: -M virt,acpi=off)");
-    }
     let base = addr_of!(_head);
     let size = image_size(base);
     // The memory map, to place the copy in the lowest GiB of RAM (the

@@ -2,6 +2,7 @@
 //! QEMU's own or ARM Trusted Firmware): the assembly entry points and the
 //! architecture interface's aarch64 side.
 
+pub mod acpi;
 pub mod context;
 pub mod cpu;
 pub mod cpus;
