@@ -63,13 +63,23 @@ pub use aarch64::efi::{firmware_memory, firmware_rsdp};
 #[cfg(target_arch = "aarch64")]
 pub use aarch64::imagecheck::image_code_damaged;
 #[cfg(target_arch = "aarch64")]
-pub use aarch64::acpi::read_madt;
+pub use aarch64::acpi::{read_madt, spcr_uart};
 
 /// The CPUs and interrupt controller from ACPI's MADT: not read on this
 /// architecture (RISC-V's RINTC entries), so ACPI-only firmware fails.
 #[cfg(not(target_arch = "aarch64"))]
-pub fn read_madt(_madt: core::pin::Pin<&acpi::madt::Madt>, _psci_hvc: bool) -> Option<(MachineInfo, alloc::vec::Vec<usize>)> {
+pub fn read_madt(
+    _madt: core::pin::Pin<&acpi::madt::Madt>,
+    _fadt: Option<core::pin::Pin<&acpi::fadt::Fadt>>,
+) -> Option<(MachineInfo, alloc::vec::Vec<usize>)> {
     None
+}
+
+/// The console driver and register width for an SPCR interface type.
+#[cfg(not(target_arch = "aarch64"))]
+pub fn spcr_uart(kind: acpi::spcr::SpcrInterfaceType) -> Option<(&'static str, u32)> {
+    use acpi::spcr::SpcrInterfaceType::{Full16450, Full16550};
+    matches!(kind, Full16550 | Full16450).then_some(("ns16550a", 1))
 }
 
 /// Whether the boot code found the image's code damaged and booted on to

@@ -40,10 +40,18 @@ impl AcpiHandler for LinearMap {
 }
 
 /// Why the ACPI tables could not describe the machine.
-#[derive(Debug)]
 pub enum AcpiMachineError {
     Tables(acpi::AcpiError),
     NoCpus,
+}
+
+impl core::fmt::Display for AcpiMachineError {
+    fn fmt(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
+        match self {
+            AcpiMachineError::Tables(e) => write!(f, "{e:?}"),
+            AcpiMachineError::NoCpus => f.write_str("the MADT has no usable CPU or no interrupt controller this kernel drives"),
+        }
+    }
 }
 
 /// Reads the machine from the ACPI tables whose RSDP is at `rsdp`.
@@ -55,28 +63,20 @@ pub fn read(rsdp: u64) -> Result<Machine, AcpiMachineError> {
     if let Some(ranges) = crate::arch::firmware_memory() {
         m.memory = ranges.iter().map(|&[start, end]| Range { start, end }).collect();
     }
-    let hvc = tables.find_table::<acpi::fadt::Fadt>().map(|f| {
-            let flags = f.arm_boot_arch;
-            flags.use_hvc_as_psci_conduit()
-        }).unwrap_or(true);
+    let fadt = tables.find_table::<acpi::fadt::Fadt>().ok();
     let madt = tables.find_table::<acpi::madt::Madt>().map_err(AcpiMachineError::Tables)?;
-    let (info, hwids) = crate::arch::read_madt(madt.get(), hvc).ok_or(AcpiMachineError::NoCpus)?;
+    let (info, hwids) = crate::arch::read_madt(madt.get(), fadt.as_ref().map(|f| f.get())).ok_or(AcpiMachineError::NoCpus)?;
     m.arch = info;
     m.cpu_caches = vec![Default::default(); hwids.len()];
     m.hwids = hwids;
     if let Ok(spcr) = tables.find_table::<acpi::spcr::Spcr>() {
-        let compatible = match spcr.interface_type() {
-            acpi::spcr::SpcrInterfaceType::ArmPL011 => Some("arm,pl011"),
-            acpi::spcr::SpcrInterfaceType::Full16550 | acpi::spcr::SpcrInterfaceType::Full16450 => Some("ns16550a"),
-            _ => None,
-        };
-        if let (Some(compatible), Some(Ok(addr))) = (compatible, spcr.base_address()) {
+        if let (Some((compatible, width)), Some(Ok(addr))) = (crate::arch::spcr_uart(spcr.interface_type()), spcr.base_address()) {
             m.stdout = Some(SerialNode {
                 name: String::from("SPCR"),
                 compatible: vec![String::from(compatible)],
                 base: addr.address,
                 reg_shift: 0,
-                reg_io_width: if compatible == "arm,pl011" { 4 } else { 1 },
+                reg_io_width: width,
                 irq: spcr.global_system_interrupt(),
             });
             m.serials = m.stdout.iter().cloned().collect();

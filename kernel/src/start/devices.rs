@@ -15,7 +15,7 @@ use gometal_core::bootargs::BootArgs;
 pub fn read_machine(dtb_pa: u64) -> machine::Machine {
     if let (0, Some(rsdp)) = (dtb_pa, crate::arch::firmware_rsdp()) {
         return crate::boot::acpi::read(rsdp)
-            .unwrap_or_else(|e| fail(STATUS_CANNOT_BOOT, format_args!("cannot read the machine from the ACPI tables: {e:?}")));
+            .unwrap_or_else(|e| fail(STATUS_CANNOT_BOOT, format_args!("cannot read the machine from the ACPI tables: {e}")));
     }
     let blob = dtb::locate(dtb_pa).unwrap_or_else(|e| {
         fail(STATUS_CANNOT_BOOT, format_args!("{e} ({dtb_pa:#x}): the loader must pass one, as it does for Linux"))

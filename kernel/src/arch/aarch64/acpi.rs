@@ -6,16 +6,33 @@
 
 use super::irq::GicInfo;
 use super::machine::MachineInfo;
+use acpi::fadt::Fadt;
 use acpi::madt::{Madt, MadtEntry};
+use acpi::spcr::SpcrInterfaceType;
 use alloc::vec::Vec;
 use core::pin::Pin;
 
 /// GICv3's redistributor frames: RD_base and SGI_base, 64 KiB each.
 const REDIST_STRIDE: u64 = 0x20000;
 
-/// The machine description and the usable CPUs' ids from the MADT; None
-/// without a distributor or an enabled CPU.
-pub fn read_madt(madt: Pin<&Madt>, psci_hvc: bool) -> Option<(MachineInfo, Vec<usize>)> {
+/// The console driver (its device-tree compatible) and register width
+/// for an SPCR interface type.
+pub fn spcr_uart(kind: SpcrInterfaceType) -> Option<(&'static str, u32)> {
+    match kind {
+        SpcrInterfaceType::ArmPL011 => Some(("arm,pl011", 4)),
+        SpcrInterfaceType::Full16550 | SpcrInterfaceType::Full16450 => Some(("ns16550a", 1)),
+        _ => None,
+    }
+}
+
+/// The machine description and the usable CPUs' ids from the MADT (and
+/// the PSCI conduit from the FADT's boot flags: HVC when it has none);
+/// None without a distributor or an enabled CPU.
+pub fn read_madt(madt: Pin<&Madt>, fadt: Option<Pin<&Fadt>>) -> Option<(MachineInfo, Vec<usize>)> {
+    let psci_hvc = fadt.is_none_or(|f| {
+        let flags = f.arm_boot_arch;
+        flags.use_hvc_as_psci_conduit()
+    });
     let mut hwids = Vec::new();
     let (mut dist, mut version, mut redist, mut cpu_if) = (None, 0u8, None, None);
     for entry in madt.entries() {
