@@ -23,6 +23,11 @@
 //! elf       the ELF machine, HWCAP, uname's machine name
 //! ```
 //!
+//! aarch64 also has efi (the image as a UEFI application: its entry,
+//! the memory map it hands over), acpi (the MADT's CPUs and GIC, the
+//! SPCR's UART, for boot/acpi.rs) and imagecheck (entry.S's code-checksum
+//! verdict); the other architectures answer those with the stubs below.
+//!
 //! The kernel runs with interrupts masked. An interrupt is taken only from
 //! user mode (the trap vector) or polled by an idle CPU; either way the
 //! architecture finds out which sources are pending, acknowledges them at
