@@ -10,6 +10,8 @@ package tests
 //   - uboot: Debian's U-Boot for QEMU arm64 (u-boot-qemu, qemu_arm64) finds
 //     extlinux/extlinux.conf on an SD-card-like disk and starts the image
 //     with booti where it loaded it (flags bit 3: anywhere in RAM);
+//   - uboot-efi: the same U-Boot with only EFI/BOOT/BOOTAA64.EFI on the
+//     disk: its distro boot starts the image through U-Boot's own UEFI;
 //   - uefi-dt: EDK2 (Debian's qemu-efi-aarch64) starts the image as
 //     EFI/BOOT/BOOTAA64.EFI from a FAT disk on -M virt,acpi=off: the image
 //     is a PE/COFF application too, takes the device tree from the EFI
@@ -111,6 +113,14 @@ func TestImageArm64(t *testing.T) {
 		disk := sdCard(t, map[string][]byte{"EFI/BOOT/BOOTAA64.EFI": mustReadFile(t, plain)})
 		out, _ := bootArm64(t, edk2Arm64, "", disk, "typed\n\x04", "acpi=off")
 		expect(t, out, -1, 0, "BdsDxe: starting", "started by UEFI firmware: RAM from its memory map", passed, "gometal: exit status 3; powering off")
+	})
+	t.Run("uboot-efi", func(t *testing.T) {
+		t.Parallel()
+		// No extlinux.conf: U-Boot's distro boot runs the removable-media
+		// EFI program with its own UEFI (bootefi) and device tree.
+		disk := sdCard(t, map[string][]byte{"EFI/BOOT/BOOTAA64.EFI": mustReadFile(t, plain)})
+		out, _ := bootArm64(t, ubootArm64, "", disk, "typed\n\x04")
+		expect(t, out, -1, 0, "started by UEFI firmware: RAM from its memory map", passed, "gometal: exit status 3; powering off")
 	})
 	t.Run("uefi-acpi", func(t *testing.T) {
 		t.Parallel()

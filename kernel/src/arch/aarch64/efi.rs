@@ -4,8 +4,10 @@
 //!
 //! The image is a PE/COFF file as well as a Linux Image (Linux's EFI stub
 //! layout): its first instruction is "MZ" as a harmless `ccmp`, offset
-//! 0x3c points at the PE header in `.text.efihead` (below), which the
-//! host's internal/bootimage writes (its sizes change with the payload).
+//! 0x3c points at the PE header in `.text.efihead` (below, right after
+//! gometal's descriptor; the rest of the first page is zeros, the code
+//! starts on the second), which the host's internal/bootimage writes (its
+//! sizes change with the payload).
 //! One section covers the whole image at virtual address = file offset,
 //! with no relocations, so in memory the image is byte for byte the file
 //! and this code runs wherever the firmware put it.
@@ -41,6 +43,8 @@ pub struct Handoff {
 
 const HANDOFF_MAGIC: u64 = u64::from_le_bytes(*b"GMEFIMAP");
 const MAX_RANGES: usize = 64;
+/// The room .text.efihead keeps for the PE header.
+const PE_SPACE: u64 = 256;
 
 #[link_section = ".data.boot"]
 static mut HANDOFF: Handoff = Handoff { magic: 0, rsdp: 0, count: 0, memory: [[0; 2]; MAX_RANGES] };
@@ -334,6 +338,15 @@ unsafe extern "efiapi" fn efi_main(handle: usize, st: *const SystemTable) -> Sta
         let pe = core::ptr::read_unaligned((copy + 0x3c) as *const u32) as u64;
         if pe + 24 + 32 <= 0x1000 {
             core::ptr::write_unaligned((copy + pe + 24 + 24) as *mut u64, 0);
+        }
+    }
+    // The rest of the first page is zeros in the file; a loader that
+    // copies only the headers (U-Boot's) may leave anything there.
+    // SAFETY: the page lies in the copy.
+    unsafe {
+        let pe = core::ptr::read_unaligned((copy + 0x3c) as *const u32) as u64;
+        if pe + PE_SPACE <= 0x1000 {
+            core::ptr::write_bytes((copy + pe + PE_SPACE) as *mut u8, 0, (0x1000 - pe - PE_SPACE) as usize);
         }
     }
     if !code_intact(copy) {

@@ -62,7 +62,10 @@ image_descriptor:                       // offset 0x40
     .quad   0                           // 0x70 payload: initramfs length
     .quad   0                           // 0x78 payload checksum
 
-// Offset 0x80: the boot CPU.
+// The boot CPU. Not in the first page: that holds only the headers (the
+// PE header follows the descriptor, efi.rs), as some EFI loaders (U-Boot's)
+// copy no more of it than the headers.
+    .section .text.entry, "ax"
 _start:
     msr     daifset, #0xf
     mov     x19, x0                     // device tree
