@@ -16,7 +16,8 @@
 //	0x3c PE offset     0, or where the PE/COFF header is (UEFI)
 //	0x40 "GOMETAL\0", then checked_size, code_sum, payload_offset,
 //	     cmdline_len, initramfs_offset, initramfs_len, payload_sum
-//	0x80 the first instruction
+//	0x80 the first instruction (riscv64); on arm64 the PE/COFF header
+//	     (pe.go), zeros to 0x1000 and the first instruction there
 package bootimage
 
 import (
