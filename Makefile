@@ -92,7 +92,7 @@ unit:
 	go test ./cmd/... ./internal/... ./tools/fpcheck/ ./uio/... ./examples/...
 
 boot-tests:
-	GOMETAL_KERNEL=$(abspath $(KERNEL)) GOMETAL_KERNEL_ARM64=$(abspath $(KERNEL_ARM64)) go test -count=1 -timeout 20m ./tests/
+	GOMETAL_KERNEL=$(abspath $(KERNEL)) GOMETAL_KERNEL_ARM64=$(abspath $(KERNEL_ARM64)) go test -count=1 -timeout 45m ./tests/
 
 # Not part of `make test`: boot the SMP stress programs 200 times at 4 harts
 # under every placement policy (go run ./tools/stress -h for the flags).

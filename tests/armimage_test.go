@@ -1,17 +1,13 @@
 package tests
 
-// The arm64 half of TestImage: the one file `gometal build -arch arm64`
-// writes, started the ways an arm64 machine starts a Linux kernel, with no
-// gometal in between (tests/progs/board checks its arguments, environment,
-// files, CPUs, stdin and entropy):
+// The arm64 image as firmware starts it (TestImageArm64, arm64_test.go,
+// has QEMU -kernel and U-Boot booti): the one file `gometal build -arch
+// arm64` writes, with no gometal in between (tests/progs/board checks its
+// arguments, environment, files, CPUs, stdin and entropy):
 //
-//   - qemu: qemu-system-aarch64 -M virt -kernel app.img (QEMU's own boot
-//     code puts the image 2 MiB into RAM);
-//   - uboot: Debian's U-Boot for QEMU arm64 (u-boot-qemu, qemu_arm64) finds
-//     extlinux/extlinux.conf on an SD-card-like disk and starts the image
-//     with booti where it loaded it (flags bit 3: anywhere in RAM);
-//   - uboot-efi: the same U-Boot with only EFI/BOOT/BOOTAA64.EFI on the
-//     disk: its distro boot starts the image through U-Boot's own UEFI;
+//   - uboot-efi: Debian's U-Boot for QEMU arm64 with only
+//     EFI/BOOT/BOOTAA64.EFI on an SD-card-like disk: its distro boot starts
+//     the image through U-Boot's own UEFI;
 //   - uefi-dt: EDK2 (Debian's qemu-efi-aarch64) starts the image as
 //     EFI/BOOT/BOOTAA64.EFI from a FAT disk on -M virt,acpi=off: the image
 //     is a PE/COFF application too, takes the device tree from the EFI
@@ -34,11 +30,8 @@ import (
 	"gometal.dev/gometal/internal/qemu"
 )
 
-// Debian's firmware for QEMU's arm64 virt machine.
-const (
-	ubootArm64 = "/usr/lib/u-boot/qemu_arm64/u-boot.bin"
-	edk2Arm64  = "/usr/share/qemu-efi-aarch64/QEMU_EFI.fd"
-)
+// Debian's EDK2 for QEMU's arm64 virt machine (arm64UBoot: arm64_test.go).
+const edk2Arm64 = "/usr/share/qemu-efi-aarch64/QEMU_EFI.fd"
 
 // arm64Kernel is the arm64 kernel the image tests build images with.
 func arm64Kernel(t *testing.T) string {
@@ -92,34 +85,17 @@ func bootArm64(t *testing.T, bios, kernel, disk, stdin string, opts ...string) (
 	return bootQEMU(t, cfg, stdin)
 }
 
-func TestImageArm64(t *testing.T) {
+func TestImageArm64Firmware(t *testing.T) {
 	k := arm64Kernel(t)
 	dir := t.TempDir()
 	plain := buildArm64Image(t, k, filepath.Join(dir, "plain.img"), []string{"-v"}, "2", "3", "yes", "typed\n")
 	const passed = "PASS board (NumCPU=2, exiting with 3)"
-	t.Run("qemu", func(t *testing.T) {
-		t.Parallel()
-		out, _ := bootArm64(t, "", plain, "", "typed\n\x04")
-		expect(t, out, -1, 0, passed, "kernel and program image at 0x40200000", "gometal: exit status 3; powering off")
-	})
-	t.Run("uboot", func(t *testing.T) {
-		t.Parallel()
-		disk := sdCard(t, map[string][]byte{"app.img": mustReadFile(t, plain), "extlinux/extlinux.conf": []byte(extlinux)})
-		out, _ := bootArm64(t, ubootArm64, "", disk, "typed\n\x04")
-		expect(t, out, -1, 0, "Starting kernel", passed, "kernel and program image at 0x40400000", "gometal: exit status 3; powering off")
-	})
-	t.Run("uefi-dt", func(t *testing.T) {
-		t.Parallel()
-		disk := sdCard(t, map[string][]byte{"EFI/BOOT/BOOTAA64.EFI": mustReadFile(t, plain)})
-		out, _ := bootArm64(t, edk2Arm64, "", disk, "typed\n\x04", "acpi=off")
-		expect(t, out, -1, 0, "BdsDxe: starting", "started by UEFI firmware: RAM from its memory map", passed, "gometal: exit status 3; powering off")
-	})
 	t.Run("uboot-efi", func(t *testing.T) {
 		t.Parallel()
 		// No extlinux.conf: U-Boot's distro boot runs the removable-media
 		// EFI program with its own UEFI (bootefi) and device tree.
 		disk := sdCard(t, map[string][]byte{"EFI/BOOT/BOOTAA64.EFI": mustReadFile(t, plain)})
-		out, _ := bootArm64(t, ubootArm64, "", disk, "typed\n\x04")
+		out, _ := bootArm64(t, arm64UBoot, "", disk, "typed\n\x04")
 		expect(t, out, -1, 0, "started by UEFI firmware: RAM from its memory map", passed, "gometal: exit status 3; powering off")
 	})
 	t.Run("uefi-acpi", func(t *testing.T) {

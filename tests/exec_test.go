@@ -94,3 +94,74 @@ func or(s, def string) string {
 	}
 	return s
 }
+
+// TestExecProfile: `go test -exec 'gometal exec' -cpuprofile -coverprofile
+// -trace` writes the three files where the go command expects them (its
+// working directory, inside the module's share, which becomes writable
+// for it; the raw coverage data in the go command's work directory), and
+// `go tool pprof` finds the busy function in the CPU profile.
+func TestExecProfile(t *testing.T) {
+	if qemuErr != nil || kernelErr != nil {
+		t.Fatal(qemuErr, kernelErr)
+	}
+	t.Parallel()
+	mod := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/prof\n\ngo 1.26\n",
+		"prof.go": `package prof
+
+// Busy spins for the CPU profile.
+func Busy(n int) int {
+	x := 1
+	for i := 0; i < n; i++ {
+		x = x*31 + i
+	}
+	return x
+}
+`,
+		"prof_test.go": `package prof
+
+import (
+	"testing"
+	"time"
+)
+
+func TestBusy(t *testing.T) {
+	end := time.Now().Add(700 * time.Millisecond)
+	for time.Now().Before(end) {
+		Busy(100000)
+	}
+}
+`,
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(mod, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-exec", gometal+" exec",
+		"-cpuprofile", "cpu.out", "-coverprofile", "cover.out", "-trace", "trace.out", ".")
+	cmd.Dir = mod
+	cmd.Env = append(append(os.Environ(), testMachine.Arch.BuildEnv()...), "GOTOOLCHAIN=local",
+		"GOFLAGS=", "GOMETAL_KERNEL="+kernel, "GOMETAL_EXEC_FLAGS=-cores 2")
+	bootSem <- struct{}{}
+	out, err := cmd.CombinedOutput()
+	<-bootSem
+	if err != nil {
+		t.Fatalf("go test -exec 'gometal exec' -cpuprofile ...: %v\n%s", err, tail(string(out), tailLines))
+	}
+	for _, name := range []string{"cpu.out", "cover.out", "trace.out"} {
+		if st, err := os.Stat(filepath.Join(mod, name)); err != nil || st.Size() == 0 {
+			t.Errorf("%s on the host: %v (want a non-empty file)\n%s", name, err, out)
+		}
+	}
+	if cover, _ := os.ReadFile(filepath.Join(mod, "cover.out")); !strings.HasPrefix(string(cover), "mode: ") {
+		t.Errorf("cover.out: %q", cover)
+	}
+	top, err := exec.Command("go", "tool", "pprof", "-top", filepath.Join(mod, "prof.test"), filepath.Join(mod, "cpu.out")).CombinedOutput()
+	if err != nil || !strings.Contains(string(top), "example.com/prof.Busy") {
+		t.Errorf("go tool pprof -top: %v\n%s", err, top)
+	}
+}

@@ -90,9 +90,13 @@ func TestBadImage(t *testing.T) {
 	corrupt := append([]byte(nil), data...)
 	corrupt[0x3000] ^= 0x20
 	corruptPath := write("corrupt.img", corrupt)
-	arm := append([]byte(nil), data...)
+	// An Image header with neither architecture's magic: not an image to gometal run.
+	arm := append([]byte(nil), data...) // riscv64 code under arm64's magic
 	copy(arm[0x38:], "ARM\x64")
 	armPath := write("arm64.img", arm)
+	alien := append([]byte(nil), data...)
+	copy(alien[0x38:], "MIPS")
+	alienPath := write("alien.img", alien)
 
 	t.Run("truncated", func(t *testing.T) {
 		t.Parallel()
@@ -122,6 +126,7 @@ func TestBadImage(t *testing.T) {
 		{"cli-truncated", truncated, "truncated"},
 		{"cli-corrupt", corruptPath, "damaged: the kernel's code"},
 		{"cli-arm64", armPath, "its header says arm64, but its first instruction is not arm64 code"},
+		{"cli-alien", alienPath, "not an ELF executable"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

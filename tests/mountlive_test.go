@@ -189,3 +189,37 @@ func TestMountBigFile(t *testing.T) {
 		os.Remove(filepath.Join(share, "big.out"))
 	}
 }
+
+// TestMountParallelRead: 4 threads read 4 files of a share at once (their
+// 9P requests in flight together, each thread asleep until its reply's
+// interrupt) while a fifth writes one; every byte is the host's. At 1 CPU
+// too: the threads sleep, so one CPU serves them all.
+func TestMountParallelRead(t *testing.T) {
+	t.Parallel()
+	share := filepath.Join(t.TempDir(), "share")
+	files := map[string]string{}
+	var want []string
+	for i := 0; i < 4; i++ {
+		data := make([]byte, (3<<20)+i*12345)
+		r := rand.New(rand.NewPCG(uint64(i), 4))
+		for j := range data {
+			data[j] = byte(r.Uint32())
+		}
+		name := fmt.Sprintf("p%d.in", i)
+		files[name] = string(data)
+		want = append(want, fmt.Sprintf("%s: %d bytes, sha256 %x", name, len(data), sha256.Sum256(data)))
+	}
+	writeFiles(t, share, files)
+	for _, cores := range []int{1, 4} {
+		out := bootHostfiles(t, "parallel", "-cores", strconv.Itoa(cores), "-mount", share+":/data")
+		for _, w := range want {
+			if !strings.Contains(out, w) {
+				t.Errorf("smp%d: want %q in:\n%s", cores, w, out)
+			}
+		}
+		if fi, err := os.Stat(filepath.Join(share, "out.bin")); err != nil || fi.Size() != 3<<20 {
+			t.Errorf("smp%d: host out.bin: %v", cores, err)
+		}
+		os.Remove(filepath.Join(share, "out.bin"))
+	}
+}

@@ -1,5 +1,7 @@
 // Command files is the file benchmark: in -dir (a host directory shared
-// over virtio-9p) it writes a file sequentially and reads it back, creates,
+// over virtio-9p) it writes a file sequentially and reads it back, reads
+// -par files at once from as many threads (each goroutine locked to its
+// own OS thread, so the reads are concurrent system calls), creates,
 // stats and deletes many small files, and inserts into and queries a
 // SQLite database (modernc.org/sqlite), reporting one result line per
 // measure. On gometal the kernel has mounted the share (-mount); as Linux's
@@ -13,6 +15,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
 	"time"
 
 	"gometal.dev/gometal/bench/internal/guest"
@@ -30,6 +34,7 @@ func main() {
 	mib := flag.Int("mib", 256, "MiB of the sequential file")
 	small := flag.Int("small", 2000, "small files to create, stat and delete")
 	rows := flag.Int("rows", 20000, "SQLite rows to insert (transactions of 1000)")
+	par := flag.Int("par", 4, "threads (and files) of the concurrent read; 0: skip it")
 	linuxTag := flag.String("linux-mount", "", "as Linux's /init: load /modules/* and mount this virtio-9p tag at -dir")
 	flag.Parse()
 	if *linuxTag != "" {
@@ -38,6 +43,9 @@ func main() {
 		guest.Report("files", "op", "mount", "options", opts)
 	}
 	seq(*dir, *mib)
+	if *par > 0 {
+		parRead(*dir, *mib, *par)
+	}
 	smallFiles(*dir, *small)
 	sqlite(*dir, *rows)
 	guest.PowerOff()
@@ -82,6 +90,68 @@ func seq(dir string, mib int) {
 	mb := float64(n) / 1e6
 	guest.Report("files", "op", "seqwrite", "mbs", mb/w.Seconds(), "mib", mib)
 	guest.Report("files", "op", "seqread", "mbs", mb/r.Seconds(), "mib", mib)
+}
+
+// parRead writes n files of mib/n MiB each, then reads them all at once,
+// one thread per file, with 1 MiB reads; it reports the total rate.
+func parRead(dir string, mib, n int) {
+	size := (mib << 20) / n
+	buf := make([]byte, 1<<20)
+	for i := range buf {
+		buf[i] = byte(i * 7)
+	}
+	paths := make([]string, n)
+	for i := range paths {
+		paths[i] = filepath.Join(dir, fmt.Sprintf("par%d.bin", i))
+		f, err := os.Create(paths[i])
+		must(err)
+		for done := 0; done < size; done += len(buf) {
+			_, err := f.Write(buf[:min(len(buf), size-done)])
+			must(err)
+		}
+		must(f.Close())
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	start := time.Now()
+	for i := range paths {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			runtime.LockOSThread()
+			f, err := os.Open(paths[i])
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer f.Close()
+			b := make([]byte, 1<<20)
+			got := 0
+			for {
+				k, err := f.Read(b)
+				got += k
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					errs[i] = err
+					return
+				}
+			}
+			if got != size {
+				errs[i] = fmt.Errorf("%s: read %d bytes, want %d", paths[i], got, size)
+			}
+		}(i)
+	}
+	wg.Wait()
+	d := time.Since(start)
+	for _, err := range errs {
+		must(err)
+	}
+	for _, p := range paths {
+		must(os.Remove(p))
+	}
+	guest.Report("files", "op", "parread", "mbs", float64(size*n)/1e6/d.Seconds(), "threads", n)
 }
 
 func smallFiles(dir string, n int) {

@@ -62,7 +62,7 @@ soft limit, and QEMU's, to it; with less, that row reports how many opened.
 type benchFlags struct {
 	cores, out, mem, qemu, kernel, conns string
 	runs                                 int
-	linux, quick                         bool
+	linux, quick, tap                    bool
 }
 
 func newBenchFlagSet() (*flag.FlagSet, *benchFlags) {
@@ -77,6 +77,7 @@ func newBenchFlagSet() (*flag.FlagSet, *benchFlags) {
 	fs.StringVar(&f.mem, "mem", "256M", "guest memory (-m) for every boot")
 	qemuFlag(fs, &f.qemu)
 	kernelFlag(fs, &f.kernel)
+	fs.BoolVar(&f.tap, "tap", false, "net also measures bulk TCP through a tap device in a network namespace the bench makes (needs root and ip(8)); the whole run happens inside it")
 	fs.StringVar(&f.conns, "conns", "", "comma-separated connection counts for net's connection scaling, over loopback and through the device (default 1000,10000; -quick 1000)")
 	return fs, f
 }
@@ -188,8 +189,20 @@ func benchMain(args []string) error {
 	if err != nil {
 		return err
 	}
+	if f.tap && !inBenchNS() {
+		if f.linux { // the namespace has no route to the mirror
+			k, err := linuxkernel.Fetch(cache, os.Stderr)
+			if err != nil {
+				return err
+			}
+			if _, err := linuxkernel.Modules(cache, k, linuxkernel.VirtioNetModules, os.Stderr); err != nil {
+				return err
+			}
+		}
+		return runInBenchNS(args)
+	}
 	return bench.Run(bench.Options{
-		Names: names, Cores: cores, Runs: f.runs, Linux: f.linux, Quick: f.quick, Conns: conns,
+		Names: names, Cores: cores, Runs: f.runs, Linux: f.linux, Quick: f.quick, Conns: conns, Tap: f.tap,
 		Out: f.out, Mem: f.mem, Machine: m, QEMU: qemuBin, Kernel: kernel, LinuxDir: cache,
 		Command: "gometal bench " + strings.Join(args, " "),
 	})

@@ -8,12 +8,14 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"gometal.dev/gometal/internal/bootargs"
 	"gometal.dev/gometal/internal/console"
+	"gometal.dev/gometal/internal/goexec"
 	"gometal.dev/gometal/internal/initramfs"
 	"gometal.dev/gometal/internal/kernelimage"
 	"gometal.dev/gometal/internal/linesink"
@@ -68,7 +70,7 @@ func runMain(args []string) error {
 		return err
 	}
 	initrd := filepath.Join(tmp, "initramfs.cpio")
-	if err := initramfs.Create(initrd, exe, f.adds); err != nil {
+	if err := initramfs.Create(initrd, exe, withZoneinfo(f.adds)); err != nil {
 		return inputError(err)
 	}
 	cfg := qemu.Config{
@@ -83,6 +85,17 @@ func runMain(args []string) error {
 		symbols, _ = kernelFinder(arch).Find(f.kernel) // the ELF behind the Image
 	}
 	return boot(cfg, bootOptions{verbose: f.verbose, gdb: f.gdb, symbols: symbols, timeout: f.timeout, grace: f.grace})
+}
+
+// withZoneinfo adds the Go distribution's time zone database at its own
+// path, as exec does (goexec.ZoneinfoMapping), so time.LoadLocation works
+// in a program that does not embed time/tzdata; an -add there wins.
+func withZoneinfo(adds []initramfs.Mapping) []initramfs.Mapping {
+	m, ok := goexec.ZoneinfoMapping(goroot())
+	if !ok || slices.ContainsFunc(adds, func(a initramfs.Mapping) bool { return within(m.Guest, a.Guest) }) {
+		return adds
+	}
+	return append(append([]initramfs.Mapping(nil), adds...), m)
 }
 
 // findMachine finds QEMU for arch and the kernel (exec and bench; run

@@ -64,6 +64,9 @@ Linux; starts the program in the current directory (kernel option cwd=DIR),
 passes the arguments through unchanged, relays the output and exits with
 the program's exit status. A test that writes into its module gets EROFS
 (tests should write to t.TempDir(), which is in the guest's /tmp);
+the directories go test's -cpuprofile, -memprofile, -trace, -coverprofile
+and the like write into are made writable (the module's share under
+-module auto, else a share of their own), so those files reach the host;
 -module rw lets such writes through to your files, as on Linux; -module
 pack copies the module into the initramfs instead (writes succeed and are
 lost). The default, -module auto, is ro (shares are live: a file costs
@@ -121,7 +124,7 @@ func parseExecFlags(args []string, getenv func(string) string) (*execFlags, erro
 		if err != nil {
 			return nil, usageErrorf("exec", "exec: %s: %v", goexec.EnvFlags, err)
 		}
-		if err := fs.Parse(joinNetValue(words)); err != nil {
+		if err := fs.Parse(joinNetValue(fs, words)); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
@@ -184,10 +187,15 @@ func execMain(args []string) error {
 	defer os.RemoveAll(tmp)
 
 	share, mounted, why := moduleShare(dir, f)
+	moduleMount := -1
 	if mounted {
+		moduleMount = len(f.mounts)
 		f.mounts = append(f.mounts, share)
 	} else if why != "" && (f.verbose || f.module != moduleAuto) {
 		fmt.Fprintf(os.Stderr, "gometal exec: packing the module instead of mounting it: %s\n", why)
+	}
+	if f.module != modulePack {
+		outputMounts(f, goexec.OutputDirs(f.args), moduleMount)
 	}
 	extras := append([]initramfs.Mapping(nil), f.adds...)
 	if m, ok := goexec.ZoneinfoMapping(goroot()); ok && !(mounted && within(m.Guest, share.guest)) {

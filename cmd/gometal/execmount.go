@@ -21,6 +21,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -77,4 +78,53 @@ func moduleShare(dir string, f *execFlags) (m guestMount, ok bool, why string) {
 func within(path, dir string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// outputMounts makes the directories the test writes its output files
+// into (goexec.OutputDirs: go test's -cpuprofile, -memprofile, -trace,
+// -coverprofile and the raw coverage directory) writable at their own
+// paths, so the files are where the go command reads them: the module's
+// read-only share becomes read-write under -module auto when one of them
+// is inside it; another directory gets a read-write share of its own,
+// unless it overlaps a -mount (then the test's write fails as it would
+// have). -v names each. moduleMount indexes the module's share in
+// f.mounts (-1: none).
+func outputMounts(f *execFlags, dirs []string, moduleMount int) {
+	for _, d := range dirs {
+		if i := mountHolding(f.mounts, d); i >= 0 {
+			m := &f.mounts[i]
+			if i == moduleMount && m.readOnly && f.module == moduleAuto {
+				m.readOnly = false
+				if f.verbose {
+					fmt.Fprintf(os.Stderr, "gometal exec: %s read-write: the test writes its output files into %s\n", m.host, d)
+				}
+			}
+			continue
+		}
+		if st, err := os.Stat(d); err != nil || !st.IsDir() || strings.ContainsAny(d, ": \t\n\"\\") {
+			continue
+		}
+		overlaps := false
+		for _, m := range f.mounts {
+			overlaps = overlaps || within(m.guest, d)
+		}
+		if overlaps {
+			continue
+		}
+		f.mounts = append(f.mounts, guestMount{host: d, guest: d, tag: fmt.Sprintf("gm%d", len(f.mounts))})
+		if f.verbose {
+			fmt.Fprintf(os.Stderr, "gometal exec: mounted %s read-write for the test's output files\n", d)
+		}
+	}
+}
+
+// mountHolding is the index of the mount whose guest directory holds
+// path, or -1.
+func mountHolding(mounts []guestMount, path string) int {
+	for i, m := range mounts {
+		if within(path, m.guest) {
+			return i
+		}
+	}
+	return -1
 }

@@ -18,7 +18,7 @@ import (
 // at least one argument, else a usage error saying `missing`. flag.ErrHelp
 // (-h) comes back as it is.
 func parseCommand(fs *flag.FlagSet, cmd string, args []string, missing string) error {
-	if err := fs.Parse(joinNetValue(args)); err != nil {
+	if err := fs.Parse(joinNetValue(fs, args)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}

@@ -4,6 +4,7 @@ package main
 // ports, as `docker run -p` publishes them.
 
 import (
+	"flag"
 	"fmt"
 	"net"
 	"strconv"
@@ -151,22 +152,34 @@ func checkNetPlan(plan string) error {
 
 // joinNetValue lets `-net tap=IFNAME,...` (a space, as other flags take
 // their values) mean -net=tap=...: -net is also a boolean, which takes a
-// value only after "=".
-func joinNetValue(args []string) []string {
+// value only after "=". It walks the flags as fs will parse them (a flag
+// that is not a boolean takes the next word unless it has "="), so that
+// words after the program name are left alone.
+func joinNetValue(fs *flag.FlagSet, args []string) []string {
 	out := make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		if a == "--" || !strings.HasPrefix(a, "-") {
-			return append(out, args[i:]...) // flags end here
+		if a == "--" || len(a) < 2 || a[0] != '-' {
+			return append(out, args[i:]...) // the flags end here
 		}
-		if (a == "-net" || a == "--net") && i+1 < len(args) && strings.HasPrefix(args[i+1], "tap=") {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if name == "net" && !hasValue && i+1 < len(args) && strings.HasPrefix(args[i+1], "tap=") {
 			out = append(out, a+"="+args[i+1])
 			i++
 			continue
 		}
 		out = append(out, a)
+		if f := fs.Lookup(name); f != nil && !hasValue && !isBoolFlag(f) && i+1 < len(args) {
+			out = append(out, args[i+1])
+			i++
+		}
 	}
 	return out
+}
+
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 // qemuNet is the network device the flags ask for (nil: none).

@@ -73,6 +73,7 @@ func TestNetFlag(t *testing.T) {
 		{[]string{"-net=tap=tap0", "prog"}, netFlag{on: true, tap: "tap0"}, ""},
 		{[]string{"-net", "tap=gm1,ip=10.9.0.2/24,gw=10.9.0.1", "prog"}, netFlag{on: true, tap: "gm1", plan: "ip=10.9.0.2/24,gw=10.9.0.1"}, "net=ip=10.9.0.2/24,gw=10.9.0.1"},
 		{[]string{"prog", "-net", "tap=x"}, netFlag{}, ""},
+		{[]string{"-timeout", "150s", "-cores", "2", "-v", "-net", "tap=t1", "prog", "-net", "tap=x"}, netFlag{on: true, tap: "t1"}, ""},
 	} {
 		f, err := parseRunFlags(tc.args)
 		if err != nil {

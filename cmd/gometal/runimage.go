@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"gometal.dev/gometal/internal/bootimage"
 	"gometal.dev/gometal/internal/console"
@@ -62,7 +63,10 @@ func runImage(f *runFlags) error {
 	if err != nil {
 		return inputError(err)
 	}
-	cfg := qemu.Config{Machine: m, Binary: qemuBin, SMP: f.cores, Memory: f.mem, Kernel: f.target, GDB: f.gdb}
+	// The image's own command line rules; the kernel keeps only what says
+	// how the exit status leaves (arm64: semihosting).
+	cfg := qemu.Config{Machine: m, Binary: qemuBin, SMP: f.cores, Memory: f.mem, Kernel: f.target, GDB: f.gdb,
+		Append: strings.Join(m.Exit.KernelArgs(), " ")}
 	if err := cfg.Validate(); err != nil {
 		return inputError(err)
 	}

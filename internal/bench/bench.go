@@ -32,6 +32,10 @@ type Options struct {
 	Linux    bool     // also boot Linux
 	Quick    bool     // small problem sizes
 	Conns    []int    // net's connection counts; nil: the default for Quick
+	// Tap: net also measures bulk TCP through a tap device ("gmtap0",
+	// 10.0.2.2/24 on the host side) — the whole run is then inside a
+	// network namespace the bench command made (cmd/gometal/benchns.go).
+	Tap bool
 	Out      string   // the Markdown report; plots go next to it
 	Mem      string   // -m for every boot
 	Command  string   // the command line, quoted in the report

@@ -25,7 +25,7 @@ func init() {
 
 // filesOps are bench/files's measures, with their unit.
 var filesOps = []struct{ op, unit, key string }{
-	{"seqwrite", "MB/s", "mbs"}, {"seqread", "MB/s", "mbs"},
+	{"seqwrite", "MB/s", "mbs"}, {"seqread", "MB/s", "mbs"}, {"parread", "MB/s", "mbs"},
 	{"create", "files/s", "ops"}, {"stat", "files/s", "ops"}, {"delete", "files/s", "ops"},
 	{"sqliteinsert", "rows/s", "ops"}, {"sqlitequery", "queries/s", "ops"},
 }
@@ -133,7 +133,8 @@ func filesSection(s *Session, kinds []Kind, sm *samples, mods []string, linuxMou
 	var body strings.Builder
 	fmt.Fprintf(&body, "bench/files at 2 harts, -m 1G, in a host directory shared over virtio-9p\n"+
 		"(QEMU's local backend, security_model=none, virtio-9p-device on virtio-mmio):\n"+
-		"a %d MiB file written in 1 MiB writes + fsync, then read back; %d files of 1 KiB\n"+
+		"a %d MiB file written in 1 MiB writes + fsync, then read back; parread: 4 threads\n"+
+		"reading 4 files of a quarter of that size at once, 1 MiB reads; %d files of 1 KiB\n"+
 		"created, stat'ed and deleted; %d SQLite rows inserted in transactions of 1000, then\n"+
 		"%d point queries. Median of %d run(s), each on a fresh empty share. gometal mounts\n"+
 		"the share with -mount (its own 9P2000.L client; README.md, \"Host directories\").\n",

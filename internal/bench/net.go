@@ -120,16 +120,24 @@ func runNet(s *Session) Section {
 	for r := 1; r <= s.O.Runs; r++ {
 		for _, c := range s.O.Cores {
 			for _, k := range nr.kinds {
-				nr.boot(s, prog, k, c, dur, fmt.Sprintf("cores=%d run %d/%d", c, r, s.O.Runs))
+				nr.boot(s, prog, k, c, dur, false, fmt.Sprintf("cores=%d run %d/%d", c, r, s.O.Runs))
+				if s.O.Tap {
+					nr.boot(s, prog, k, c, dur, true, fmt.Sprintf("cores=%d run %d/%d, tap", c, r, s.O.Runs))
+				}
 			}
 		}
 	}
 	return nr.section(s)
 }
 
-// boot runs one boot of bench/net with the host's load beside it.
-func (nr *netRun) boot(s *Session, prog *Prog, k Kind, c int, dur time.Duration, what string) {
+// boot runs one boot of bench/net with the host's load beside it; tap:
+// on the tap device, where only bulk TCP is measured (the guest's own
+// loopback figures of that boot are dropped: the other boot has them).
+func (nr *netRun) boot(s *Session, prog *Prog, k Kind, c int, dur time.Duration, tap bool, what string) {
 	h, n, err := newNetHost(dur, nr.p.devConns, nr.p.httpConns)
+	if tap {
+		h, n = newTapHost(dur)
+	}
 	if err != nil {
 		nr.sm.failed(fmt.Sprintf("%s/c%d", k, c), err.Error())
 		return
@@ -148,15 +156,18 @@ func (nr *netRun) boot(s *Session, prog *Prog, k Kind, c int, dur time.Duration,
 	cancel()
 	<-done
 	if h.note != "" {
-		nr.notes = append(nr.notes, fmt.Sprintf("%s, %d harts: %s", k, c, h.note))
+		nr.notes = append(nr.notes, fmt.Sprintf("%s, %d harts%s: %s", k, c, map[bool]string{true: ", tap"}[tap], h.note))
 	}
 	if !b.OK() {
-		nr.failing[fmt.Sprintf("%s/c%d", k, c)] = b.Why()
+		nr.failing[fmt.Sprintf("%s/c%d%s", k, c, map[bool]string{true: "/tap"}[tap])] = b.Why()
 	}
-	if b.Top != "" {
+	results := append(b.Results, h.results...)
+	if tap {
+		results = h.results
+	} else if b.Top != "" {
 		nr.top[c] = b.Top
 	}
-	for _, res := range append(b.Results, h.results...) {
+	for _, res := range results {
 		prefix := fmt.Sprintf("%s/c%d/%s/", k, c, netKey(res))
 		if p := Str(res, "problem"); p != "" {
 			nr.problems = append(nr.problems, fmt.Sprintf("%s, %d harts, %s: %s", k, c, netKey(res), p))
@@ -180,7 +191,7 @@ func netKey(res map[string]any) string {
 	case "conns-lo", "conns-dev":
 		n, _ := Num(res, "n")
 		return fmt.Sprintf("%s/%.0f", w, n)
-	case "bulk":
+	case "bulk", "bulk-tap":
 		st, _ := Num(res, "streams")
 		return fmt.Sprintf("%s/%s/%.0f", w, Str(res, "dir"), st)
 	}

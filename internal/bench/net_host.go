@@ -21,8 +21,15 @@ import (
 // netGuestPorts are bench/net's ports: HTTP, request/response echo, bulk sink.
 var netGuestPorts = [3]int{80, 7, 9}
 
+// TapDevice is the tap the net benchmark's tap boots use: made by the
+// bench command in its network namespace, 10.0.2.2/24 on the host's side,
+// so the guest's addresses (10.0.2.15, gateway 10.0.2.2) are those of
+// QEMU's user network for both kernels.
+const TapDevice = "gmtap0"
+
 // netHost is one boot's host side.
 type netHost struct {
+	tap     bool   // through TapDevice: the guest's own ports at 10.0.2.15, bulk only
 	ports   [3]int // host ports forwarded to netGuestPorts
 	dur     time.Duration
 	conns   []int // connection counts held open through the device
@@ -47,7 +54,17 @@ func newNetHost(dur time.Duration, conns []int, httpN int) (*netHost, *qemu.Net,
 	return h, n, nil
 }
 
-func (h *netHost) addr(i int) string { return fmt.Sprintf("127.0.0.1:%d", h.ports[i]) }
+// newTapHost is the host side of a boot on TapDevice.
+func newTapHost(dur time.Duration) (*netHost, *qemu.Net) {
+	return &netHost{tap: true, dur: dur}, &qemu.Net{Tap: TapDevice}
+}
+
+func (h *netHost) addr(i int) string {
+	if h.tap {
+		return fmt.Sprintf("10.0.2.15:%d", netGuestPorts[i])
+	}
+	return fmt.Sprintf("127.0.0.1:%d", h.ports[i])
+}
 
 func (h *netHost) add(kv ...any) {
 	m := map[string]any{}
@@ -83,8 +100,10 @@ func (h *netHost) run(ctx context.Context, stop chan<- os.Signal) {
 		case <-time.After(300 * time.Millisecond):
 		}
 	}
-	r := netload.HTTP(ctx, netload.TCPDialer(h.addr(0)), h.httpN, h.dur)
-	h.add(append([]any{"what", "http-host", "conns", h.httpN}, r.Fields("")...)...)
+	if !h.tap {
+		r := netload.HTTP(ctx, netload.TCPDialer(h.addr(0)), h.httpN, h.dur)
+		h.add(append([]any{"what", "http-host", "conns", h.httpN}, r.Fields("")...)...)
+	}
 	for _, streams := range []int{1, 8} {
 		b := netload.Send(ctx, netload.TCPDialer(h.addr(2)), streams, h.dur)
 		h.addBulk("in", streams, b)
@@ -118,7 +137,11 @@ func (h *netHost) run(ctx context.Context, stop chan<- os.Signal) {
 // pull asks the guest to stream to a listener on the host (10.0.2.2 is
 // the host's loopback on QEMU's user network) and measures what arrives.
 func (h *netHost) pull(ctx context.Context, streams int) netload.Bulk {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	listen := "127.0.0.1:0" // 10.0.2.2 inside is the host's loopback on slirp
+	if h.tap {
+		listen = "10.0.2.2:0" // the tap's own address
+	}
+	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return netload.Bulk{Err: err}
 	}
@@ -144,7 +167,11 @@ func (h *netHost) pull(ctx context.Context, streams int) netload.Bulk {
 }
 
 func (h *netHost) addBulk(dir string, streams int, b netload.Bulk) {
-	kv := []any{"what", "bulk", "dir", dir, "streams", streams, "bytes", float64(b.Bytes), "secs", b.Elapsed.Seconds()}
+	what := "bulk"
+	if h.tap {
+		what = "bulk-tap"
+	}
+	kv := []any{"what", what, "dir", dir, "streams", streams, "bytes", float64(b.Bytes), "secs", b.Elapsed.Seconds()}
 	if b.Err == nil {
 		kv = append(kv, "mb_per_s", b.MBPerSec())
 	} else {

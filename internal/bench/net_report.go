@@ -112,6 +112,12 @@ func (nr *netRun) section(s *Session) Section {
 	fmt.Fprintf(&b, "Streams that write 64 KiB at a time for %g s; MB/s (10^6) is what the receiver\ncounted over the time until its last byte (host → guest: the guest's sink\nreplies with its count; guest → host: the guest connects to 10.0.2.2, the\nhost's loopback on slirp).\n\n", p.secs)
 	b.WriteString(nr.table(s, "direction, streams", [][2]string{{"bulk/in/1", "host → guest, 1"}, {"bulk/in/8", "host → guest, 8"}, {"bulk/out/1", "guest → host, 1"}, {"bulk/out/8", "guest → host, 8"}},
 		[][2]string{{"mb_per_s", "%.1f"}}) + "\n")
+	if s.O.Tap {
+		b.WriteString("### Bulk TCP through a tap device\n\n")
+		fmt.Fprintf(&b, "The same streams, in a boot of its own, with the guest on tap device %s (`-netdev tap,ifname=%s,script=no,downscript=no`, vhost-net when /dev/vhost-net exists) in a network namespace the bench made, the host's end 10.0.2.2/24: no slirp in the path, and a backend that takes virtio-net headers, so QEMU offers both kernels checksum offload, TSO and large receive. The host dials 10.0.2.15 directly; guest → host streams go to 10.0.2.2.\n\n", TapDevice, TapDevice)
+		b.WriteString(nr.table(s, "direction, streams", [][2]string{{"bulk-tap/in/1", "host → guest, 1"}, {"bulk-tap/in/8", "host → guest, 8"}, {"bulk-tap/out/1", "guest → host, 1"}, {"bulk-tap/out/8", "guest → host, 8"}},
+			[][2]string{{"mb_per_s", "%.1f"}}) + "\n")
+	}
 
 	b.WriteString("### Connection scaling\n\n")
 	b.WriteString("N connections to the echo server opened (each proved by one round trip, 16 or\n32 dialing at once) and held; then 32 workers send requests over all of them in\nturn. Requests/s and p99 (ms) with that many open, how many opened, and the\nseconds opening took:\n\n")

@@ -81,6 +81,8 @@ func TestCheck(t *testing.T) {
 		{"dynamic", fakeELF{elf.ELFCLASS64, elf.EM_RISCV, elf.ET_DYN, "/lib/ld-linux-riscv64-lp64d.so.1", true}.bytes(),
 			"prog: dynamically linked (interpreter /lib/ld-linux-riscv64-lp64d.so.1), rebuild with CGO_ENABLED=0", nil},
 		{"dynsection", fakeELF{elf.ELFCLASS64, elf.EM_RISCV, elf.ET_EXEC, "", true}.bytes(), "dynamically linked (has a dynamic section)", nil},
+		{"arm64 dynamic", fakeELF{elf.ELFCLASS64, elf.EM_AARCH64, elf.ET_DYN, "/lib/ld-linux-aarch64.so.1", true}.bytes(),
+			"prog: dynamically linked (interpreter /lib/ld-linux-aarch64.so.1), rebuild with CGO_ENABLED=0", nil},
 		{"object", fakeELF{elf.ELFCLASS64, elf.EM_RISCV, elf.ET_REL, "", false}.bytes(), "not a static executable (type ET_REL)", nil},
 	}
 	for _, c := range cases {

@@ -10,9 +10,10 @@ import (
 	"testing"
 )
 
-// TestEmbeddedMatchesSources builds the kernel from this checkout the way
-// gometal does and requires the committed image to be those exact bytes,
-// so an installed gometal boots the kernel its sources say.
+// TestEmbeddedMatchesSources builds each architecture's kernel from this
+// checkout the way gometal does and requires the committed image to be
+// those exact bytes, so an installed gometal boots the kernels its sources
+// say.
 func TestEmbeddedMatchesSources(t *testing.T) {
 	if _, err := exec.LookPath("cargo"); err != nil {
 		t.Skip("cargo not found: cannot build the kernel to compare the embedded image with")
@@ -25,17 +26,19 @@ func TestEmbeddedMatchesSources(t *testing.T) {
 	if kdir == "" {
 		t.Fatalf("no kernel/ crate above %s", wd)
 	}
-	built, err := CargoBuild(kdir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := os.ReadFile(built)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(Embedded(), want) {
-		t.Fatalf("%s (%d bytes) is not the kernel the sources build (%s, %d bytes):\n\trun `make kernel` and commit %s",
-			EmbeddedPath, len(Embedded()), built, len(want), EmbeddedPath)
+	for _, arch := range []string{"riscv64", "arm64"} {
+		built, err := CargoBuildFor(kdir, arch, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(built)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, path := EmbeddedFor(arch), EmbeddedPathFor(arch); !bytes.Equal(got, want) {
+			t.Errorf("%s (%d bytes) is not the %s kernel the sources build (%s, %d bytes):\n\trun `make kernel` and commit %s",
+				path, len(got), arch, built, len(want), path)
+		}
 	}
 }
 

@@ -14,10 +14,10 @@ use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 use core::fmt::{self, Write};
 use gometal_core::errno::{Errno, EAGAIN, EINTR};
-use spin::Mutex;
+use crate::sync::{Lock, LockClass};
 
 /// Serializes output so lines from different CPUs do not interleave.
-static OUTPUT: Mutex<()> = Mutex::new(());
+static OUTPUT: Lock<()> = Lock::new(LockClass::ConsoleOutput, ());
 
 struct Input {
     bytes: VecDeque<u8>,
@@ -26,7 +26,7 @@ struct Input {
     eof: bool,
 }
 
-static INPUT: Mutex<Input> = Mutex::new(Input { bytes: VecDeque::new(), eof: false });
+static INPUT: Lock<Input> = Lock::new(LockClass::ConsoleInput, Input { bytes: VecDeque::new(), eof: false });
 /// Readers waiting for input (read on fd 0, and epoll on it).
 pub static INPUT_WAITERS: WaitQueue = WaitQueue::new();
 

@@ -63,7 +63,7 @@ struct Timer {
 }
 
 /// The timers; setitimer's under `Itimer(which)`.
-static TIMERS: spin::Mutex<BTreeMap<TimerId, Timer>> = spin::Mutex::new(BTreeMap::new());
+static TIMERS: crate::sync::Lock<BTreeMap<TimerId, Timer>> = crate::sync::Lock::new(crate::sync::LockClass::ProgramTimers, BTreeMap::new());
 /// The earliest expiry on the process CPU clock (u64::MAX: none).
 static PROCESS_CPU_AT: AtomicU64 = AtomicU64::new(u64::MAX);
 /// Fires the wall-clock timers (their expiries are kept in monotonic ns).

@@ -12,7 +12,8 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use gometal_core::signal::{SigAction, NSIG};
-use spin::{Mutex, Once};
+use crate::sync::{Lock, LockClass};
+use spin::Once;
 
 pub struct Process {
     pub pid: u32,
@@ -23,8 +24,8 @@ pub struct Process {
     pub root: u64,
     /// Open descriptors and the working directory (fs/context.rs).
     pub fs: FsContext,
-    actions: Mutex<[SigAction; NSIG]>,
-    threads: Mutex<BTreeMap<u32, Arc<Thread>>>,
+    actions: Lock<[SigAction; NSIG]>,
+    threads: Lock<BTreeMap<u32, Arc<Thread>>>,
     next_tid: AtomicU32,
     exiting: AtomicBool,
 }
@@ -60,12 +61,12 @@ pub fn create_with(loaded: crate::loader::Loaded, files: FdTable) -> Option<(&'s
 
 fn create(mm: AddressSpace, files: FdTable) -> &'static Process {
     let p = PROCESS.call_once(|| Process {
-        pid: 1,
+        pid: crate::param::PROGRAM_PID,
         root: mm.root,
         mm: ProgramMemory::new(mm),
         fs: FsContext::new(files),
-        actions: Mutex::new([SigAction::default(); NSIG]),
-        threads: Mutex::new(BTreeMap::new()),
+        actions: Lock::new(LockClass::SignalActions, [SigAction::default(); NSIG]),
+        threads: Lock::new(LockClass::ProcessThreads, BTreeMap::new()),
         next_tid: AtomicU32::new(1),
         exiting: AtomicBool::new(false),
     });
@@ -73,13 +74,14 @@ fn create(mm: AddressSpace, files: FdTable) -> &'static Process {
     p
 }
 
-/// Threads a program may have at once: as many as a quarter of the page
-/// frames can give kernel stacks to (with 32 KiB stacks that is Linux's
-/// threads-max formula, RAM / (8 * 16 KiB), for the same memory), and at
-/// least MIN_THREADS (Go needs GOMAXPROCS + a few).
+/// Threads a program may have at once: as many as the page frames give a
+/// kernel stack and what Go's runtime touches for a thread (param.rs:
+/// 40 KiB in all; 11,375 at 512M, where Linux's threads-max, RAM / (8 *
+/// 16 KiB), is 4,096), and at least MIN_THREADS (Go needs GOMAXPROCS + a
+/// few).
 pub fn max_threads() -> usize {
     let frame_bytes = crate::mm::frames::stats().total * crate::memlayout::PAGE_SIZE;
-    (frame_bytes / (4 * crate::param::KERNEL_STACK_SIZE)).max(crate::param::MIN_THREADS)
+    (frame_bytes / (crate::param::KERNEL_STACK_SIZE + crate::param::THREAD_USER_BYTES)).max(crate::param::MIN_THREADS)
 }
 
 static THREADS_PEAK: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
@@ -147,7 +149,7 @@ pub fn exit(status: u32) -> ! {
         crate::sched::smp::park();
     }
     crate::sched::smp::stop_other_cpus();
-    let _ = crate::fs::share::sync_all(); // shared mappings' pages; it reports a failure itself
+    let _ = crate::fs::share::sync_at_exit(); // shared mappings' pages; it reports a failure itself
     crate::net::nic::drain(); // what the program sent reaches its peers
     if let Some(report) = EXIT_REPORT.get() {
         report(); // -kernel-args stats (stats.rs, above this layer)

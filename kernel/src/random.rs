@@ -19,9 +19,9 @@ use crate::sched::wait::WaitQueue;
 use core::sync::atomic::{AtomicBool, Ordering};
 use rand_chacha::rand_core::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
-use spin::Mutex;
+use crate::sync::{Lock, LockClass};
 
-static GENERATOR: Mutex<Option<ChaCha20Rng>> = Mutex::new(None);
+static GENERATOR: Lock<Option<ChaCha20Rng>> = Lock::new(LockClass::Random, None);
 /// Keyed from an entropy source (never becomes true later: the kernel has
 /// no source that appears after boot).
 static READY: AtomicBool = AtomicBool::new(false);

@@ -30,9 +30,8 @@ pub fn send_to_thread(t: &Arc<Thread>, signo: usize, info: SigInfo) {
         // pending one: Go counts a profiling SIGPROF only with SI_TIMER
         // on a thread that has its own timer.
         let pending = sig::contains(s.pending, signo);
-        if !pending || (info.code == SI_TIMER && s.info[signo - 1].code != SI_TIMER) {
-            s.info[signo - 1] = info;
-        }
+        let timer_wins = info.code == SI_TIMER && s.info_of(signo).is_some_and(|i| i.code != SI_TIMER);
+        s.set_info(signo, info, !pending || timer_wins);
         s.pending |= sig::bit(signo);
         !sig::contains(s.blocked, signo)
     };
@@ -83,7 +82,7 @@ pub fn deliver_pending(user: &mut UserSpace, t: &Arc<Thread>) {
             let mut s = t.signals.lock();
             let Some(signo) = sig::lowest(s.pending & !s.blocked) else { return };
             s.pending &= !sig::bit(signo);
-            (signo, s.info[signo - 1])
+            (signo, s.take_info(signo))
         };
         let action = process().action(signo);
         match action.handler {

@@ -155,7 +155,7 @@ pub fn report_if_requested() {
 
 /// Kernel memory by category against its limit (docs/syscalls.md), as
 /// (JSON name, value) pairs: the console line and the JSON share them.
-fn kernel_memory() -> [(&'static str, usize); 8] {
+fn kernel_memory() -> [(&'static str, usize); 9] {
     [
         ("heap_total_kib", crate::mm::heap::total() / 1024),
         ("pipe_peak_kib", crate::fs::pipe::buffer_peak() / 1024),
@@ -163,9 +163,19 @@ fn kernel_memory() -> [(&'static str, usize); 8] {
         ("watches_max", crate::fs::epoll::max_watches()),
         ("threads_peak", crate::process::threads_peak()),
         ("threads_max", crate::process::max_threads()),
+        ("kernel_stack_peak", stack_peak()),
         ("sockets_open", crate::net::counts().0),
         ("sockets_peak", crate::net::counts().1),
     ]
+}
+
+/// The deepest kernel stack use of any thread, ended or alive (at exit the
+/// other CPUs are stopped, so no stack changes under the scan), but the
+/// exiting one (its exit path, this report included, is not a syscall's).
+fn stack_peak() -> usize {
+    let me = crate::sched::current().tid;
+    let live = crate::process::process().threads_snapshot().iter().filter(|t| t.tid != me).map(|t| t.stack_used()).max().unwrap_or(0);
+    live.max(crate::sched::thread::stack_peak())
 }
 
 /// Everything above as one JSON object, for programs (internal/kstats

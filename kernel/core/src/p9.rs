@@ -10,8 +10,9 @@
 use alloc::vec::Vec;
 
 pub const NOFID: u32 = !0;
-/// Tag of every request: the client has one request in flight at a time.
-pub const TAG: u16 = 1;
+/// The tag a request carries until its transport stamps the one it gets
+/// from its device's tag table (p9tags.rs) with `set_tag`.
+pub const TAG: u16 = 0;
 pub const VERSION: &[u8] = b"9P2000.L";
 
 // Message types (T = request; the reply is T + 1).
@@ -99,6 +100,18 @@ impl Request {
     }
 }
 
+/// Stamps `tag` into the header of the finished message `msg`.
+pub fn set_tag(msg: &mut [u8], tag: u16) {
+    if msg.len() >= HEADER {
+        msg[5..7].copy_from_slice(&tag.to_le_bytes());
+    }
+}
+
+/// The tag in the header of `msg` (None: too short to have one).
+pub fn tag_of(msg: &[u8]) -> Option<u16> {
+    (msg.len() >= HEADER).then(|| u16::from_le_bytes([msg[5], msg[6]]))
+}
+
 pub fn version(msize: u32) -> Vec<u8> {
     Request::new(TVERSION).u32(msize).str(VERSION).finish()
 }
@@ -133,12 +146,14 @@ pub struct Reply<'a> {
 
 impl<'a> Reply<'a> {
     /// Checks the header of `msg` says reply `want` (or decodes Rlerror).
+    /// The tag was checked by the transport (it matched the reply to its
+    /// request by it).
     pub fn parse(msg: &'a [u8], want: u8) -> Result<Reply<'a>, ReplyError> {
         if msg.len() < HEADER {
             return Err(ReplyError::Malformed);
         }
         let size = u32::from_le_bytes(msg[..4].try_into().unwrap()) as usize;
-        if size < HEADER || size > msg.len() || u16::from_le_bytes([msg[5], msg[6]]) != TAG {
+        if size < HEADER || size > msg.len() {
             return Err(ReplyError::Malformed);
         }
         let mut r = Reply { data: &msg[..size], at: HEADER };

@@ -6,9 +6,23 @@ use super::*;
 #[test]
 fn tversion_is_laid_out_as_the_protocol_says() {
     let m = version(8192);
-    let mut want = vec![21, 0, 0, 0, TVERSION, 1, 0, 0, 0x20, 0, 0, 8, 0];
+    let mut want = vec![21, 0, 0, 0, TVERSION, 0, 0, 0, 0x20, 0, 0, 8, 0];
     want.extend_from_slice(b"9P2000.L");
     assert_eq!(m, want);
+}
+
+#[test]
+fn the_transport_stamps_and_reads_tags() {
+    let mut m = walk(1, 2, &[b"a"]);
+    set_tag(&mut m, 0x1234);
+    assert_eq!(tag_of(&m), Some(0x1234));
+    assert_eq!(&m[5..7], &[0x34, 0x12]);
+    assert_eq!(tag_of(&[1, 2, 3]), None);
+    // A reply with any tag parses: matching it to its request is the
+    // transport's business.
+    let mut r = reply(TWALK + 1, &[0, 0]);
+    set_tag(&mut r, 7);
+    assert!(Reply::parse(&r, TWALK + 1).is_ok());
 }
 
 #[test]

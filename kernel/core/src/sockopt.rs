@@ -82,10 +82,14 @@ impl SockOpt {
             // TCP_NODELAY, TCP_MAXSEG, TCP_CORK, TCP_KEEPIDLE, TCP_KEEPINTVL,
             // TCP_KEEPCNT, TCP_LINGER2, TCP_QUICKACK, TCP_USER_TIMEOUT.
             (IPPROTO_TCP, 1 | 2 | 3 | 4 | 5 | 6 | 8 | 12 | 18) => flag,
-            // IP_TOS, IP_TTL, IP_MULTICAST_IF/TTL/LOOP.
-            (IPPROTO_IP, 1 | 2 | 32 | 33 | 34) => flag,
-            // IPV6_UNICAST_HOPS, IPV6_MULTICAST_IF/HOPS/LOOP, IPV6_TCLASS.
-            (IPPROTO_IPV6, 16 | 17 | 18 | 19 | 67) => flag,
+            // IP_TOS, IP_TTL, IP_MULTICAST_IF/TTL/LOOP; IP_PKTINFO,
+            // IP_RECVTTL, IP_RECVTOS (control messages, cmsg.rs);
+            // IP_MTU_DISCOVER, IP_RECVERR (QUIC stacks set them).
+            (IPPROTO_IP, 1 | 2 | 32 | 33 | 34 | 8 | 12 | 13 | 10 | 11) => flag,
+            // IPV6_UNICAST_HOPS, IPV6_MULTICAST_IF/HOPS/LOOP, IPV6_TCLASS;
+            // IPV6_RECVPKTINFO, IPV6_RECVHOPLIMIT, IPV6_RECVTCLASS;
+            // IPV6_MTU_DISCOVER, IPV6_RECVERR, IPV6_DONTFRAG.
+            (IPPROTO_IPV6, 16 | 17 | 18 | 19 | 67 | 49 | 51 | 66 | 23 | 25 | 62) => flag,
             _ => None,
         }
     }
@@ -98,6 +102,8 @@ pub fn default_value(level: i32, name: i32) -> i32 {
     match (level, name) {
         (IPPROTO_IP, 2) | (IPPROTO_IPV6, 16) => 64,
         (IPPROTO_IP, 33 | 34) | (IPPROTO_IPV6, 18 | 19) => 1,
+        // IP_PMTUDISC_WANT, IPV6_PMTUDISC_WANT.
+        (IPPROTO_IP, 10) | (IPPROTO_IPV6, 23) => 1,
         (IPPROTO_TCP, 2) => 536,
         (IPPROTO_TCP, 4) => 7200,
         (IPPROTO_TCP, 5) => 75,
@@ -108,7 +114,10 @@ pub fn default_value(level: i32, name: i32) -> i32 {
 
 /// Options Linux stores as a yes/no (setting 5 reads back 1).
 pub fn is_bool(level: i32, name: i32) -> bool {
-    matches!((level, name), (SOL_SOCKET, 1 | 2 | 5 | 6 | 9 | 10 | 15 | 16) | (IPPROTO_TCP, 1 | 3 | 12) | (IPPROTO_IPV6, 26))
+    matches!(
+        (level, name),
+        (SOL_SOCKET, 1 | 2 | 5 | 6 | 9 | 10 | 15 | 16) | (IPPROTO_TCP, 1 | 3 | 12) | (IPPROTO_IP, 8 | 11 | 12 | 13) | (IPPROTO_IPV6, 25 | 26 | 49 | 51 | 62 | 66)
+    )
 }
 
 /// net.core.rmem_max and wmem_max: the most SO_RCVBUF/SO_SNDBUF may ask.

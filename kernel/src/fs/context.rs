@@ -9,19 +9,20 @@
 use super::fd::FdTable;
 use super::inode::Inode;
 use alloc::sync::Arc;
-use spin::{Mutex, Once};
+use crate::sync::{Lock, LockClass};
+use spin::Once;
 
 /// What a program's calls resolve descriptors and relative paths against.
 pub struct FsContext {
-    pub files: Mutex<FdTable>,
+    pub files: Lock<FdTable>,
     /// The working directory (a directory node: it follows renames).
-    pub cwd: Mutex<Arc<Inode>>,
+    pub cwd: Lock<Arc<Inode>>,
 }
 
 impl FsContext {
     /// A context with `files` open, working in the root directory.
     pub fn new(files: FdTable) -> Self {
-        FsContext { files: Mutex::new(files), cwd: Mutex::new(super::tree::root()) }
+        FsContext { files: Lock::new(LockClass::FdTable, files), cwd: Lock::new(LockClass::Cwd, super::tree::root()) }
     }
 }
 

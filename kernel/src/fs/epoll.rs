@@ -15,7 +15,7 @@ use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use gometal_core::errno::{Errno, EBADF, EEXIST, EINVAL, ENOENT, ENOMEM, ENOSPC, EPERM};
-use spin::Mutex;
+use crate::sync::{Lock, LockClass};
 
 pub const EPOLLIN: u32 = 0x1;
 pub const EPOLLOUT: u32 = 0x4;
@@ -68,7 +68,7 @@ struct Interest {
 }
 
 pub struct Epoll {
-    interest: Mutex<BTreeMap<usize, Interest>>,
+    interest: Lock<BTreeMap<usize, Interest>>,
     ready: Arc<Ready>,
 }
 
@@ -118,7 +118,7 @@ impl Drop for Epoll {
 
 impl Epoll {
     pub fn new() -> Self {
-        Epoll { interest: Mutex::new(BTreeMap::new()), ready: Ready::new() }
+        Epoll { interest: Lock::new(LockClass::EpollInterest, BTreeMap::new()), ready: Ready::new() }
     }
 
     /// The threads waiting in this instance's epoll_wait.

@@ -9,12 +9,12 @@ use alloc::sync::Arc;
 use crate::sched::wait::{WaitError, WaitQueue};
 use core::sync::atomic::{AtomicU64, Ordering};
 use gometal_core::errno::{Errno, EAGAIN, EINTR, EINVAL};
-use spin::Mutex;
+use crate::sync::{Lock, LockClass};
 
 const MAX: u64 = u64::MAX - 1;
 
 pub struct EventFd {
-    count: Mutex<u64>,
+    count: Lock<u64>,
     semaphore: bool,
     waiters: WaitQueue,
     /// The epoll watches on it, and its change counter (edge-triggered).
@@ -24,7 +24,7 @@ pub struct EventFd {
 
 impl EventFd {
     pub fn new(initial: u64, semaphore: bool) -> Self {
-        EventFd { count: Mutex::new(initial), semaphore, waiters: WaitQueue::new(), hub: Arc::new(Hub::new()), generation: AtomicU64::new(0) }
+        EventFd { count: Lock::new(LockClass::EventCount, initial), semaphore, waiters: WaitQueue::new(), hub: Arc::new(Hub::new()), generation: AtomicU64::new(0) }
     }
 
     pub fn readable(&self) -> bool {

@@ -8,7 +8,7 @@ use core::any::Any;
 use core::sync::atomic::{AtomicU32, Ordering};
 use gometal_core::errno::{Errno, EBADF, EMFILE};
 use gometal_core::rlimit::{check_nofile, Limit, NOFILE_START, NR_OPEN};
-use spin::Mutex;
+use crate::sync::{Lock, LockClass};
 
 pub const O_NONBLOCK: u32 = 0o4000;
 pub const O_APPEND: u32 = 0o2000;
@@ -17,7 +17,7 @@ pub const O_APPEND: u32 = 0o2000;
 /// what belongs to this open of it. Descriptors (dup, fork) share one.
 pub struct OpenFile {
     pub file: Arc<dyn File>,
-    pub offset: Mutex<u64>,
+    pub offset: Lock<u64>,
     /// O_NONBLOCK, O_APPEND and the access mode, as F_GETFL reports them.
     pub status: AtomicU32,
     /// The path it was opened by (openat), for /proc/<pid>/fd's links.
@@ -43,7 +43,7 @@ impl OpenFile {
         self.status.load(Ordering::Relaxed) & O_APPEND != 0
     }
     pub fn new(file: Arc<dyn File>, status: u32) -> Arc<Self> {
-        Arc::new(OpenFile { file, offset: Mutex::new(0), status: AtomicU32::new(status), path: spin::Once::new() })
+        Arc::new(OpenFile { file, offset: Lock::new(LockClass::FileOffset, 0), status: AtomicU32::new(status), path: spin::Once::new() })
     }
     pub fn nonblocking(&self) -> bool {
         self.status.load(Ordering::Relaxed) & O_NONBLOCK != 0
@@ -100,7 +100,7 @@ pub struct FdTable {
 
 /// RLIMIT_NOFILE (one program runs, so one limit): descriptors are
 /// allocated below the soft limit.
-static NOFILE: Mutex<Limit> = Mutex::new(NOFILE_START);
+static NOFILE: Lock<Limit> = Lock::new(LockClass::FileLimit, NOFILE_START);
 
 /// The current RLIMIT_NOFILE.
 pub fn nofile_limit() -> Limit {

@@ -63,6 +63,12 @@ pub trait File: Any + Send + Sync {
         IO_CHUNK
     }
 
+    /// A write of any length succeeds without the buffer being read
+    /// (/dev/null: Linux never looks at it, a bad pointer included).
+    fn discards_writes(&self) -> bool {
+        false
+    }
+
     /// Whether pread and pwrite work (else ESPIPE, as for a pipe).
     fn positional(&self) -> bool {
         false

@@ -55,7 +55,7 @@ fn host_page(node: &Inode, offset: u64, shared: bool) -> Result<(u64, bool), Fau
         return Ok((pa, false));
     }
     let mut bytes = vec![0u8; PAGE_SIZE];
-    super::hostfile::read(node, offset, &mut bytes).map_err(|_| Fault::OutOfMemory)?;
+    super::hostfile::read_in_fault(node, offset, &mut bytes).map_err(|_| Fault::OutOfMemory)?;
     let pa = frames::alloc_zeroed().ok_or(Fault::OutOfMemory)?;
     frames::write_frame(pa, 0, &bytes);
     Ok((pa, true))

@@ -23,12 +23,12 @@ use alloc::collections::BTreeMap;
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
 use gometal_core::errno::{Errno, EACCES, EFBIG, EROFS};
-use spin::Mutex;
+use crate::sync::{Lock, LockClass};
 
 const PAGE: u64 = PAGE_SIZE as u64;
 
-/// A file's I/O state; locked for each read or write, so one file's host
-/// requests go one at a time (the order of writes is the program's).
+/// A file's I/O state, under a spin lock held only between round trips
+/// (HostLink::data); writes are ordered by HostLink::writing.
 #[derive(Default)]
 pub struct HostData {
     /// A fid opened on the host for I/O (read-write if the host allows),
@@ -43,6 +43,9 @@ pub struct HostData {
     /// Set once the file is mapped shared and writable: cached pages may
     /// hold stores the host has not seen.
     pub mapped_writable: bool,
+    /// Writes and truncations so far: a page read from the host while one
+    /// landed may be stale (shared_page reads it again).
+    writes: u64,
 }
 
 impl HostData {
@@ -72,9 +75,9 @@ impl HostData {
 
 /// The I/O fid of `h`'s file, opened on first use: read-write, or
 /// read-only where the host refuses writing (a file of mode 0444, a
-/// read-only share).
-fn io_fid(h: &HostLink, data: &mut HostData, c: &mut Client) -> Result<u32, Errno> {
-    if let Some(fid) = data.io_fid {
+/// read-only share). Two threads may both open one; the first kept wins.
+fn io_fid(h: &HostLink, c: &Client) -> Result<u32, Errno> {
+    if let Some(fid) = h.data.lock().io_fid {
         return Ok(fid);
     }
     let fid = c.walk(h.fid, &[])?;
@@ -83,56 +86,85 @@ fn io_fid(h: &HostLink, data: &mut HostData, c: &mut Client) -> Result<u32, Errn
         c.clunk(fid);
         return Err(e);
     }
-    data.io_fid = Some(fid);
-    Ok(fid)
+    let kept = *h.data.lock().io_fid.get_or_insert(fid);
+    if kept != fid {
+        c.clunk(fid);
+    }
+    Ok(kept)
+}
+
+/// What a read at `pos` finds in the page cache: bytes copied from a
+/// cached page, or how far to read from the host (up to the next cached
+/// page; all of `want` if none is).
+enum Cached {
+    Copied(usize),
+    EndOfFile,
+    Host(usize),
+}
+
+fn look_in_cache(data: &HostData, pos: u64, buf: &mut [u8]) -> Cached {
+    let (index, within) = (pos / PAGE, (pos % PAGE) as usize);
+    if let Some(&pa) = data.pages.get(&index) {
+        if pos >= data.size {
+            return Cached::EndOfFile;
+        }
+        let n = (PAGE as usize - within).min(buf.len()).min((data.size - pos) as usize);
+        frames::read_frame(pa, within, &mut buf[..n]);
+        return Cached::Copied(n);
+    }
+    match data.pages.range(index + 1..).next() {
+        Some((&next, _)) => Cached::Host(buf.len().min((next * PAGE - pos) as usize)),
+        None => Cached::Host(buf.len()),
+    }
 }
 
 /// Reads file bytes at `offset` into `buf`: from cached pages where there
 /// are some, from the host for the rest. Returns how many (0 at the end).
+/// No lock is held across a round trip, so reads of one file from several
+/// threads are in flight together.
 pub fn read(node: &Inode, offset: u64, buf: &mut [u8]) -> Result<usize, Errno> {
     let Some(h) = node.host() else { return Ok(0) };
-    let mut data = h.data.lock();
-    h.share.with(|c| {
-        let fid = io_fid(h, &mut data, c)?;
-        let mut done = 0;
-        while done < buf.len() {
-            let pos = offset + done as u64;
-            let (index, within) = (pos / PAGE, (pos % PAGE) as usize);
-            if let Some(&pa) = data.pages.get(&index) {
-                if pos >= data.size {
-                    break;
-                }
-                let n = (PAGE as usize - within).min(buf.len() - done).min((data.size - pos) as usize);
-                frames::read_frame(pa, within, &mut buf[done..done + n]);
-                done += n;
-                continue;
-            }
-            // Up to the next cached page (all of the rest if none is).
-            let mut end = buf.len();
-            if let Some((&next, _)) = data.pages.range(index + 1..).next() {
-                end = end.min(((next * PAGE) - offset) as usize);
-            }
-            let n = c.read_into(fid, pos, &mut buf[done..end])?;
-            if n == 0 {
-                break;
-            }
-            done += n;
+    h.share.with(|c| read_with(h, c, offset, buf))
+}
+
+/// `read` for a page fault, which holds the address-space lock: its
+/// requests poll (drivers/virtio/p9.rs).
+pub fn read_in_fault(node: &Inode, offset: u64, buf: &mut [u8]) -> Result<usize, Errno> {
+    let Some(h) = node.host() else { return Ok(0) };
+    h.share.with_polling(|c| read_with(h, c, offset, buf))
+}
+
+fn read_with(h: &HostLink, c: &Client, offset: u64, buf: &mut [u8]) -> Result<usize, Errno> {
+    let fid = io_fid(h, c)?;
+    let mut done = 0;
+    while done < buf.len() {
+        let pos = offset + done as u64;
+        let found = look_in_cache(&h.data.lock(), pos, &mut buf[done..]);
+        let n = match found {
+            Cached::Copied(n) => n,
+            Cached::EndOfFile => break,
+            Cached::Host(want) => c.read_into(fid, pos, &mut buf[done..done + want])?,
+        };
+        if n == 0 {
+            break;
         }
-        Ok(done)
-    })
+        done += n;
+    }
+    Ok(done)
 }
 
 /// Writes `bytes` at `offset` (the end for O_APPEND: `offset` None) on the
 /// host, and into cached pages; returns where it wrote and how much.
 pub fn write(node: &Inode, offset: Option<u64>, bytes: &[u8]) -> Result<(u64, usize), Errno> {
     let Some(h) = node.host() else { return Err(EACCES) };
-    let mut data = h.data.lock();
-    let pos = offset.unwrap_or(data.size);
+    let _writes = h.writing.lock();
+    let pos = offset.unwrap_or(h.data.lock().size);
     let end = pos.checked_add(bytes.len() as u64).filter(|&e| e <= super::inode::MAX_FILE_SIZE).ok_or(EFBIG)?;
     h.share.with(|c| {
-        let fid = io_fid(h, &mut data, c)?;
+        let fid = io_fid(h, c)?;
         c.write_all(fid, pos, bytes)
     })?;
+    let mut data = h.data.lock();
     let mut at = pos;
     while at < end {
         let (index, within) = (at / PAGE, (at % PAGE) as usize);
@@ -144,6 +176,7 @@ pub fn write(node: &Inode, offset: Option<u64>, bytes: &[u8]) -> Result<(u64, us
         at += n as u64;
     }
     data.size = data.size.max(end);
+    data.writes += 1;
     Ok((pos, bytes.len()))
 }
 
@@ -154,52 +187,63 @@ pub fn truncate(node: &Inode, len: u64) -> Result<(), Errno> {
         return Err(EFBIG);
     }
     let set = super::p9client::SetAttr { size: len, ..Default::default() };
-    let mut data = h.data.lock();
+    let _writes = h.writing.lock();
     // Through the open fid if there is one: it still works once the name
     // is gone (ftruncate of an unlinked file).
-    let fid = data.io_fid.unwrap_or(h.fid);
+    let fid = h.data.lock().io_fid.unwrap_or(h.fid);
     h.share.with(|c| c.setattr(fid, gometal_core::p9::SETATTR_SIZE, &set))?;
+    let mut data = h.data.lock();
     for (&index, &pa) in data.pages.range(len / PAGE..) {
         let from = if index == len / PAGE { (len % PAGE) as usize } else { 0 };
         frames::zero_frame(pa, from);
     }
     data.size = len;
+    data.writes += 1;
     Ok(())
 }
 
 /// The frame holding page `index` for a MAP_SHARED mapping, read from the
-/// host on first use. None when memory ran out or the host failed.
+/// host on first use. None when memory ran out or the host failed. Called
+/// by a page fault, under the address-space lock: its requests poll, and a
+/// write that lands while the page is read makes it read again.
 pub fn shared_page(node: &Inode, index: u64) -> Option<u64> {
     let h = node.host()?;
-    let mut data = h.data.lock();
-    if let Some(&pa) = data.pages.get(&index) {
+    let mut bytes = alloc::vec![0u8; PAGE_SIZE];
+    loop {
+        let writes = {
+            let data = h.data.lock();
+            if let Some(&pa) = data.pages.get(&index) {
+                return Some(pa);
+            }
+            data.writes
+        };
+        let filled = h.share.with_polling(|c| -> Result<(), Errno> {
+            let fid = io_fid(h, c)?;
+            let mut done = 0;
+            while done < bytes.len() {
+                let n = c.read_into(fid, index * PAGE + done as u64, &mut bytes[done..])?;
+                if n == 0 {
+                    break;
+                }
+                done += n;
+            }
+            bytes[done..].fill(0);
+            Ok(())
+        });
+        filled.ok()?;
+        let mut data = h.data.lock();
+        if data.writes != writes || data.pages.contains_key(&index) {
+            continue; // changed meanwhile: look again
+        }
+        let pa = frames::alloc_zeroed()?;
+        frames::write_frame(pa, 0, &bytes);
+        data.pages.insert(index, pa);
         return Some(pa);
     }
-    let pa = frames::alloc_zeroed()?;
-    let mut bytes = alloc::vec![0u8; PAGE_SIZE];
-    let filled = h.share.with(|c| -> Result<(), Errno> {
-        let fid = io_fid(h, &mut data, c)?;
-        let mut done = 0;
-        while done < bytes.len() {
-            let n = c.read_into(fid, index * PAGE + done as u64, &mut bytes[done..])?;
-            if n == 0 {
-                break;
-            }
-            done += n;
-        }
-        Ok(())
-    });
-    if filled.is_err() {
-        frames::free(pa);
-        return None;
-    }
-    frames::write_frame(pa, 0, &bytes);
-    data.pages.insert(index, pa);
-    Some(pa)
 }
 
 /// Files mapped shared and writable, for writing back at sync and exit.
-static MAPPED: Mutex<Vec<Weak<Inode>>> = Mutex::new(Vec::new());
+static MAPPED: Lock<Vec<Weak<Inode>>> = Lock::new(LockClass::MappedFiles, Vec::new());
 
 /// Notes a shared mapping of `node` (writable: its pages get written back).
 pub fn note_mapped(node: &Arc<Inode>, writable: bool) {
@@ -220,16 +264,26 @@ pub fn note_mapped(node: &Arc<Inode>, writable: bool) {
 /// Writes `node`'s cached pages to the host (up to its size), if it was
 /// mapped shared and writable; then asks the host to flush the file.
 pub fn writeback(node: &Inode) -> Result<(), Errno> {
+    writeback_with(node, false)
+}
+
+/// `writeback`; `at_exit`: the other CPUs are stopped (process::exit), so
+/// this polls for its replies (no CPU may be left to take the interrupt)
+/// and takes no sleep lock (a stopped thread may hold one for ever).
+fn writeback_with(node: &Inode, at_exit: bool) -> Result<(), Errno> {
     let Some(h) = node.host() else { return Ok(()) };
-    let mut data = h.data.lock();
-    if !data.mapped_writable || data.pages.is_empty() {
-        return Ok(());
-    }
+    let _writes = (!at_exit).then(|| h.writing.lock());
+    let (pages, size) = {
+        let data = h.data.lock();
+        if !data.mapped_writable || data.pages.is_empty() {
+            return Ok(());
+        }
+        (data.pages.iter().map(|(&i, &pa)| (i, pa)).collect::<Vec<(u64, u64)>>(), data.size)
+    };
+    // The frames stay the file's while it lives (this node is alive).
     let mut page = alloc::vec![0u8; PAGE_SIZE];
-    let pages: Vec<(u64, u64)> = data.pages.iter().map(|(&i, &pa)| (i, pa)).collect();
-    let size = data.size;
-    h.share.with(|c| {
-        let fid = io_fid(h, &mut data, c)?;
+    let write_pages = |c: &Client| {
+        let fid = io_fid(h, c)?;
         for (index, pa) in pages {
             let start = index * PAGE;
             if start >= size {
@@ -240,7 +294,12 @@ pub fn writeback(node: &Inode) -> Result<(), Errno> {
             c.write_all(fid, start, &page[..n])?;
         }
         Ok(())
-    })
+    };
+    if at_exit {
+        h.share.with_polling(write_pages)
+    } else {
+        h.share.with(write_pages)
+    }
 }
 
 /// fsync: cached pages written back, then Tfsync.
@@ -250,19 +309,20 @@ pub fn fsync(node: &Inode) -> Result<(), Errno> {
     if !matches!(node.kind, super::inode::Kind::File(_)) {
         return Ok(());
     }
-    let mut data = h.data.lock();
+    let _writes = h.writing.lock();
     h.share.with(|c| {
-        let fid = io_fid(h, &mut data, c)?;
+        let fid = io_fid(h, c)?;
         c.fsync(fid)
     })
 }
 
-/// Every file mapped shared and writable written back (sync, exit).
-pub fn writeback_all() -> Result<(), Errno> {
+/// Every file mapped shared and writable written back (sync; at exit,
+/// `at_exit`: see writeback_with).
+pub fn writeback_all(at_exit: bool) -> Result<(), Errno> {
     let nodes: Vec<Arc<Inode>> = MAPPED.lock().iter().filter_map(|w| w.upgrade()).collect();
     let mut result = Ok(());
     for node in &nodes {
-        if let Err(e) = writeback(node) {
+        if let Err(e) = writeback_with(node, at_exit) {
             crate::println!("gometal: writing a mapped file back to the host failed: {e:?}");
             result = Err(gometal_core::errno::EIO);
         }

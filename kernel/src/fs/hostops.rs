@@ -60,7 +60,7 @@ pub fn create(dir: &Inode, name: &[u8], node: &Arc<Inode>) -> Result<(), Errno> 
     })?;
     share::set_meta(node, &attr);
     let data = super::hostfile::HostData::opened(io_fid, attr.ino);
-    node.host.call_once(|| HostLink { share, fid, is_root: false, data: spin::Mutex::new(data) });
+    node.host.call_once(|| HostLink::new(share, fid, false, data));
     Ok(())
 }
 
@@ -96,13 +96,13 @@ pub fn setattr(node: &Inode, valid: u32, set: &SetAttr) -> Result<bool, Errno> {
 pub fn refresh_attrs(node: &Inode) -> Result<(), Errno> {
     let Some(h) = node.host() else { return Ok(()) };
     let is_file = matches!(node.kind, Kind::File(_));
-    let mut data = h.data.lock();
-    let fid = if is_file { data.io_fid.unwrap_or(h.fid) } else { h.fid };
+    // A write finishing meanwhile must not be undone by an older size.
+    let _writes = is_file.then(|| h.writing.lock());
+    let fid = if is_file { h.data.lock().io_fid.unwrap_or(h.fid) } else { h.fid };
     let attr = h.share.with(|c| c.getattr(fid))?;
     if is_file {
-        data.host_size(attr.size);
+        h.data.lock().host_size(attr.size);
     }
-    drop(data);
     share::set_meta(node, &attr);
     Ok(())
 }

@@ -12,7 +12,7 @@ use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use gometal_core::cpio::{S_IFDIR, S_IFLNK, S_IFMT, S_IFREG};
 use gometal_core::errno::{Errno, EFBIG, ENOSPC};
-use spin::Mutex;
+use crate::sync::{Lock, LockClass};
 
 pub const S_IFCHR: u32 = 0o020000;
 pub const S_IFIFO: u32 = 0o010000;
@@ -31,8 +31,8 @@ pub struct Meta {
 }
 
 pub enum Kind {
-    File(Mutex<FileData>),
-    Dir(Mutex<BTreeMap<Vec<u8>, Arc<Inode>>>),
+    File(Lock<FileData>),
+    Dir(Lock<BTreeMap<Vec<u8>, Arc<Inode>>>),
     Symlink(Vec<u8>),
     /// A node the kernel serves (/dev/null, /dev/uio0, a sysfs file):
     /// opening it makes the file its opener gives.
@@ -47,11 +47,11 @@ pub enum Kind {
 pub struct Inode {
     pub ino: u64,
     pub kind: Kind,
-    pub meta: Mutex<Meta>,
+    pub meta: Lock<Meta>,
     /// For a directory: its parent and its name there (None for the root
     /// and for a removed directory). Lets a directory descriptor or the
     /// working directory follow the directory through renames.
-    pub place: Mutex<Option<(Weak<Inode>, Vec<u8>)>>,
+    pub place: Lock<Option<(Weak<Inode>, Vec<u8>)>>,
     /// Set for the inodes of a `-mount` share: where the node is on the
     /// host (fs/share.rs). Such a file's bytes are the host's (its
     /// FileData stays empty), and such a directory's entries are a cache
@@ -83,8 +83,8 @@ impl Inode {
         Arc::new(Inode {
             ino: NEXT_INO.fetch_add(1, Ordering::Relaxed),
             kind,
-            meta: Mutex::new(meta),
-            place: Mutex::new(None),
+            meta: Lock::new(LockClass::InodeMeta, meta),
+            place: Lock::new(LockClass::InodePlace, None),
             host: spin::Once::new(),
             synth: spin::Once::new(),
         })
@@ -92,11 +92,11 @@ impl Inode {
 
     pub fn new_file(perm: u32, initial: &'static [u8], mtime_ns: u64) -> Arc<Inode> {
         let data = FileData { size: initial.len() as u64, base: initial, pages: BTreeMap::new(), mapped_shared: false };
-        Inode::new(Kind::File(Mutex::new(data)), S_IFREG | (perm & 0o7777), mtime_ns)
+        Inode::new(Kind::File(Lock::new(LockClass::FileData, data)), S_IFREG | (perm & 0o7777), mtime_ns)
     }
 
     pub fn new_dir(perm: u32, mtime_ns: u64) -> Arc<Inode> {
-        let d = Inode::new(Kind::Dir(Mutex::new(BTreeMap::new())), S_IFDIR | (perm & 0o7777), mtime_ns);
+        let d = Inode::new(Kind::Dir(Lock::new(LockClass::DirEntries, BTreeMap::new())), S_IFDIR | (perm & 0o7777), mtime_ns);
         d.meta.lock().nlink = 2;
         d
     }

@@ -13,7 +13,7 @@ use crate::sched::wait::{WaitError, WaitQueue};
 use alloc::collections::BTreeMap;
 use gometal_core::errno::{Errno, EAGAIN, EINTR, ENOLCK};
 use gometal_core::filelock::{Lock, LockKind, Owner, RangeLocks};
-use spin::Mutex;
+use crate::sync::LockClass;
 
 /// Which of a file's two tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,7 +39,7 @@ impl FileLocks {
     }
 }
 
-static LOCKS: Mutex<BTreeMap<u64, FileLocks>> = Mutex::new(BTreeMap::new());
+static LOCKS: crate::sync::Lock<BTreeMap<u64, FileLocks>> = crate::sync::Lock::new(LockClass::FileLocks, BTreeMap::new());
 static WAITERS: WaitQueue = WaitQueue::new();
 
 /// A request for [first, last] of file `ino` in `table`.

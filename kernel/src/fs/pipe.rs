@@ -15,7 +15,7 @@ use alloc::sync::Arc;
 use alloc::collections::VecDeque;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use gometal_core::errno::{Errno, EAGAIN, EINTR, ENOMEM, EPIPE};
-use spin::Mutex;
+use crate::sync::{Lock, LockClass};
 
 /// Linux's default pipe capacity.
 pub const CAPACITY: usize = 64 * 1024;
@@ -68,7 +68,7 @@ fn release(b: &mut VecDeque<u8>) {
 }
 
 pub struct Pipe {
-    buffer: Mutex<VecDeque<u8>>,
+    buffer: Lock<VecDeque<u8>>,
     readers: AtomicUsize,
     writers: AtomicUsize,
     waiters: WaitQueue,
@@ -79,7 +79,7 @@ pub struct Pipe {
     /// The hubs of the sockets whose connection this pipe carries (the
     /// reading end's, the writing end's): a change here is a readiness
     /// change of those sockets (net/stream.rs links them).
-    pub linked: Mutex<[Option<Arc<Hub>>; 2]>,
+    pub linked: Lock<[Option<Arc<Hub>>; 2]>,
 }
 
 impl Pipe {
@@ -96,13 +96,13 @@ impl Pipe {
 
     fn with_ends(readers: usize, writers: usize) -> Option<Self> {
         Some(Pipe {
-            buffer: Mutex::new(VecDeque::new()),
+            buffer: Lock::new(LockClass::PipeBuffer, VecDeque::new()),
             readers: AtomicUsize::new(readers),
             writers: AtomicUsize::new(writers),
             waiters: WaitQueue::new(),
             generation: AtomicU64::new(0),
             hub: Arc::new(Hub::new()),
-            linked: Mutex::new([None, None]),
+            linked: Lock::new(LockClass::PollLinks, [None, None]),
         })
     }
 

@@ -147,7 +147,7 @@ impl Hub {
 
 /// Notifies the hubs a connection's pipe is linked to (fs/pipe.rs,
 /// net/msgpipe.rs), outside the lock that holds them.
-pub fn notify_linked(linked: &spin::Mutex<[Option<Arc<Hub>>; 2]>) {
+pub fn notify_linked(linked: &Lock<[Option<Arc<Hub>>; 2]>) {
     let [a, b] = linked.lock().clone();
     match (a, b) {
         (None, None) => super::epoll::POLL_WAITERS.wake_all(),
@@ -161,7 +161,7 @@ pub fn notify_linked(linked: &spin::Mutex<[Option<Arc<Hub>>; 2]>) {
 
 /// Links `hub` as the hub of side `side` (0: reader, 1: writer) of a
 /// connection's pipe; false if it was linked already.
-pub fn link(linked: &spin::Mutex<[Option<Arc<Hub>>; 2]>, side: usize, hub: &Arc<Hub>) -> bool {
+pub fn link(linked: &Lock<[Option<Arc<Hub>>; 2]>, side: usize, hub: &Arc<Hub>) -> bool {
     let mut l = linked.lock();
     if l[side].as_ref().is_some_and(|h| Arc::ptr_eq(h, hub)) {
         return false;

@@ -8,7 +8,7 @@ use super::file::{seek_node, File};
 use super::inode::{FileData, Inode, Kind, MAX_FILE_SIZE};
 use alloc::sync::Arc;
 use gometal_core::errno::{Errno, EFBIG, EINVAL, EISDIR};
-use spin::Mutex;
+use crate::sync::Lock;
 
 pub struct MemFile {
     node: Arc<Inode>,
@@ -19,7 +19,7 @@ impl MemFile {
         Arc::new(MemFile { node })
     }
 
-    fn data(&self) -> Result<&Mutex<FileData>, Errno> {
+    fn data(&self) -> Result<&Lock<FileData>, Errno> {
         match &self.node.kind {
             Kind::File(data) => Ok(data),
             _ => Err(EINVAL),

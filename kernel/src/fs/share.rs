@@ -26,27 +26,35 @@ use alloc::vec::Vec;
 use gometal_core::cpio::{S_IFDIR, S_IFLNK, S_IFMT, S_IFREG};
 use gometal_core::errno::{Errno, ENODEV, ENOTDIR};
 use gometal_core::p9::{parse_mount, Attr, MountSpec};
-use spin::Mutex;
+use crate::sched::sleeplock::SleepLock;
+use crate::sync::{Lock, LockClass};
 
 pub struct Share {
     pub spec: MountSpec,
-    client: Mutex<Client>,
+    /// Shared by every thread without a lock: requests of several threads
+    /// are in flight at once (fs/p9client.rs).
+    client: Client,
     root_fid: u32,
     /// Fids of inodes that were dropped, clunked at the next request (an
-    /// inode may be dropped while the client is busy).
-    dead_fids: Mutex<Vec<u32>>,
+    /// inode is dropped where a round trip cannot be made: under locks).
+    dead_fids: Lock<Vec<u32>>,
 }
 
 impl Share {
     /// Runs `f` with the client, after clunking the fids of dropped inodes.
-    /// `f` must not drop an inode of a share (see `dead_fids`).
-    pub fn with<R>(&self, f: impl FnOnce(&mut Client) -> R) -> R {
-        let mut client = self.client.lock();
+    /// The caller holds no spin lock: the requests sleep until answered.
+    pub fn with<R>(&self, f: impl FnOnce(&Client) -> R) -> R {
         let dead = core::mem::take(&mut *self.dead_fids.lock());
         for fid in dead {
-            client.clunk(fid);
+            self.client.clunk(fid);
         }
-        f(&mut client)
+        f(&self.client)
+    }
+
+    /// `with` for a caller holding a spin lock (a page fault holds the
+    /// address-space lock): its requests poll for their replies.
+    pub fn with_polling<R>(&self, f: impl FnOnce(&Client) -> R) -> R {
+        f(&self.client.polling())
     }
 }
 
@@ -58,7 +66,18 @@ pub struct HostLink {
     /// The share's mount point (it cannot be removed or renamed).
     pub is_root: bool,
     /// A regular file's I/O state (fs/hostfile.rs); unused for the rest.
-    pub data: Mutex<super::hostfile::HostData>,
+    /// A spin lock, never held across a round trip.
+    pub data: Lock<super::hostfile::HostData>,
+    /// Held by a write, truncate or write-back for its whole course, so one
+    /// file's changes reach the host in the program's order (and an append
+    /// finds the size the previous one left).
+    pub writing: SleepLock<()>,
+}
+
+impl HostLink {
+    pub fn new(share: Arc<Share>, fid: u32, is_root: bool, data: super::hostfile::HostData) -> HostLink {
+        HostLink { share, fid, is_root, data: Lock::new(LockClass::HostData, data), writing: SleepLock::new(()) }
+    }
 }
 
 impl Drop for HostLink {
@@ -89,7 +108,7 @@ pub fn mount_all(options: &[Vec<u8>]) {
 }
 
 /// The shares mounted, for /proc/mounts.
-static MOUNTED: Mutex<Vec<MountSpec>> = Mutex::new(Vec::new());
+static MOUNTED: Lock<Vec<MountSpec>> = Lock::new(LockClass::Mounts, Vec::new());
 
 pub fn mounted() -> Vec<MountSpec> {
     MOUNTED.lock().clone()
@@ -97,14 +116,14 @@ pub fn mounted() -> Vec<MountSpec> {
 
 fn mount(spec: MountSpec) -> Result<(), Errno> {
     let dev = crate::drivers::virtio::p9::take(&spec.tag).ok_or(ENODEV)?;
-    let (mut client, root_fid) = Client::start(dev)?;
+    let (client, root_fid) = Client::start(dev)?;
     let fid = client.walk(root_fid, &[])?;
     let attr = client.getattr(fid)?;
     let dir = make_dirs(&spec.guest)?;
     MOUNTED.lock().push(spec.clone());
-    let share = Arc::new(Share { spec, client: Mutex::new(client), root_fid, dead_fids: Mutex::new(Vec::new()) });
+    let share = Arc::new(Share { spec, client: client.sleeping(), root_fid, dead_fids: Lock::new(LockClass::DeadFids, Vec::new()) });
     set_meta(&dir, &attr);
-    dir.host.call_once(|| HostLink { share: share.clone(), fid, is_root: true, data: Default::default() });
+    dir.host.call_once(|| HostLink::new(share.clone(), fid, true, Default::default()));
     Ok(())
 }
 
@@ -137,7 +156,7 @@ pub fn set_meta(node: &Inode, a: &Attr) {
 /// A node for the host entry `fid` (owned: it becomes the node's) with
 /// attributes `attr`; None for what gometal does not show (devices,
 /// sockets, FIFOs), whose fid is then clunked.
-pub fn make_node(share: &Arc<Share>, c: &mut Client, fid: u32, attr: &Attr) -> Option<Arc<Inode>> {
+pub fn make_node(share: &Arc<Share>, c: &Client, fid: u32, attr: &Attr) -> Option<Arc<Inode>> {
     let perm = attr.mode & 0o7777;
     let node = match attr.mode & S_IFMT {
         S_IFDIR => Inode::new_dir(perm, attr.mtime_ns),
@@ -150,11 +169,11 @@ pub fn make_node(share: &Arc<Share>, c: &mut Client, fid: u32, attr: &Attr) -> O
     };
     set_meta(&node, attr);
     let data = super::hostfile::HostData::with_size(attr.size, attr.ino);
-    node.host.call_once(|| HostLink { share: share.clone(), fid, is_root: false, data: Mutex::new(data) });
+    node.host.call_once(|| HostLink::new(share.clone(), fid, false, data));
     Some(node)
 }
 
-fn clunk(c: &mut Client, fid: u32) -> Option<Arc<Inode>> {
+fn clunk(c: &Client, fid: u32) -> Option<Arc<Inode>> {
     c.clunk(fid);
     None
 }
@@ -188,21 +207,28 @@ pub fn lookup(dir: &Arc<Inode>, name: &[u8]) -> Option<Arc<Inode>> {
 /// the entry as it was.
 pub fn revalidate(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Option<Arc<Inode>> {
     let Some(h) = node.host() else { return Some(node) };
-    match h.share.with(|c| c.getattr(h.fid)) {
-        Ok(attr) if attr.ino == h.data.lock().host_ino => {
-            set_meta(&node, &attr);
-            if matches!(node.kind, super::inode::Kind::File(_)) {
-                h.data.lock().host_size(attr.size);
+    let is_file = matches!(node.kind, super::inode::Kind::File(_));
+    let same = {
+        // A write finishing meanwhile must not be undone by an older size.
+        let _writes = is_file.then(|| h.writing.lock());
+        match h.share.with(|c| c.getattr(h.fid)) {
+            Ok(attr) if attr.ino == h.data.lock().host_ino => {
+                set_meta(&node, &attr);
+                if is_file {
+                    h.data.lock().host_size(attr.size);
+                }
+                true
             }
-            Some(node)
+            Ok(_) | Err(gometal_core::errno::ENOENT) => false,
+            Err(_) => true,
         }
-        Ok(_) | Err(gometal_core::errno::ENOENT) => {
-            super::sharedir::forget_entry(dir, name);
-            drop(node);
-            lookup(dir, name)
-        }
-        Err(_) => Some(node),
+    };
+    if same {
+        return Some(node);
     }
+    super::sharedir::forget_entry(dir, name);
+    drop(node);
+    lookup(dir, name)
 }
 
 /// Brings the entries of shared directory `dir` up to date with the host
@@ -252,7 +278,12 @@ pub fn statfs_of(node: &Inode) -> Option<Result<(gometal_core::p9::FsStat, bool)
     Some(h.share.with(|c| c.statfs(root)).map(|s| (s, h.share.spec.read_only)))
 }
 
-/// Writes back what shared mappings changed, in every share (sync, exit).
+/// Writes back what shared mappings changed, in every share (sync).
 pub fn sync_all() -> Result<(), Errno> {
-    super::hostfile::writeback_all()
+    super::hostfile::writeback_all(false)
+}
+
+/// `sync_all` at exit, with the other CPUs stopped: polls for replies.
+pub fn sync_at_exit() -> Result<(), Errno> {
+    super::hostfile::writeback_all(true)
 }

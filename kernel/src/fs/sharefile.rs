@@ -6,6 +6,7 @@ use super::fd::OpenFile;
 use super::file::{seek_node, File};
 use super::hostfile;
 use super::inode::{Inode, MAX_FILE_SIZE};
+use crate::sched::sleeplock::SleepLock;
 use alloc::sync::Arc;
 use gometal_core::errno::{Errno, EFBIG};
 
@@ -15,11 +16,15 @@ const HOST_CHUNK: usize = 64 * 1024;
 
 pub struct HostFile {
     node: Arc<Inode>,
+    /// Held by a read or write at the file offset for its whole course
+    /// (as Linux's f_pos_lock): the offset itself is a spin lock, which
+    /// cannot be held across the round trip.
+    position: SleepLock<()>,
 }
 
 impl HostFile {
     pub fn new(node: Arc<Inode>) -> Arc<HostFile> {
-        Arc::new(HostFile { node })
+        Arc::new(HostFile { node, position: SleepLock::new(()) })
     }
 }
 
@@ -28,9 +33,10 @@ impl File for HostFile {
         if let Some(pos) = at {
             return hostfile::read(&self.node, pos, buf);
         }
-        let mut offset = of.offset.lock();
-        let n = hostfile::read(&self.node, *offset, buf)?;
-        *offset += n as u64;
+        let _position = self.position.lock();
+        let offset = *of.offset.lock();
+        let n = hostfile::read(&self.node, offset, buf)?;
+        *of.offset.lock() = offset + n as u64;
         Ok(n)
     }
 
@@ -39,10 +45,10 @@ impl File for HostFile {
         if at.is_some() {
             return Ok(hostfile::write(&self.node, at, bytes)?.1);
         }
-        let mut offset = of.offset.lock();
-        let want = (!of.appending()).then_some(*offset);
+        let _position = self.position.lock();
+        let want = (!of.appending()).then_some(*of.offset.lock());
         let (pos, n) = hostfile::write(&self.node, want, bytes)?;
-        *offset = pos + n as u64;
+        *of.offset.lock() = pos + n as u64;
         Ok(n)
     }
 

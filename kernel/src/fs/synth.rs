@@ -10,6 +10,7 @@ use super::file::{seek_in, File, Opener};
 use super::inode::{Inode, Kind};
 use super::stat::Stat;
 use crate::mm::uaccess::UserSpace;
+use alloc::collections::BTreeSet;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use gometal_core::cpio::S_IFREG;
@@ -120,7 +121,7 @@ fn lookup_in(dir: &Arc<Inode>, source: &dyn DirSource, name: &[u8]) -> Option<Ar
 pub fn refresh(dir: &Arc<Inode>) {
     let Some(source) = dir.synth.get() else { return };
     let Kind::Dir(entries) = &dir.kind else { return };
-    let names = source.names();
+    let names: BTreeSet<Vec<u8>> = source.names().into_iter().collect();
     entries.lock().retain(|name, _| names.contains(name));
     for name in &names {
         lookup_in(dir, source.as_ref(), name);

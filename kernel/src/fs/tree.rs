@@ -16,7 +16,8 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use gometal_core::cpio::{self, CpioError};
 use gometal_core::errno::*;
-use spin::{Mutex, Once};
+use crate::sched::sleeplock::SleepLock;
+use spin::Once;
 
 const MAX_SYMLINKS: usize = 40;
 const NAME_MAX: usize = 255;
@@ -62,6 +63,7 @@ pub fn init(archive: &'static [u8], init: &[u8]) -> Result<usize, CpioError> {
     let proc_self = ensure_dir(&ensure_dir(&root, b"proc"), b"self");
     replace(&proc_self, b"exe", Inode::new_symlink(init.to_vec(), 0));
     add_net_files(&root);
+    super::etcfiles::add(&root);
     Ok(count)
 }
 
@@ -101,7 +103,7 @@ pub fn add_in(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) {
     replace(dir, name, node);
 }
 
-fn ensure_dir(parent: &Arc<Inode>, name: &[u8]) -> Arc<Inode> {
+pub(super) fn ensure_dir(parent: &Arc<Inode>, name: &[u8]) -> Arc<Inode> {
     match child(parent, name) {
         Some(d) if d.is_dir() => d,
         _ => {
@@ -349,7 +351,7 @@ pub fn unlink(dir: &Arc<Inode>, name: &[u8], want_dir: bool) -> Result<(), Errno
     let node = e.get(name).ok_or(ENOENT)?.clone();
     match (&node.kind, want_dir) {
         (Kind::Dir(children), true) => {
-            if !children.lock().is_empty() {
+            if !children.lock_nested(crate::sync::LockClass::DirEntriesChild).is_empty() {
                 return Err(ENOTEMPTY);
             }
             dir.meta.lock().nlink -= 1;
@@ -377,7 +379,8 @@ fn is_ancestor(node: &Arc<Inode>, dir: &Arc<Inode>) -> Result<bool, Errno> {
 /// Held for a whole rename, like Linux's s_vfs_rename_mutex: the check that
 /// a directory does not move into itself and the move must be one step, or
 /// `A -> B/A` and `B -> A/B` on two CPUs cut a cycle out of the tree.
-static RENAME: Mutex<()> = Mutex::new(());
+/// A sleep lock: a rename in a share waits for the host's answer.
+static RENAME: SleepLock<()> = SleepLock::new(());
 
 /// Renames `from_dir/from` to `to_dir/to` with Linux's rules for what may
 /// replace what.

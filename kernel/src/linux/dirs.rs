@@ -72,13 +72,16 @@ pub fn getdents64(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, size: usize) -
     }
     let mut out = Dents { bytes: Vec::new(), room, index: 0, full: false };
     out.bytes.try_reserve_exact(room).map_err(|_| ENOMEM)?;
+    if *file.offset.lock() == 0 {
+        // A share's directory: read the host's listing again (Linux's
+        // v9fs lists the host directory at each opendir/rewind), before
+        // the offset's spin lock is taken (the host's answer is slept on).
+        crate::fs::share::refresh(node)?;
+        crate::fs::synth::refresh(node); // /proc/<pid>/fd and the like
+    }
     let mut offset = file.offset.lock();
     out.index = *offset as usize;
     if out.index == 0 {
-        // A share's directory: read the host's listing again (Linux's
-        // v9fs lists the host directory at each opendir/rewind).
-        crate::fs::share::refresh(node)?;
-        crate::fs::synth::refresh(node); // /proc/<pid>/fd and the like
         out.push(b".", node);
     }
     if out.index == 1 && !out.full {

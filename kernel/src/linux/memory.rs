@@ -1,4 +1,4 @@
-//! mmap, munmap, mprotect, madvise, brk: the program's address space.
+//! mmap, munmap, mremap, mprotect, madvise, brk: the program's address space.
 //! Every page is demand-paged (mm/addrspace.rs): zero for anonymous memory,
 //! the file's bytes for file mappings (linux/mmapfile.rs, fs/filemap.rs).
 //! Every change runs through `with_mm`, which shoots down other CPUs' TLB
@@ -13,7 +13,7 @@ use crate::mm::tlb;
 use crate::param::MAX_MAP_COUNT;
 use crate::fs::fd::Fd;
 use crate::fs::file::{DeviceMemory, Mapping};
-use gometal_core::errno::{Errno, EACCES, EEXIST, EINVAL, ENOMEM};
+use gometal_core::errno::{Errno, EACCES, EEXIST, EFAULT, EINVAL, ENOMEM};
 use gometal_core::vma::{Backing, Prot};
 
 const MADV_DONTNEED: u32 = 4;
@@ -124,6 +124,49 @@ pub fn munmap(user: &mut UserSpace, addr: u64, len: u64) -> SysResult {
         let _ = node.write_back();
     }
     r
+}
+
+const MREMAP_MAYMOVE: u32 = 1;
+const MREMAP_FIXED: u32 = 2;
+const MREMAP_DONTUNMAP: u32 = 4;
+
+/// mremap(old, old_len, new_len, flags, new_addr): shrinks, grows in place
+/// when the pages after it are free, else (MREMAP_MAYMOVE) moves the
+/// mapping with its frames (mm/remap.rs), or to exactly new_addr
+/// (MREMAP_FIXED). MREMAP_DONTUNMAP and old_len 0 (a second mapping of
+/// shared memory) are EINVAL.
+pub fn mremap(user: &mut UserSpace, old: u64, old_len: u64, new_len: u64, flags: u32, new_addr: u64) -> SysResult {
+    use crate::mm::remap::{Dest, RemapError};
+    if flags & !(MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP) != 0 || flags & MREMAP_DONTUNMAP != 0 {
+        return Err(EINVAL);
+    }
+    if flags & MREMAP_FIXED != 0 && flags & MREMAP_MAYMOVE == 0 {
+        return Err(EINVAL);
+    }
+    if !old.is_multiple_of(PAGE) || old_len == 0 {
+        return Err(EINVAL);
+    }
+    let old_len = user_range(old, old_len).map_err(|_| EINVAL)?;
+    let new_len = new_len.checked_add(PAGE - 1).ok_or(EINVAL)? & !(PAGE - 1);
+    if new_len == 0 {
+        return Err(EINVAL);
+    }
+    let dest = if flags & MREMAP_FIXED != 0 {
+        user_range(new_addr, new_len).map_err(|_| EINVAL)?;
+        Dest::Fixed(new_addr)
+    } else if flags & MREMAP_MAYMOVE != 0 {
+        Dest::MayMove
+    } else {
+        Dest::InPlace
+    };
+    with_mm(user, |mm| {
+        room_to_split(mm)?;
+        mm.remap(old, old_len, new_len, dest).map(|a| a as usize).map_err(|e| match e {
+            RemapError::NotMapped => EFAULT,
+            RemapError::Device | RemapError::Overlap => EINVAL,
+            RemapError::NoRoom => ENOMEM,
+        })
+    })
 }
 
 /// PROT_READ, WRITE, EXEC, SEM, GROWSDOWN, GROWSUP: anything else in

@@ -20,6 +20,9 @@ use gometal_core::errno::*;
 use gometal_core::sockaddr::{InetAddr, SockAddr, UnixAddr};
 
 pub fn connect(user: &mut UserSpace, fd: Fd, addr: UserPtr<u8>, len: u32) -> SysResult {
+    if let Some((_, nl)) = super::netlink::of(fd) {
+        return super::netlink::connect(user, &nl, addr, len);
+    }
     let (file, sock) = socket_of(fd)?;
     let to = read_addr(user, addr, len)?;
     match sock.ty {
@@ -65,7 +68,7 @@ fn connect_tcp(sock: &Arc<Socket>, to: InetAddr, nonblock: bool) -> SysResult {
     }
     let local = inet::autobind(sock, to, true)?;
     let dst = reached(to, to.v6);
-    let outcome = match inet::find_listener(&dst) {
+    let outcome = match inet::find_listener(&dst, Some(&local)) {
         None => Err(ECONNREFUSED),
         Some(server) => {
             let server_v6 = server.family == Family::Inet6;

@@ -4,7 +4,7 @@
 //! the sockets themselves are net/.
 
 use super::args::OpenFlags;
-use super::SysResult;
+use super::{netlink, SysResult};
 use crate::fs::fd::{self, Fd, OpenFile, O_NONBLOCK};
 use crate::mm::uaccess::{UserPtr, UserSpace};
 use crate::net::socket::{Icmp, State};
@@ -113,6 +113,12 @@ fn make(domain: i32, ty: i32, protocol: i32) -> Result<Arc<Socket>, Errno> {
 }
 
 pub fn socket(_: &mut UserSpace, domain: i32, ty: i32, protocol: i32) -> SysResult {
+    if domain == netlink::AF_NETLINK {
+        if ty & !(0xf | SOCK_NONBLOCK | SOCK_CLOEXEC) != 0 {
+            return Err(EINVAL);
+        }
+        return netlink::socket(ty, protocol, ty & SOCK_NONBLOCK != 0, ty & SOCK_CLOEXEC != 0);
+    }
     install(make(domain, ty, protocol)?, ty)
 }
 
@@ -152,6 +158,9 @@ pub fn socketpair(user: &mut UserSpace, domain: i32, ty: i32, protocol: i32, sv:
 }
 
 pub fn bind(user: &mut UserSpace, fd: Fd, addr: UserPtr<u8>, len: u32) -> SysResult {
+    if let Some((_, nl)) = netlink::of(fd) {
+        return netlink::bind(user, &nl, addr, len);
+    }
     let (_, sock) = socket_of(fd)?;
     match (read_addr(user, addr, len)?, sock.family) {
         (SockAddr::Unix(name), Family::Unix) => unixns::bind(&sock, name)?,
@@ -197,7 +206,10 @@ pub fn listen(_: &mut UserSpace, fd: Fd, backlog: i32) -> SysResult {
     }
     drop(state);
     sock.changed();
-    if let Some(SockAddr::Inet(a)) = sock.local.lock().clone().filter(|_| sock.is_tcp()) {
+    // The address is copied out first: the NIC lock comes before a
+    // socket's (sync/lockorder.rs), and an `if let` would hold it.
+    let local = sock.local.lock().clone();
+    if let Some(SockAddr::Inet(a)) = local.filter(|_| sock.is_tcp()) {
         crate::net::nic::on_listen(a.port); // connections from the network too
     }
     Ok(0)
@@ -223,6 +235,9 @@ pub fn accept4(user: &mut UserSpace, fd: Fd, addr: UserPtr<u8>, len: UserPtr<u32
 }
 
 pub fn getsockname(user: &mut UserSpace, fd: Fd, addr: UserPtr<u8>, len: UserPtr<u32>) -> SysResult {
+    if let Some((_, nl)) = netlink::of(fd) {
+        return netlink::getsockname(user, &nl, addr, len);
+    }
     let (_, sock) = socket_of(fd)?;
     if addr.is_null() {
         return Err(EFAULT);
@@ -232,6 +247,9 @@ pub fn getsockname(user: &mut UserSpace, fd: Fd, addr: UserPtr<u8>, len: UserPtr
 }
 
 pub fn getpeername(user: &mut UserSpace, fd: Fd, addr: UserPtr<u8>, len: UserPtr<u32>) -> SysResult {
+    if netlink::of(fd).is_some() {
+        return netlink::getpeername(user, addr, len);
+    }
     let (_, sock) = socket_of(fd)?;
     if sock.ty.connected() && !matches!(*sock.state.lock(), State::Connected(_)) {
         return Err(ENOTCONN);

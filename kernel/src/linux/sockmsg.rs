@@ -2,10 +2,16 @@
 //! sendmsg, recvmsg. (read/write/readv/writev on a socket go through io.rs
 //! to the same net::data functions.)
 //!
-//! Ancillary data (SCM_RIGHTS, SCM_CREDENTIALS) is not carried: sendmsg with
-//! control data is EOPNOTSUPP, recvmsg always reports none.
+//! Ancillary data: a UDP socket's recvmsg adds the control messages it
+//! asked for (IP_PKTINFO, IP_RECVTTL, IP_RECVTOS and their IPv6 twins;
+//! gometal_core::cmsg), and its sendmsg accepts IP_PKTINFO, IP_TOS,
+//! IP_TTL and the IPv6 ones (the packet goes out from the socket's own
+//! address with its options' TOS and TTL). SCM_RIGHTS and SCM_CREDENTIALS
+//! are not carried: sendmsg with them is EOPNOTSUPP (on UDP they are
+//! ignored, as Linux ignores them there).
 
 use super::io::{iovecs, raise_sigpipe, IoVec};
+use super::netlink;
 use super::socket::{read_addr, socket_of, write_addr};
 use super::SysResult;
 use crate::fs::fd::Fd;
@@ -13,9 +19,11 @@ use crate::mm::uaccess::{zeroed, UserPtr, UserSlice, UserSpace, UserValue};
 use crate::net::data;
 use alloc::vec::Vec;
 use gometal_core::sockaddr::{SockAddr, UnixAddr};
+use gometal_core::cmsg;
 use gometal_core::errno::*;
 
 const MSG_PEEK: i32 = 0x2;
+const MSG_CTRUNC: i32 = 0x8;
 const MSG_TRUNC: i32 = 0x20;
 const MSG_DONTWAIT: i32 = 0x40;
 const MSG_NOSIGNAL: i32 = 0x4000;
@@ -61,13 +69,8 @@ fn nonblocking(file_nonblock: bool, flags: i32) -> bool {
     file_nonblock || flags & MSG_DONTWAIT != 0
 }
 
-/// Sends the user bytes `bufs` (gathered) from socket `fd`.
-fn send(user: &mut UserSpace, fd: Fd, bufs: &[UserSlice], flags: i32, dest: Option<(UserPtr<u8>, u32)>) -> SysResult {
-    let (file, sock) = socket_of(fd)?;
-    let dest = match dest {
-        Some((p, len)) if !p.is_null() => Some(read_addr(user, p, len)?),
-        _ => None,
-    };
+/// The user bytes `bufs`, gathered (at most MAX_IO).
+fn gather(user: &mut UserSpace, bufs: &[UserSlice]) -> Result<Vec<u8>, Errno> {
     let mut data = Vec::new();
     for b in bufs {
         let room = MAX_IO - data.len();
@@ -76,6 +79,35 @@ fn send(user: &mut UserSpace, fd: Fd, bufs: &[UserSlice], flags: i32, dest: Opti
         }
         data.extend_from_slice(&user.read_bytes(b.prefix(room.min(b.len())))?);
     }
+    Ok(data)
+}
+
+/// Copies `bytes` out into the user buffers `bufs` (scattered).
+fn scatter(user: &mut UserSpace, bufs: &[UserSlice], bytes: &[u8]) -> Result<(), Errno> {
+    let mut done = 0;
+    for b in bufs {
+        if done == bytes.len() {
+            break;
+        }
+        let n = b.len().min(bytes.len() - done);
+        user.write_bytes(b.prefix(n), &bytes[done..done + n])?;
+        done += n;
+    }
+    Ok(())
+}
+
+/// Sends the user bytes `bufs` (gathered) from socket `fd`.
+fn send(user: &mut UserSpace, fd: Fd, bufs: &[UserSlice], flags: i32, dest: Option<(UserPtr<u8>, u32)>) -> SysResult {
+    if let Some((_, nl)) = netlink::of(fd) {
+        let data = gather(user, bufs)?;
+        return netlink::send(user, &nl, &data, dest);
+    }
+    let (file, sock) = socket_of(fd)?;
+    let dest = match dest {
+        Some((p, len)) if !p.is_null() => Some(read_addr(user, p, len)?),
+        _ => None,
+    };
+    let data = gather(user, bufs)?;
     let r = data::send(&sock, &data, dest, nonblocking(file.nonblocking(), flags));
     if flags & MSG_NOSIGNAL == 0 {
         if let Err(e) = r {
@@ -92,10 +124,40 @@ pub fn sendto(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize, flags:
 pub fn sendmsg(user: &mut UserSpace, fd: Fd, msg: UserPtr<MsgHdr>, flags: i32) -> SysResult {
     let m = user.read(msg)?;
     if m.control != 0 && m.controllen > 0 {
-        return Err(EOPNOTSUPP);
+        check_control(user, fd, UserPtr::new(m.control), m.controllen)?;
     }
     let bufs = iovecs(user, m.iov, m.iovlen)?;
     send(user, fd, &bufs, flags, Some((m.name, m.namelen)))
+}
+
+/// Largest control buffer sendmsg reads (Linux: net.core.optmem_max).
+const MAX_CONTROL: usize = 20_480;
+
+/// sendmsg's control messages: on a UDP socket those it may send,
+/// checked and left to the socket's options (anything else EINVAL, as
+/// Linux); on other sockets EOPNOTSUPP (SCM_RIGHTS is not carried); a
+/// malformed buffer EINVAL.
+fn check_control(user: &mut UserSpace, fd: Fd, control: UserPtr<u8>, len: usize) -> Result<(), Errno> {
+    if len > MAX_CONTROL {
+        return Err(ENOBUFS);
+    }
+    let bytes = user.read_bytes(control.slice(len))?;
+    let msgs = cmsg::parse(&bytes).ok_or(EINVAL)?;
+    let udp = socket_of(fd).is_ok_and(|(_, s)| s.is_inet() && s.ty == crate::net::SockType::Dgram && s.icmp.is_none());
+    match (udp, msgs.iter().all(|(level, kind, _)| cmsg::sendable(*level, *kind))) {
+        (true, true) => Ok(()),
+        (true, false) => Err(EINVAL),
+        (false, _) => Err(EOPNOTSUPP),
+    }
+}
+
+/// The control messages a datagram `got` gives a socket that asked for
+/// them, as many as fit in `room` bytes, and whether some did not
+/// (MSG_CTRUNC).
+fn control_for(fd: Fd, got: &data::Received, room: usize) -> (Vec<u8>, bool) {
+    let (Some(info), Ok((_, sock))) = (got.info, socket_of(fd)) else { return (Vec::new(), false) };
+    let wants = sock.opts.lock().wants();
+    cmsg::fit(cmsg::encode(&info, &wants, sock.family == crate::net::Family::Inet6), room)
 }
 
 /// Receives into the user bytes `bufs` (scattered): (bytes, full length,
@@ -105,15 +167,7 @@ fn recv(user: &mut UserSpace, fd: Fd, bufs: &[UserSlice], flags: i32) -> Result<
     let want = bufs.iter().fold(0usize, |n, b| n.saturating_add(b.len())).min(MAX_IO);
     let mut bytes = zeroed(want)?;
     let got = data::recv(&sock, &mut bytes, nonblocking(file.nonblocking(), flags), flags & MSG_PEEK != 0)?;
-    let mut done = 0;
-    for b in bufs {
-        if done == got.copied {
-            break;
-        }
-        let n = b.len().min(got.copied - done);
-        user.write_bytes(b.prefix(n), &bytes[done..done + n])?;
-        done += n;
-    }
+    scatter(user, bufs, &bytes[..got.copied])?;
     Ok(got)
 }
 
@@ -124,7 +178,21 @@ fn sender(got: &data::Received) -> Option<&SockAddr> {
     got.from.as_ref().filter(|a| **a != SockAddr::Unix(UnixAddr::Unnamed))
 }
 
+/// A netlink socket's receive (net/netlink.rs): one datagram, from the
+/// kernel.
+fn recv_netlink(user: &mut UserSpace, fd: Fd, bufs: &[UserSlice], flags: i32) -> Result<Option<netlink::Received>, Errno> {
+    let Some((file, nl)) = netlink::of(fd) else { return Ok(None) };
+    let want = bufs.iter().fold(0usize, |n, b| n.saturating_add(b.len())).min(MAX_IO);
+    let got = netlink::recv(&file, &nl, want, nonblocking(false, flags), flags & MSG_PEEK != 0)?;
+    scatter(user, bufs, &got.bytes)?;
+    Ok(Some(got))
+}
+
 pub fn recvfrom(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize, flags: i32, addr: UserPtr<u8>, alen: UserPtr<u32>) -> SysResult {
+    if let Some(got) = recv_netlink(user, fd, &[buf.slice(len)], flags)? {
+        netlink::write_address(user, addr, alen, &got.from)?;
+        return Ok(if flags & MSG_TRUNC != 0 { got.full } else { got.bytes.len() });
+    }
     let got = recv(user, fd, &[buf.slice(len)], flags)?;
     if let Some(from) = sender(&got) {
         write_addr(user, addr, alen, from)?;
@@ -137,15 +205,30 @@ pub fn recvfrom(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize, flag
 pub fn recvmsg(user: &mut UserSpace, fd: Fd, msg: UserPtr<MsgHdr>, flags: i32) -> SysResult {
     let m = user.read(msg)?;
     let bufs = iovecs(user, m.iov, m.iovlen)?;
-    let got = recv(user, fd, &bufs, flags)?;
     let base = msg.addr();
     let namelen_at: UserPtr<u32> = UserPtr::new(base + 8);
+    if let Some(got) = recv_netlink(user, fd, &bufs, flags)? {
+        netlink::write_address(user, m.name, namelen_at, &got.from)?;
+        user.write(UserPtr::<u64>::new(base + 40), &0u64)?;
+        let out_flags = if got.full > got.bytes.len() { MSG_TRUNC } else { 0 };
+        user.write(UserPtr::<i32>::new(base + 48), &out_flags)?;
+        return Ok(if flags & MSG_TRUNC != 0 { got.full } else { got.bytes.len() });
+    }
+    let got = recv(user, fd, &bufs, flags)?;
     match sender(&got) {
         Some(from) if !m.name.is_null() => write_addr(user, m.name, namelen_at, from)?,
         _ => user.write(namelen_at, &0u32)?,
     }
-    user.write(UserPtr::<u64>::new(base + 40), &0u64)?; // no control data
-    let out_flags = if got.full > got.copied { MSG_TRUNC } else { 0 };
+    let room = if m.control == 0 { 0 } else { m.controllen };
+    let (control, cut) = control_for(fd, &got, room);
+    if !control.is_empty() {
+        user.write_bytes(UserPtr::<u8>::new(m.control).slice(control.len()), &control)?;
+    }
+    user.write(UserPtr::<u64>::new(base + 40), &(control.len() as u64))?;
+    let mut out_flags = if got.full > got.copied { MSG_TRUNC } else { 0 };
+    if cut {
+        out_flags |= MSG_CTRUNC;
+    }
     user.write(UserPtr::<i32>::new(base + 48), &out_flags)?;
     Ok(if flags & MSG_TRUNC != 0 { got.full } else { got.copied })
 }

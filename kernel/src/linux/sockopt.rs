@@ -36,6 +36,9 @@ fn size(layout: Layout) -> usize {
 }
 
 pub fn setsockopt(user: &mut UserSpace, fd: Fd, level: i32, name: i32, val: UserPtr<u8>, len: u32) -> SysResult {
+    if super::netlink::of(fd).is_some() {
+        return super::netlink::setsockopt(level);
+    }
     let (_, sock) = socket_of(fd)?;
     let opt = lookup(&sock, level, name)?;
     if opt.read_only() {
@@ -119,6 +122,13 @@ fn value(sock: &Socket, opt: SockOpt) -> Vec<u8> {
 }
 
 pub fn getsockopt(user: &mut UserSpace, fd: Fd, level: i32, name: i32, val: UserPtr<u8>, len: UserPtr<u32>) -> SysResult {
+    if super::netlink::of(fd).is_some() {
+        let v = super::netlink::getsockopt(level, name)?.to_le_bytes();
+        let n = (user.read(len)? as usize).min(v.len());
+        user.write_bytes(val.slice(n), &v[..n])?;
+        user.write(len, &(n as u32))?;
+        return Ok(0);
+    }
     let (_, sock) = socket_of(fd)?;
     let opt = lookup(&sock, level, name)?;
     let room = user.read(len)? as i32;

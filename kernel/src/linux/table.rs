@@ -7,7 +7,7 @@
 
 use super::args::{Args, Handler};
 use super::{
-    arch, dirs, fallocate, fs, futex, io, locks, memory, misc, mmapfile, nr, poll, sendfile, signal, socket, sockmsg, sockopt, splice, stat, statfs, sync, thread, time, timer, unknown,
+    arch, dirs, fallocate, fs, futex, io, locks, memory, misc, mlock, mmapfile, nr, poll, ppoll, process, sendfile, signal, socket, sockmmsg, sockmsg, sockopt, splice, stat, statfs, sync, thread, time, timer, unknown,
     SysResult,
 };
 use crate::mm::uaccess::UserSpace;
@@ -45,6 +45,7 @@ syscall_table! {
     MKNODAT => dirs::mknodat,
     UNLINKAT => dirs::unlinkat,
     RENAMEAT2 => dirs::renameat2,
+    RENAMEAT => arch::renameat,
     LINKAT => dirs::linkat,
     SYMLINKAT => dirs::symlinkat,
     READLINKAT => dirs::readlinkat,
@@ -86,6 +87,17 @@ syscall_table! {
     SETGROUPS => misc::setgroups,
     FUTEX => futex::futex,
     CLOCK_GETTIME => time::clock_gettime,
+    PPOLL => ppoll::ppoll,
+    MREMAP => memory::mremap,
+    MLOCK => mlock::mlock,
+    MLOCK2 => mlock::mlock2,
+    MUNLOCK => mlock::munlock,
+    MLOCKALL => mlock::mlockall,
+    MUNLOCKALL => mlock::munlockall,
+    GETPRIORITY => process::getpriority,
+    SETPRIORITY => process::setpriority,
+    PIDFD_OPEN => process::pidfd_open,
+    PIDFD_SEND_SIGNAL => process::pidfd_send_signal,
     SETITIMER => timer::setitimer,
     GETITIMER => timer::getitimer,
     TIMER_CREATE => timer::timer_create,
@@ -133,6 +145,8 @@ syscall_table! {
     RECVFROM => sockmsg::recvfrom,
     SENDMSG => sockmsg::sendmsg,
     RECVMSG => sockmsg::recvmsg,
+    RECVMMSG => sockmmsg::recvmmsg,
+    SENDMMSG => sockmmsg::sendmmsg,
     SETSOCKOPT => sockopt::setsockopt,
     GETSOCKOPT => sockopt::getsockopt,
     SPLICE => splice::splice,

@@ -47,9 +47,9 @@ pub struct AddressSpace {
     /// Frames unmapped but possibly still cached in other CPUs' TLBs.
     retired: Vec<u64>,
     /// Entries were removed or weakened since the last `take_retired`.
-    stale_tlbs: bool,
+    pub(super) stale_tlbs: bool,
     /// Device memory mapped by UIO's mmap (devmap.rs).
-    devices: DeviceAreas,
+    pub(super) devices: DeviceAreas,
     /// The files behind file-backed areas, by the id their Backing names
     /// (the inode number). Kept until exit, so a file's frames outlive every
     /// TLB entry that could point at them (mm/pager.rs).
@@ -72,7 +72,7 @@ fn page_down(a: u64) -> u64 {
 /// the frame mapped (mprotect must not lose data) out of the program's
 /// reach; the entry format (arch) decides the bits, e.g. that writable
 /// implies readable where the hardware has no write-only pages.
-fn rights(prot: Prot) -> Rights {
+pub(super) fn rights(prot: Prot) -> Rights {
     if prot == Prot::NONE {
         return Rights::NONE;
     }
@@ -190,6 +190,17 @@ impl AddressSpace {
             self.stale_tlbs = true;
             crate::mm::tlb::flush_range(start, end);
         }
+    }
+
+    /// A page taken out of the page table for good (mremap could not put
+    /// it back): its frame is freed after the shootdown if it is the
+    /// area's own (`free`), else it stays the file's.
+    pub(super) fn drop_page(&mut self, pa: u64, free: bool) {
+        self.resident = self.resident.saturating_sub(1);
+        if free {
+            self.retired.push(pa);
+        }
+        self.stale_tlbs = true;
     }
 
     /// What other CPUs must forget before the frames can be reused: call

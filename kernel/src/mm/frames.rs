@@ -7,9 +7,9 @@
 use crate::memlayout::{phys_to_virt, PAGE_SIZE};
 use buddy_system_allocator::FrameAllocator;
 use core::sync::atomic::{AtomicUsize, Ordering};
-use spin::Mutex;
+use crate::sync::{Lock, LockClass};
 
-static FRAMES: Mutex<FrameAllocator<32>> = Mutex::new(FrameAllocator::new());
+static FRAMES: Lock<FrameAllocator<32>> = Lock::new(LockClass::Frames, FrameAllocator::new());
 static TOTAL: AtomicUsize = AtomicUsize::new(0);
 static IN_USE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);

@@ -11,6 +11,8 @@ pub mod pager;
 pub mod heap;
 pub mod pagetable;
 #[deny(unsafe_code)]
+pub mod remap;
+#[deny(unsafe_code)]
 pub mod tlb;
 #[deny(unsafe_code)]
 pub mod uaccess;

@@ -48,14 +48,50 @@ pub fn translate(root: u64, va: u64) -> Option<(u64, Rights)> {
     pt::translate::<PageFormat, _>(&PhysFrames, root, va)
 }
 
-/// Maps the 4 KiB page at `va` to the frame `pa`.
+/// Maps the 4 KiB page at `va` to the frame `pa`. An executable page's
+/// contents are first made visible to instruction fetch.
 pub fn map_page(root: u64, va: u64, pa: u64, rights: Rights) -> Result<(), MapError> {
+    if rights.exec {
+        crate::arch::sync_icache(pa);
+    }
     pt::map_page::<PageFormat, _>(&mut PhysFrames, root, va, pa, rights)
 }
 
 /// Changes what the page at `va` allows; false if it is not mapped.
 pub fn set_rights(root: u64, va: u64, rights: Rights) -> bool {
+    if rights.exec {
+        if let Some((pa, old)) = translate(root, va) {
+            if !old.exec {
+                crate::arch::sync_icache(pa);
+            }
+        }
+    }
     pt::set_rights::<PageFormat, _>(&mut PhysFrames, root, va, rights)
+}
+
+/// Removes the entry for the page at `va`, returning its frame (which the
+/// caller now owns: mremap moves it elsewhere).
+pub fn take_page(root: u64, va: u64) -> Option<u64> {
+    pt::unmap_page::<PageFormat, _>(&mut PhysFrames, root, va)
+}
+
+/// The pages mapped in [start, end), as (va, frame), skipping unpopulated
+/// regions as `unmap_range` does.
+pub fn mapped_pages(root: u64, start: u64, end: u64) -> alloc::vec::Vec<(u64, u64)> {
+    let f = PhysFrames;
+    let mut out = alloc::vec::Vec::new();
+    let mut va = start;
+    while va < end {
+        if let Some(level) = (1..PageFormat::LEVELS).rev().find(|&l| !pt::populated::<PageFormat, _>(&f, root, va, l)) {
+            va = pt::next_region(va, level);
+            continue;
+        }
+        if let Some((pa, _)) = translate(root, va) {
+            out.push((va, pa));
+        }
+        va += PAGE_SIZE as u64;
+    }
+    out
 }
 
 /// Frees every user page and table under `root` (the root itself stays).

@@ -16,7 +16,7 @@ use crate::memlayout::{PAGE_SIZE, USER_END};
 use alloc::vec::Vec;
 use core::marker::PhantomData;
 use gometal_core::errno::{Errno, EFAULT, EINVAL, ENAMETOOLONG, ENOMEM};
-use spin::{Mutex, MutexGuard};
+use crate::sync::{Lock, LockClass, LockGuard};
 
 pub type UResult<T> = Result<T, Errno>;
 
@@ -155,11 +155,11 @@ impl UserSlice {
 
 /// The program's address space behind its lock. Only `UserSpace::lock`
 /// opens it, so whoever holds it holds the `UserSpace` too.
-pub struct ProgramMemory(Mutex<AddressSpace>);
+pub struct ProgramMemory(Lock<AddressSpace>);
 
 impl ProgramMemory {
     pub fn new(mm: AddressSpace) -> Self {
-        ProgramMemory(Mutex::new(mm))
+        ProgramMemory(Lock::new(LockClass::AddressSpace, mm))
     }
 }
 
@@ -188,7 +188,7 @@ impl UserSpace {
 
     /// The address space, locked for as long as the guard (and with it this
     /// `UserSpace`) is borrowed.
-    pub fn lock(&mut self) -> MutexGuard<'_, AddressSpace> {
+    pub fn lock(&mut self) -> LockGuard<'_, AddressSpace> {
         self.memory.0.lock()
     }
 

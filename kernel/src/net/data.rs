@@ -22,12 +22,14 @@ pub struct Received {
     pub copied: usize,
     pub full: usize,
     pub from: Option<SockAddr>,
+    /// A UDP datagram's packet facts (recvmsg's control messages).
+    pub info: Option<gometal_core::cmsg::PacketInfo>,
 }
 
 pub fn recv(sock: &Socket, buf: &mut [u8], nonblock: bool, peek: bool) -> Result<Received, Errno> {
     if sock.ty == SockType::Dgram {
-        let (copied, full, from) = super::dgram::recv(sock, buf, nonblock, peek)?;
-        return Ok(Received { copied, full, from: Some(from) });
+        let got = super::dgram::recv(sock, buf, nonblock, peek)?;
+        return Ok(Received { copied: got.copied, full: got.full, from: Some(got.from), info: got.info });
     }
     let Some(e) = endpoint(sock) else {
         return Err(sock.take_error().unwrap_or(ENOTCONN));
@@ -35,10 +37,10 @@ pub fn recv(sock: &Socket, buf: &mut [u8], nonblock: bool, peek: bool) -> Result
     let n = if peek { e.peek(buf)? } else { e.read_until(buf, nonblock, super::timeo::recv_deadline(sock))? };
     if e.take_room_wanted() {
         if let Some(shard) = e.nic_shard() {
-            super::nic::kick(shard); // room in the pipe the network had filled
+            super::nic::room(shard); // room in the pipe the network had filled: polled from the timer
         }
     }
-    Ok(Received { copied: n, full: n, from: None })
+    Ok(Received { copied: n, full: n, from: None, info: None })
 }
 
 /// Sends `data` (to `dest` for an unconnected datagram socket). EPIPE from

@@ -14,8 +14,9 @@ use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 use crate::fs::pipe::wait_errno;
 use gometal_core::errno::*;
+use gometal_core::cmsg::PacketInfo;
 use gometal_core::sockaddr::{InetAddr, SockAddr, UnixAddr};
-use spin::Mutex;
+use crate::sync::{Lock, LockClass};
 
 /// What a receive queue may hold (net.core.rmem_default), counting each
 /// datagram's bookkeeping as Linux counts an skb's.
@@ -30,15 +31,18 @@ const MAX_UNIX: usize = 212_992;
 pub struct Datagram {
     pub from: SockAddr,
     pub data: MsgBuf,
+    /// UDP: the packet's destination, interface, TOS and TTL (for the
+    /// control messages recvmsg may add).
+    pub info: Option<PacketInfo>,
 }
 
 pub struct DgramQueue {
-    q: Mutex<(VecDeque<Datagram>, usize)>,
+    q: Lock<(VecDeque<Datagram>, usize)>,
 }
 
 impl DgramQueue {
     pub fn new() -> Self {
-        DgramQueue { q: Mutex::new((VecDeque::new(), 0)) }
+        DgramQueue { q: Lock::new(LockClass::MessageQueue, (VecDeque::new(), 0)) }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -62,14 +66,13 @@ impl DgramQueue {
         Ok(())
     }
 
-    /// Copies the next datagram into `buf` (taking it unless `peek`):
-    /// (bytes copied, its full length, the sender).
-    fn pop_into(&self, buf: &mut [u8], peek: bool) -> Option<(usize, usize, SockAddr)> {
+    /// Copies the next datagram into `buf` (taking it unless `peek`).
+    fn pop_into(&self, buf: &mut [u8], peek: bool) -> Option<Got> {
         let mut q = self.q.lock();
         let d = q.0.front()?;
         let n = d.data.len().min(buf.len());
         buf[..n].copy_from_slice(&d.data[..n]);
-        let got = (n, d.data.len(), d.from.clone());
+        let got = Got { copied: n, full: d.data.len(), from: d.from.clone(), info: d.info };
         if !peek {
             let d = q.0.pop_front()?;
             q.1 -= d.data.len() + OVERHEAD;
@@ -78,9 +81,18 @@ impl DgramQueue {
     }
 }
 
-/// Receives one datagram into `buf`: (bytes copied, the datagram's full
-/// length, the sender). The rest of a datagram longer than `buf` is lost.
-pub fn recv(sock: &Socket, buf: &mut [u8], nonblock: bool, peek: bool) -> Result<(usize, usize, SockAddr), Errno> {
+/// A received datagram: bytes copied, its full length, the sender, what
+/// the packet said.
+pub struct Got {
+    pub copied: usize,
+    pub full: usize,
+    pub from: SockAddr,
+    pub info: Option<PacketInfo>,
+}
+
+/// Receives one datagram into `buf`. The rest of a datagram longer than
+/// `buf` is lost.
+pub fn recv(sock: &Socket, buf: &mut [u8], nonblock: bool, peek: bool) -> Result<Got, Errno> {
     let queue = sock.queue.as_ref().ok_or(EINVAL)?;
     let mut take = || match sock.take_error() {
         Some(e) => Some(Err(e)),
@@ -120,13 +132,16 @@ pub fn send(sock: &Arc<Socket>, data: &[u8], dest: Option<SockAddr>, nonblock: b
         super::nic::udp::send(from, to, data)?; // over the network device
         return Ok(data.len());
     }
-    let Some(target) = super::inet::find_udp(to) else {
+    let Some(target) = super::inet::find_udp(to, Some(&from)) else {
         if connected.is_some() {
             sock.set_error(ECONNREFUSED);
         }
         return Ok(data.len());
     };
-    deliver(&target, from, data);
+    // Through loopback, as Linux routes a packet to any local address.
+    let (tos, ttl) = sock.opts.lock().tos_ttl(!to.is_v4());
+    let info = PacketInfo { dst: to.ip, v4: to.is_v4(), ifindex: super::ifaces::LOOPBACK_INDEX, tos, ttl };
+    deliver(&target, from, data, info);
     Ok(data.len())
 }
 
@@ -134,20 +149,24 @@ pub fn send(sock: &Arc<Socket>, data: &[u8], dest: Option<SockAddr>, nonblock: b
 /// network device). It is dropped when the queue or the heap is full, as
 /// a full receive buffer drops it, and when `target` is connected to
 /// another address (Linux delivers only the peer's datagrams to it).
-pub fn deliver(target: &Socket, from: InetAddr, data: &[u8]) {
+pub fn deliver(target: &Socket, from: InetAddr, data: &[u8], info: PacketInfo) {
     if let Some(SockAddr::Inet(peer)) = &*target.peer.lock() {
         if peer.ip != from.ip || peer.port != from.port {
             return;
         }
     }
-    queue_datagram(target, SockAddr::Inet(from.as_family(target.family == Family::Inet6)), data);
+    queue_with(target, SockAddr::Inet(from.as_family(target.family == Family::Inet6)), data, Some(info));
 }
 
 /// Queues a datagram on `target` as it is (dropped when full, see deliver).
 pub fn queue_datagram(target: &Socket, from: SockAddr, data: &[u8]) {
+    queue_with(target, from, data, None);
+}
+
+fn queue_with(target: &Socket, from: SockAddr, data: &[u8], info: Option<PacketInfo>) {
     let Some(queue) = target.queue.as_ref() else { return };
     let Ok(copy) = MsgBuf::copy_of(data) else { return };
-    if queue.push(Datagram { from, data: copy }).is_ok() {
+    if queue.push(Datagram { from, data: copy, info }).is_ok() {
         target.changed();
     }
 }
@@ -166,7 +185,7 @@ fn send_unix(sock: &Arc<Socket>, data: &[u8], dest: Option<SockAddr>, nonblock: 
     };
     let queue = target.queue.as_ref().ok_or(EPROTOTYPE)?;
     let from = sock.local.lock().clone().unwrap_or(SockAddr::Unix(UnixAddr::Unnamed));
-    let mut pending = Some(Datagram { from, data: MsgBuf::copy_of(data)? });
+    let mut pending = Some(Datagram { from, data: MsgBuf::copy_of(data)?, info: None });
     let mut put = || match queue.push(pending.take()?) {
         Ok(()) => Some(()),
         Err(d) => {

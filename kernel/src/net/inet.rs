@@ -1,9 +1,13 @@
 //! Internet ports: which socket holds which (address, port) for TCP and for
 //! UDP, with Linux's bind rules (a wildcard address covers every local
 //! address of its family, and [::] also IPv4 unless IPV6_V6ONLY;
-//! SO_REUSEADDR lets a TCP socket share a port nobody listens on), the
+//! SO_REUSEADDR lets a TCP socket share a port nobody listens on, and
+//! sockets that all set SO_REUSEPORT share one even to listen), the
 //! ephemeral range, and finding the socket a connection or a datagram is
-//! for. The local addresses are loopback (127.0.0.0/8, ::1) and, with a
+//! for: among a SO_REUSEPORT group, the one a hash of the sender's
+//! address and port picks, so connections and senders spread over the
+//! group and one sender's datagrams always reach the same socket (as
+//! Linux's reuseport selection does). The local addresses are loopback (127.0.0.0/8, ::1) and, with a
 //! network device, its addresses (10.0.2.15, fec0::15).
 
 use super::socket::{Family, SockType, Socket, State};
@@ -13,7 +17,7 @@ use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU16, Ordering};
 use gometal_core::errno::*;
 use gometal_core::sockaddr::{InetAddr, SockAddr};
-use spin::Mutex;
+use crate::sync::{Lock, LockClass};
 
 /// net.ipv4.ip_local_port_range.
 const EPHEMERAL: core::ops::RangeInclusive<u16> = 32768..=60999;
@@ -21,16 +25,17 @@ const EPHEMERAL: core::ops::RangeInclusive<u16> = 32768..=60999;
 struct Entry {
     addr: InetAddr,
     v6only: bool,
-    reuse: bool,
+    reuse_addr: bool,
+    reuse_port: bool,
     sock: Weak<Socket>,
 }
 
-type Table = Mutex<BTreeMap<u16, Vec<Entry>>>;
+type Table = Lock<BTreeMap<u16, Vec<Entry>>>;
 
-static TCP: Table = Mutex::new(BTreeMap::new());
-static UDP: Table = Mutex::new(BTreeMap::new());
+static TCP: Table = Lock::new(LockClass::PortTable, BTreeMap::new());
+static UDP: Table = Lock::new(LockClass::PortTable, BTreeMap::new());
 /// ICMP sockets: a ping socket's "port" is its echo identifier.
-static ICMP: Table = Mutex::new(BTreeMap::new());
+static ICMP: Table = Lock::new(LockClass::PortTable, BTreeMap::new());
 static NEXT_PORT: AtomicU16 = AtomicU16::new(40000);
 
 fn table(sock: &Socket) -> &'static Table {
@@ -102,7 +107,7 @@ fn listening(e: &Entry, keep: &mut Vec<Arc<Socket>>) -> bool {
 
 fn conflicts(ty: SockType, existing: &[Entry], new: &Entry, keep: &mut Vec<Arc<Socket>>) -> bool {
     existing.iter().any(|e| {
-        let shared = e.reuse && new.reuse && (ty == SockType::Dgram || !listening(e, keep));
+        let shared = (e.reuse_port && new.reuse_port) || (e.reuse_addr && new.reuse_addr && (ty == SockType::Dgram || !listening(e, keep)));
         e.sock.strong_count() > 0 && overlap(e, new) && !shared
     })
 }
@@ -125,14 +130,14 @@ pub fn bind(sock: &Arc<Socket>, addr: InetAddr) -> Result<InetAddr, Errno> {
     if bound.is_some() {
         return Err(EINVAL);
     }
-    let (v6only, reuse) = {
+    let (v6only, reuse_addr, reuse_port) = {
         let o = sock.opts.lock();
-        (o.v6only, o.reuse_addr || o.reuse_port)
+        (o.v6only, o.reuse_addr, o.reuse_port)
     };
     if addr.is_v4() && addr.v6 && v6only {
         return Err(EINVAL); // an IPv4-mapped address on an IPv6-only socket
     }
-    let mut entry = Entry { addr, v6only, reuse, sock: Arc::downgrade(sock) };
+    let mut entry = Entry { addr, v6only, reuse_addr, reuse_port, sock: Arc::downgrade(sock) };
     let mut keep = Vec::new(); // dropped after the table lock
     let mut t = table(sock).lock();
     let port = if addr.port != 0 {
@@ -214,18 +219,26 @@ pub fn autobind(sock: &Arc<Socket>, to: InetAddr, pin: bool) -> Result<InetAddr,
 }
 
 /// The socket bound to (a wildcard covering) `to`, preferring an exact
-/// address, that `want` accepts.
-fn find(table: &Table, to: &InetAddr, want: impl Fn(&Socket) -> bool) -> Option<Arc<Socket>> {
+/// address, that `want` accepts; among a SO_REUSEPORT group bound to that
+/// same address, the one the sender `from` hashes to.
+fn find(table: &Table, to: &InetAddr, from: Option<&InetAddr>, want: impl Fn(&Socket) -> bool) -> Option<Arc<Socket>> {
     let to = if to.is_unspecified() { InetAddr { ip: source_for_ip(to), ..*to } } else { *to };
     // Upgraded under the lock, looked at (and dropped) after it.
-    let candidates: Vec<(bool, Arc<Socket>)> = {
+    let candidates: Vec<(InetAddr, bool, Arc<Socket>)> = {
         let t = table.lock();
         let entries = t.get(&to.port)?;
-        entries.iter().filter(|e| covers(e, &to)).filter_map(|e| e.sock.upgrade().map(|s| (e.addr.is_unspecified(), s))).collect()
+        entries.iter().filter(|e| covers(e, &to)).filter_map(|e| e.sock.upgrade().map(|s| (e.addr, e.reuse_port, s))).collect()
     };
-    let mut found: Vec<(bool, Arc<Socket>)> = candidates.into_iter().filter(|(_, s)| want(s)).collect();
-    found.sort_by_key(|(wild, _)| *wild);
-    found.into_iter().next().map(|(_, s)| s)
+    let mut found: Vec<(InetAddr, bool, Arc<Socket>)> = candidates.into_iter().filter(|(_, _, s)| want(s)).collect();
+    found.sort_by_key(|(addr, _, _)| addr.is_unspecified());
+    let (best, reuse_port) = found.first().map(|(a, r, _)| (*a, *r))?;
+    let group: Vec<Arc<Socket>> = if reuse_port {
+        found.into_iter().filter(|(a, r, _)| *r && a.ip == best.ip).map(|(_, _, s)| s).collect()
+    } else {
+        found.into_iter().take(1).map(|(_, _, s)| s).collect()
+    };
+    let pick = from.map_or(0, |f| gometal_core::reuseport::pick(&f.ip, f.port, to.port, group.len()));
+    group.into_iter().nth(pick)
 }
 
 fn source_for_ip(to: &InetAddr) -> [u8; 16] {
@@ -237,16 +250,18 @@ fn source_for_ip(to: &InetAddr) -> [u8; 16] {
 }
 
 /// The socket listening for TCP connections to `to`.
-pub fn find_listener(to: &InetAddr) -> Option<Arc<Socket>> {
-    find(&TCP, to, |s| matches!(*s.state.lock(), State::Listening(_)))
+/// (For a connection from `from`: it picks among a SO_REUSEPORT group.)
+pub fn find_listener(to: &InetAddr, from: Option<&InetAddr>) -> Option<Arc<Socket>> {
+    find(&TCP, to, from, |s| matches!(*s.state.lock(), State::Listening(_)))
 }
 
 /// The UDP socket datagrams to `to` go to.
-pub fn find_udp(to: InetAddr) -> Option<Arc<Socket>> {
-    find(&UDP, &to, |_| true)
+/// (For a datagram from `from`: it picks among a SO_REUSEPORT group.)
+pub fn find_udp(to: InetAddr, from: Option<&InetAddr>) -> Option<Arc<Socket>> {
+    find(&UDP, &to, from, |_| true)
 }
 
 /// The ping socket whose echo identifier is `ident`, for replies to `to`.
 pub fn find_ping(to: InetAddr, ident: u16) -> Option<Arc<Socket>> {
-    find(&ICMP, &to.with_port(ident), |s| s.icmp == Some(super::socket::Icmp::Ping))
+    find(&ICMP, &to.with_port(ident), None, |s| s.icmp == Some(super::socket::Icmp::Ping))
 }

@@ -11,31 +11,31 @@ use alloc::collections::VecDeque;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use crate::fs::pipe::wait_errno;
 use gometal_core::errno::{Errno, EAGAIN, EMSGSIZE, EPIPE};
-use spin::Mutex;
+use crate::sync::{Lock, LockClass};
 
 /// What the queue holds at most (the default socket buffer, 212,992).
 const CAPACITY: usize = 212_992;
 
 pub struct MsgPipe {
     /// The messages and their total size.
-    queue: Mutex<(VecDeque<MsgBuf>, usize)>,
+    queue: Lock<(VecDeque<MsgBuf>, usize)>,
     reader_open: AtomicBool,
     writer_open: AtomicBool,
     waiters: WaitQueue,
     pub generation: AtomicU64,
     /// The hubs of the sockets whose connection this carries (see Pipe).
-    pub linked: Mutex<[Option<Arc<Hub>>; 2]>,
+    pub linked: Lock<[Option<Arc<Hub>>; 2]>,
 }
 
 impl MsgPipe {
     pub fn new() -> Self {
         MsgPipe {
-            queue: Mutex::new((VecDeque::new(), 0)),
+            queue: Lock::new(LockClass::MessageQueue, (VecDeque::new(), 0)),
             reader_open: AtomicBool::new(true),
             writer_open: AtomicBool::new(true),
             waiters: WaitQueue::new(),
             generation: AtomicU64::new(0),
-            linked: Mutex::new([None, None]),
+            linked: Lock::new(LockClass::PollLinks, [None, None]),
         }
     }
 

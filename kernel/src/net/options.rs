@@ -39,6 +39,36 @@ impl Options {
         }
     }
 
+    fn flag(&self, level: i32, name: i32) -> i32 {
+        self.flags.get(&(level, name)).copied().unwrap_or_else(|| gometal_core::sockopt::default_value(level, name))
+    }
+
+    /// The control messages recvmsg should add (IP_PKTINFO and friends).
+    pub fn wants(&self) -> gometal_core::cmsg::Wants {
+        use gometal_core::cmsg::*;
+        let on = |level, name| self.flag(level, name) != 0;
+        Wants {
+            ip_pktinfo: on(SOL_IP, IP_PKTINFO),
+            ip_ttl: on(SOL_IP, IP_RECVTTL),
+            ip_tos: on(SOL_IP, IP_RECVTOS),
+            v6_pktinfo: on(SOL_IPV6, IPV6_RECVPKTINFO),
+            v6_hoplimit: on(SOL_IPV6, IPV6_RECVHOPLIMIT),
+            v6_tclass: on(SOL_IPV6, IPV6_RECVTCLASS),
+        }
+    }
+
+    /// The TOS (or traffic class) and TTL (or hop limit) this socket's
+    /// packets carry: IP_TOS and IP_TTL, IPV6_TCLASS and
+    /// IPV6_UNICAST_HOPS.
+    pub fn tos_ttl(&self, v6: bool) -> (u8, u8) {
+        use gometal_core::cmsg::*;
+        if v6 {
+            (self.flag(SOL_IPV6, IPV6_TCLASS) as u8, self.flag(SOL_IPV6, 16) as u8)
+        } else {
+            (self.flag(SOL_IP, IP_TOS) as u8, self.flag(SOL_IP, IP_TTL) as u8)
+        }
+    }
+
     pub fn set_buffer(&mut self, requested: i32, send: bool) {
         let v = buffer_size(requested, send);
         if send {

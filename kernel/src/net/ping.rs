@@ -27,12 +27,12 @@ use alloc::vec::Vec;
 use gometal_core::errno::*;
 use gometal_core::icmp::{self, V6Pair};
 use gometal_core::sockaddr::{InetAddr, SockAddr};
-use spin::Mutex;
+use crate::sync::{Lock, LockClass};
 
 const IPPROTO_ICMP: u8 = 1;
 
 /// Every open raw ICMP socket (they are not bound to a port).
-static RAW: Mutex<Vec<Weak<Socket>>> = Mutex::new(Vec::new());
+static RAW: Lock<Vec<Weak<Socket>>> = Lock::new(LockClass::RawSockets, Vec::new());
 
 /// Registers a new raw ICMP socket.
 pub fn add_raw(sock: &Arc<Socket>) -> Result<(), Errno> {

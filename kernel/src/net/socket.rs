@@ -11,7 +11,7 @@ use alloc::sync::{Arc, Weak};
 use core::sync::atomic::{AtomicU64, Ordering};
 use gometal_core::errno::Errno;
 use gometal_core::sockaddr::{SockAddr, UnixAddr};
-use spin::Mutex;
+use crate::sync::{Lock, LockClass};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Family {
@@ -66,16 +66,16 @@ pub struct Socket {
     pub ty: SockType,
     /// Set for ICMP sockets (their type is Dgram).
     pub icmp: Option<Icmp>,
-    pub state: Mutex<State>,
-    pub local: Mutex<Option<SockAddr>>,
-    pub peer: Mutex<Option<SockAddr>>,
+    pub state: Lock<State>,
+    pub local: Lock<Option<SockAddr>>,
+    pub peer: Lock<Option<SockAddr>>,
     /// A connected AF_UNIX datagram socket's peer (socketpair, connect).
-    pub dgram_peer: Mutex<Option<Weak<Socket>>>,
-    pub bound: Mutex<Option<Bound>>,
-    pub opts: Mutex<Options>,
+    pub dgram_peer: Lock<Option<Weak<Socket>>>,
+    pub bound: Lock<Option<Bound>>,
+    pub opts: Lock<Options>,
     /// SO_ERROR: set by a failed non-blocking connect or an ICMP-like
     /// refusal; taken by getsockopt or the next send/receive.
-    pending_error: Mutex<Option<Errno>>,
+    pending_error: Lock<Option<Errno>>,
     /// A non-blocking connect answered EINPROGRESS and no connect call has
     /// seen its outcome yet (the next one reports it, as on Linux).
     pub connecting: core::sync::atomic::AtomicBool,
@@ -101,13 +101,13 @@ impl Socket {
             family,
             ty,
             icmp,
-            state: Mutex::new(State::Idle),
-            local: Mutex::new(None),
-            peer: Mutex::new(None),
-            dgram_peer: Mutex::new(None),
-            bound: Mutex::new(None),
-            opts: Mutex::new(Options::new(family, ty)),
-            pending_error: Mutex::new(None),
+            state: Lock::new(LockClass::SocketState, State::Idle),
+            local: Lock::new(LockClass::SocketLocal, None),
+            peer: Lock::new(LockClass::SocketPeer, None),
+            dgram_peer: Lock::new(LockClass::SocketDgramPeer, None),
+            bound: Lock::new(LockClass::SocketBinding, None),
+            opts: Lock::new(LockClass::SocketOptions, Options::new(family, ty)),
+            pending_error: Lock::new(LockClass::SocketError, None),
             connecting: core::sync::atomic::AtomicBool::new(false),
             queue: (ty == SockType::Dgram).then(DgramQueue::new),
             waiters: WaitQueue::new(),

@@ -14,7 +14,7 @@ use alloc::sync::Arc;
 use core::sync::atomic::{AtomicBool, Ordering};
 use crate::fs::pipe::wait_errno;
 use gometal_core::errno::{Errno, EAGAIN, ECONNRESET, ENOBUFS, EPIPE};
-use spin::Mutex;
+use crate::sync::{Lock, LockClass};
 
 /// What the two ends of a connection share besides the pipes.
 struct Link {
@@ -221,7 +221,7 @@ impl Drop for Endpoint {
 
 /// A listening socket's queue of connections not yet accepted.
 pub struct Listener {
-    queue: Mutex<VecDeque<Arc<Socket>>>,
+    queue: Lock<VecDeque<Arc<Socket>>>,
     /// The most connections queued.
     limit: usize,
     /// The program's backlog + 1 (at most `limit`): connections through the
@@ -236,7 +236,7 @@ impl Listener {
     /// allow more (loopback TCP, see `backlog`).
     pub fn new(limit: usize, backlog: usize) -> Self {
         let limit = limit + 1;
-        Listener { queue: Mutex::new(VecDeque::new()), limit, backlog: (backlog + 1).min(limit) }
+        Listener { queue: Lock::new(LockClass::AcceptQueue, VecDeque::new()), limit, backlog: (backlog + 1).min(limit) }
     }
 
     pub fn pending(&self) -> bool {
@@ -296,7 +296,7 @@ pub fn connect_to(client: &Arc<Socket>, server: &Arc<Socket>, client_addr: gomet
     let accepted = Socket::new(server.family, server.ty);
     *accepted.local.lock() = Some(server_addr);
     *accepted.peer.lock() = Some(client_addr);
-    server.opts.lock().inherit_into(&mut accepted.opts.lock());
+    server.opts.lock().inherit_into(&mut accepted.opts.lock_nested(crate::sync::LockClass::AcceptedOptions));
     *accepted.state.lock() = State::Connected(Arc::new(server_end));
     // The client is connected before the server can see it, so a server
     // that accepts and writes at once finds a reader.

@@ -14,9 +14,9 @@ use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, Ordering};
 use gometal_core::errno::*;
 use gometal_core::sockaddr::{SockAddr, UnixAddr};
-use spin::Mutex;
+use crate::sync::{Lock, LockClass};
 
-static ABSTRACT: Mutex<BTreeMap<Vec<u8>, Weak<Socket>>> = Mutex::new(BTreeMap::new());
+static ABSTRACT: Lock<BTreeMap<Vec<u8>, Weak<Socket>>> = Lock::new(LockClass::AbstractNames, BTreeMap::new());
 static NEXT_AUTO: AtomicU32 = AtomicU32::new(1);
 
 /// The mode of a new socket node: 0777 less the umask (022).

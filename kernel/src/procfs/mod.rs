@@ -23,7 +23,8 @@ mod text;
 
 use crate::fs::inode::Inode;
 use crate::fs::synth;
-use crate::fs::tree::{add_at, add_in};
+use crate::fs::tree::add_at;
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
@@ -77,17 +78,39 @@ fn symlink(target: &str) -> Arc<Inode> {
     Inode::new_symlink(target.as_bytes().to_vec(), 0)
 }
 
-fn dir(entries: Vec<(&str, Arc<Inode>)>) -> Arc<Inode> {
-    let d = Inode::new_dir(0o555, 0);
-    for (name, node) in entries {
-        add_in(&d, name.as_bytes(), node);
-    }
-    d
+/// /proc/1: the process. Its entries are fixed but for `cwd`, a link to
+/// the working directory as it is when looked at.
+struct ProcessDir {
+    fixed: BTreeMap<Vec<u8>, Arc<Inode>>,
 }
 
-/// /proc/1: the process.
+fn cwd_path() -> Vec<u8> {
+    let cwd = crate::fs::context::current().cwd.lock().clone();
+    crate::fs::tree::path_of(&cwd).unwrap_or_else(|_| b"/".to_vec())
+}
+
+impl synth::DirSource for ProcessDir {
+    fn names(&self) -> Vec<Vec<u8>> {
+        self.fixed.keys().cloned().chain([b"cwd".to_vec()]).collect()
+    }
+
+    fn make(&self, name: &[u8]) -> Option<Arc<Inode>> {
+        if name == b"cwd" {
+            return Some(Inode::new_symlink(cwd_path(), 0));
+        }
+        self.fixed.get(name).cloned()
+    }
+
+    fn current(&self, name: &[u8], node: &Inode) -> bool {
+        match &node.kind {
+            crate::fs::inode::Kind::Symlink(target) if name == b"cwd" => *target == cwd_path(),
+            _ => true,
+        }
+    }
+}
+
 fn process_dir(exe: &[u8]) -> Arc<Inode> {
-    dir(alloc::vec![
+    let entries: Vec<(&str, Arc<Inode>)> = alloc::vec![
         ("stat", text::numbered(1, task::stat)),
         ("status", text::numbered(1, task::status)),
         ("statm", mem_file(task::statm)),
@@ -107,7 +130,9 @@ fn process_dir(exe: &[u8]) -> Arc<Inode> {
         ("fd", synth::dir_node(Arc::new(fds::Fds))),
         ("fdinfo", synth::dir_node(Arc::new(fds::FdInfos))),
         ("task", synth::dir_node(Arc::new(task::Tasks))),
-    ])
+    ];
+    let fixed = entries.into_iter().map(|(name, node)| (name.as_bytes().to_vec(), node)).collect();
+    synth::dir_node(Arc::new(ProcessDir { fixed }))
 }
 
 /// A function writing a file's text.
@@ -121,7 +146,7 @@ pub fn publish(exe: &[u8]) {
     add_at(b"/proc/self", symlink("1"));
     add_at(b"/proc/thread-self", symlink("1/task/1"));
     add_at(b"/proc/mounts", symlink("self/mounts"));
-    let files: [(&str, Generator); 19] = [
+    let files: [(&str, Generator); 21] = [
         ("stat", system::stat),
         ("meminfo", memory::meminfo),
         ("cpuinfo", system::cpuinfo),
@@ -141,6 +166,8 @@ pub fn publish(exe: &[u8]) {
         ("net/udp6", net::udp6),
         ("net/route", net::route),
         ("net/snmp", net::snmp),
+        ("net/netstat", net::netstat),
+        ("net/if_inet6", net::if_inet6),
     ];
     for (name, f) in files {
         add_at(alloc::format!("/proc/{name}").as_bytes(), file(f));

@@ -8,7 +8,7 @@ use crate::net::socket::{Family, SockType, Socket, State};
 use crate::process::process;
 use alloc::string::String;
 use alloc::vec::Vec;
-use gometal_core::procfmt::net::{self as fmt, tcp_state, DevCounters, InetSocket, Route};
+use gometal_core::procfmt::net::{self as fmt, tcp_state, DevCounters, Inet6Addr, InetSocket, Route};
 use gometal_core::sockaddr::{InetAddr, SockAddr};
 
 pub fn dev() -> String {
@@ -17,6 +17,18 @@ pub fn dev() -> String {
         list.push(DevCounters { name: "eth0", rx_packets: nic::stats::FRAMES_IN.get(), tx_packets: nic::stats::FRAMES_OUT.get(), ..DevCounters::default() });
     }
     fmt::dev(&list)
+}
+
+/// The interfaces' IPv6 addresses (loopback ::1, site-local fec0::15).
+pub fn if_inet6() -> String {
+    let list: Vec<Inet6Addr> = crate::net::ifaces::list()
+        .iter()
+        .map(|i| {
+            let scope = if i.index == crate::net::ifaces::LOOPBACK_INDEX { 0x10 } else { 0x40 };
+            Inet6Addr { address: i.ipv6.0, index: i.index, prefix: i.ipv6.1, scope, flags: 0x80, name: i.name }
+        })
+        .collect();
+    fmt::if_inet6(&list)
 }
 
 fn address(a: &InetAddr, v6_file: bool) -> [u8; 16] {
@@ -94,6 +106,14 @@ pub fn route() -> String {
         list.push(Route { iface: "eth0", destination: net, gateway: [0; 4], mask, metric: 0 });
     }
     fmt::route(&list)
+}
+
+/// /proc/net/netstat: the extended counters' layout (Prometheus's process
+/// collector reads IpExt's InOctets and OutOctets), all 0.
+pub fn netstat() -> String {
+    let tcp_ext: Vec<(&str, i64)> = ["SyncookiesSent", "SyncookiesRecv", "SyncookiesFailed", "EmbryonicRsts", "PruneCalled", "ListenOverflows", "ListenDrops", "TCPTimeouts", "TCPLostRetransmit"].iter().map(|n| (*n, 0)).collect();
+    let ip_ext: Vec<(&str, i64)> = ["InNoRoutes", "InTruncatedPkts", "InMcastPkts", "OutMcastPkts", "InBcastPkts", "OutBcastPkts", "InOctets", "OutOctets", "InMcastOctets", "OutMcastOctets", "InBcastOctets", "OutBcastOctets"].iter().map(|n| (*n, 0)).collect();
+    fmt::snmp(&[("TcpExt", &tcp_ext), ("IpExt", &ip_ext)])
 }
 
 /// The SNMP MIB's layout with the values gometal knows: constants, and

@@ -50,6 +50,21 @@ pub fn begin_wait() -> (Arc<Thread>, u64) {
 /// Blocks the current thread `t` in its current wait until a wakeup, the
 /// deadline (monotonic ns) or a signal. Ok: woken (look again).
 pub fn block(t: &Arc<Thread>, deadline_ns: Option<u64>) -> Result<(), WaitError> {
+    block_in(t, deadline_ns, true)
+}
+
+/// `block` that a signal does not end: for a wait whose end the thread
+/// must see whatever happens (a device that owns the thread's buffers
+/// until it replies). A signal still wakes the thread, which looks at its
+/// condition and blocks again; the signal is delivered after the wait.
+pub fn block_uninterruptible(t: &Arc<Thread>) {
+    let _ = block_in(t, None, false);
+}
+
+fn block_in(t: &Arc<Thread>, deadline_ns: Option<u64>, interruptible: bool) -> Result<(), WaitError> {
+    // A thread that sleeps with a spin lock held would leave its CPU
+    // holding it: whoever runs there next and takes it spins for ever.
+    crate::sync::lockorder::assert_none_held("block");
     let generation = {
         let mut s = t.state.lock();
         if s.woken_early {
@@ -58,7 +73,7 @@ pub fn block(t: &Arc<Thread>, deadline_ns: Option<u64>) -> Result<(), WaitError>
         }
         // Under the state lock: a signal sent after this look finds the
         // thread Blocked and wakes it (signal.rs sets pending first).
-        if t.signals.lock().deliverable() != 0 {
+        if interruptible && t.signals.lock().deliverable() != 0 {
             return Err(WaitError::Interrupted);
         }
         if deadline_ns.is_some_and(|d| clock::monotonic_ns() >= d) {

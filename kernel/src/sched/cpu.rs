@@ -8,7 +8,7 @@ use crate::arch::{self, Context};
 use crate::param::MAX_CPUS;
 use alloc::sync::Arc;
 use core::cell::UnsafeCell;
-use core::sync::atomic::{AtomicBool, AtomicU16, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 
 /// Lifecycle of a CPU (InfOS's states).
 #[repr(u8)]
@@ -71,7 +71,7 @@ pub struct Cpu {
     pub poll_ns: AtomicU64,
     /// Lock classes this CPU holds (debug builds; lockorder.rs).
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
-    pub held_locks: AtomicU32,
+    pub held_locks: AtomicU64,
     /// Running a thread (for placement's load count).
     pub running: AtomicBool,
     /// The thread it runs is CPU-bound (threadprofile's Long), as of its
@@ -114,7 +114,7 @@ impl Cpu {
             napping: AtomicBool::new(false),
             need_resched: AtomicBool::new(false),
             poll_ns: AtomicU64::new(0),
-            held_locks: AtomicU32::new(0),
+            held_locks: AtomicU64::new(0),
             running: AtomicBool::new(false),
             running_long: AtomicBool::new(false),
             cache_group: AtomicU16::new(0),
@@ -211,7 +211,7 @@ pub fn enter(index: usize, hwid: usize) {
 }
 
 /// This CPU's held lock classes, for the lock-order checks (sync/).
-fn held_locks() -> Option<(&'static AtomicU32, usize)> {
+fn held_locks() -> Option<(&'static AtomicU64, usize)> {
     // Before a CPU has entered the kernel proper the pointer is 0: no checks.
     (arch::cpu_local() != 0).then(|| {
         let c = this_cpu();

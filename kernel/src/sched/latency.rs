@@ -80,7 +80,7 @@ pub fn handoffs() -> [u64; 3] {
 /// The slowest wakeup's stages (monotonic ns): made runnable, IPI sent to
 /// the idle CPU that ran it (0: none — it was polling or busy), that CPU
 /// awake, the thread running.
-static SLOWEST: spin::Mutex<[u64; 4]> = spin::Mutex::new([0; 4]);
+static SLOWEST: crate::sync::Lock<[u64; 4]> = crate::sync::Lock::new(crate::sync::LockClass::LatencyRecord, [0; 4]);
 
 /// The slowest wakeup recorded so far (all zero: none).
 pub fn slowest() -> [u64; 4] {

@@ -15,27 +15,18 @@
 //! - bringup.rs: starting the other CPUs at boot (through arch::start_cpu).
 //! - cputime.rs: CPU time per thread and for the program (CPU-time clocks).
 //! - latency.rs: the wake and timer latency histograms (-kernel-args stats).
+//! - sleeplock.rs: a lock its holder may keep while it sleeps (built on
+//!   a wait queue).
 //!
-//! Lock order (outermost first; sync/lockorder.rs checks it in debug builds and
-//! panics with the lock's name when a CPU takes a lock twice or out of
-//! order):
-//!
-//!   poll hub → epoll ready list → futex table → wait queue → thread state
-//!     → sleepers → run queue → IRQ affinity → IRQ enables
-//!
-//! A readiness change (fs/pollhub.rs) holds an object's poll hub while it
-//! puts each watch on its epoll's ready list and wakes that epoll's wait
-//! queue; an epoll instance's interest map (fs/epoll.rs, a plain lock) is
-//! taken before any of these and never under them. Otherwise no two nest: wakers take a waiter out of the futex
-//! table or wait queue, release that lock, then wake it; `wake` releases
-//! the thread state lock before queuing the thread. The thread state lock
-//! is taken before the thread's signal lock (block.rs looks at pending
-//! signals under it); nothing takes them the other way round. The IRQ
-//! enables lock (arch/<arch>/irq.rs) guards each enable-word read-modify-write
-//! and is a leaf: a UIO top half takes it in the trap handler before it
-//! wakes anyone, irqcontrol takes it alone; a /proc/irq/N/smp_affinity
-//! write takes it under the IRQ affinity lock (uio/affinity.rs), which
-//! serialises moves of a line between CPUs.
+//! The lock order (every lock of the kernel, outermost first) is written
+//! and checked in sync/lockorder.rs; docs/locking.md explains it. The
+//! scheduler's part: futex table → wait queue → sleep lock → thread state
+//! → thread signals → sleepers → placer → run queue. Wakers take a waiter
+//! out of the futex table or wait queue, release that lock, then wake it;
+//! `wake` releases the thread state lock before queuing the thread; the
+//! thread state lock is taken before the thread's signal lock (block.rs
+//! looks at pending signals under it). No thread blocks holding a spin lock
+//! (block.rs checks it in debug builds).
 
 #[deny(unsafe_code)]
 pub mod block;
@@ -64,6 +55,8 @@ pub mod smp;
 pub mod scheduler;
 #[deny(unsafe_code)]
 pub mod sigstate;
+#[deny(unsafe_code)]
+pub mod sleeplock;
 pub mod thread;
 #[deny(unsafe_code)]
 pub mod timer;

@@ -47,13 +47,13 @@ use gometal_core::adaptive::Wakee;
 use gometal_core::bootargs::WakeSteal;
 use gometal_core::placement::{CpuLoad, Placer, Policy};
 use gometal_core::threadprofile::Class;
-use spin::Mutex;
+use crate::sync::{Lock, LockClass};
 
 pub const DEFAULT_POLICY: Policy = Policy::Affinity;
 
 static POLICY: AtomicU8 = AtomicU8::new(3); // index into Policy::ALL: affinity
 /// One placer per CPU, only ever locked by its own CPU (uncontended).
-static PLACERS: [Mutex<Placer>; MAX_CPUS] = [const { Mutex::new(Placer::new(DEFAULT_POLICY, 1)) }; MAX_CPUS];
+static PLACERS: [Lock<Placer>; MAX_CPUS] = [const { Lock::new(LockClass::Placer, Placer::new(DEFAULT_POLICY, 1)) }; MAX_CPUS];
 
 /// Chooses the placement policy (once, at boot).
 pub fn set_policy(policy: Policy, seed: u64) {

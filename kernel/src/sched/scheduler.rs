@@ -58,6 +58,7 @@ fn run_thread(cpu: &Cpu, t: Arc<Thread>) {
     cpu.stats.busy_ns.fetch_add(end - start, Ordering::Relaxed);
     cpu.stats.switches.fetch_add(1, Ordering::Relaxed);
     let t = cpu.set_current(None).expect("thread vanished");
+    t.check_stack();
     cputime::stopped(cpu, &t, start, end);
     let switches = if t.state.lock().run == RunState::Blocked { &t.voluntary_switches } else { &t.involuntary_switches };
     switches.fetch_add(1, Ordering::Relaxed);

@@ -3,6 +3,7 @@
 //! (the blocking primitive asks whether a signal should end a wait);
 //! signal.rs decides what happens with it.
 
+use alloc::vec::Vec;
 use gometal_core::sigframe::SigInfo;
 use gometal_core::signal::{self as sig, SigSet};
 
@@ -27,8 +28,10 @@ impl AltStack {
 pub struct ThreadSignals {
     pub blocked: SigSet,
     pub pending: SigSet,
-    /// The siginfo of each pending signal (standard signals do not queue).
-    pub info: [SigInfo; 64],
+    /// The siginfo of each pending signal (standard signals do not queue):
+    /// a short list, not an array of 64, which would make every thread
+    /// (kernel heap) 2 KiB bigger.
+    info: Vec<SigInfo>,
     pub altstack: AltStack,
 }
 
@@ -38,8 +41,31 @@ impl ThreadSignals {
         ThreadSignals {
             blocked,
             pending: 0,
-            info: [SigInfo::default(); 64],
+            info: Vec::new(),
             altstack: AltStack { flags: sig::SS_DISABLE, ..AltStack::default() },
+        }
+    }
+
+    /// Records `info` for pending signal `signo`, replacing what was there
+    /// if `replace`.
+    pub fn set_info(&mut self, signo: usize, info: SigInfo, replace: bool) {
+        match self.info.iter_mut().find(|i| i.signo as usize == signo) {
+            Some(old) if replace => *old = info,
+            Some(_) => {}
+            None => self.info.push(SigInfo { signo: signo as i32, ..info }),
+        }
+    }
+
+    /// The siginfo recorded for `signo` (another thread's kill: zero), if any.
+    pub fn info_of(&self, signo: usize) -> Option<&SigInfo> {
+        self.info.iter().find(|i| i.signo as usize == signo)
+    }
+
+    /// Takes the siginfo of `signo`, which is being delivered.
+    pub fn take_info(&mut self, signo: usize) -> SigInfo {
+        match self.info.iter().position(|i| i.signo as usize == signo) {
+            Some(at) => self.info.swap_remove(at),
+            None => SigInfo { signo: signo as i32, ..SigInfo::default() },
         }
     }
 

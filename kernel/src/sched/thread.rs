@@ -13,7 +13,6 @@ use super::sigstate::ThreadSignals;
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use crate::sync::{Lock, LockClass};
-use spin::Mutex;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(in crate::sched) enum RunState {
@@ -51,7 +50,7 @@ pub struct Thread {
     /// True while a CPU is running this thread or still switching away
     /// from it; another CPU must not resume it until it is false.
     pub(in crate::sched) on_cpu: AtomicBool,
-    pub signals: Mutex<ThreadSignals>,
+    pub signals: Lock<ThreadSignals>,
     /// CLONE_CHILD_CLEARTID address: zeroed and futex-woken at exit.
     pub clear_child_tid: AtomicU64,
     pub(in crate::sched) last_cpu: AtomicUsize,
@@ -105,7 +104,7 @@ impl Thread {
                 SchedState { run: RunState::Runnable, generation: 0, woken_early: false },
             ),
             on_cpu: AtomicBool::new(false),
-            signals: Mutex::new(signals),
+            signals: Lock::new(LockClass::ThreadSignals, signals),
             clear_child_tid: AtomicU64::new(0),
             last_cpu: AtomicUsize::new(usize::MAX),
             woken_at: AtomicU64::new(0),
@@ -121,7 +120,35 @@ impl Thread {
         };
         // SAFETY: the thread is not shared yet.
         unsafe { *t.context.get() = Context::new_thread(t.kernel_stack_top(), t.frame_ptr() as u64) };
+        t.stack_words().fill(STACK_PAINT);
         Some(t)
+    }
+
+    /// The kernel stack as words, lowest address first.
+    #[allow(clippy::mut_from_ref)]
+    fn stack_words(&self) -> &mut [u64] {
+        // SAFETY: the stack is KERNEL_STACK_SIZE bytes of frames this
+        // thread owns, in the kernel's linear map; callers touch it only
+        // where the thread does not run: below its deepest use so far
+        // (painting at creation, the overflow check of the lowest word,
+        // the depth scan after its last run).
+        unsafe { core::slice::from_raw_parts_mut(phys_to_virt(self.kernel_stack) as *mut u64, KERNEL_STACK_SIZE / 8) }
+    }
+
+    /// Panics if the thread's kernel stack ran over its lowest word (the
+    /// scheduler checks after every run): a clear stop instead of a
+    /// neighbour's memory silently overwritten.
+    pub(in crate::sched) fn check_stack(&self) {
+        if self.stack_words()[0] != STACK_PAINT {
+            panic!("kernel stack overflow in thread {} (KERNEL_STACK_SIZE {} bytes)", self.tid, KERNEL_STACK_SIZE);
+        }
+    }
+
+    /// The most of its kernel stack the thread used, in bytes (the paint
+    /// the deepest call left untouched).
+    pub fn stack_used(&self) -> usize {
+        let untouched = self.stack_words().iter().take_while(|&&w| w == STACK_PAINT).count();
+        KERNEL_STACK_SIZE - untouched * 8
     }
 
     pub fn kernel_stack_top(&self) -> u64 {
@@ -195,8 +222,21 @@ impl Thread {
     }
 }
 
+/// What a fresh kernel stack is filled with: the depth a thread reached is
+/// where the paint ends.
+const STACK_PAINT: u64 = 0x5a5a_5a5a_5a5a_5a5a;
+
+/// The deepest any thread's kernel stack went (bytes), for the statistics.
+static STACK_PEAK: AtomicUsize = AtomicUsize::new(0);
+
+/// The deepest kernel stack use of any thread that has ended.
+pub fn stack_peak() -> usize {
+    STACK_PEAK.load(Ordering::Relaxed)
+}
+
 impl Drop for Thread {
     fn drop(&mut self) {
+        STACK_PEAK.fetch_max(self.stack_used(), Ordering::Relaxed);
         // The last reference dies in the scheduler loop, after the CPU
         // switched away from this stack for good.
         frames::free_contiguous(self.kernel_stack, KERNEL_STACK_PAGES);

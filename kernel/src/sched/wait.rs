@@ -9,7 +9,7 @@
 //! pollers): the queue lock is not held during the check, so that wakeup
 //! only makes the waiter look again.
 
-use super::block::{begin_wait, block, wake};
+use super::block::{begin_wait, block, block_uninterruptible, wake};
 pub use super::block::{sleep_until, WaitError};
 use crate::sync::{Lock, LockClass};
 use super::thread::Thread;
@@ -55,6 +55,23 @@ impl WaitQueue {
             self.remove(&t);
             if let Some(o) = outcome {
                 return o;
+            }
+        }
+    }
+
+    /// Blocks until `check` returns Some; signals do not end the wait (a
+    /// device round trip, a sleep lock: see block::block_uninterruptible).
+    pub fn wait_uninterruptible<R>(&self, mut check: impl FnMut() -> Option<R>) -> R {
+        loop {
+            let (t, generation) = begin_wait();
+            self.waiters.lock().push((t.clone(), generation));
+            let got = check();
+            if got.is_none() {
+                block_uninterruptible(&t);
+            }
+            self.remove(&t);
+            if let Some(r) = got {
+                return r;
             }
         }
     }

@@ -25,16 +25,27 @@ pub fn read_machine(dtb_pa: u64) -> machine::Machine {
 }
 
 /// What a one-file image carries (its command line and initramfs) takes
-/// the place of the loader's.
+/// the place of the loader's — except the loader's `semihosting`, which
+/// says how the exit status reaches the host (`gometal run app.img`
+/// passes it on arm64) and is kept.
 pub fn take_payload(m: &mut machine::Machine, image: &image::Image) {
     let Some(p) = &image.payload else { return };
-    if !m.bootargs.is_empty() && m.bootargs != p.cmdline {
+    const SEMIHOSTING: &[u8] = b"semihosting";
+    let loader: Vec<&[u8]> = m.bootargs.split(|b| b.is_ascii_whitespace()).filter(|t| !t.is_empty()).collect();
+    let semihosting = loader.contains(&SEMIHOSTING);
+    if loader.iter().any(|t| *t != SEMIHOSTING) && m.bootargs != p.cmdline {
         crate::println!(
             "gometal: the image carries its own command line; ignoring the loader's ({:?})",
             alloc::string::String::from_utf8_lossy(&m.bootargs)
         );
     }
-    m.bootargs = p.cmdline.to_vec();
+    let mut args = Vec::new();
+    if semihosting {
+        args.extend_from_slice(SEMIHOSTING);
+        args.push(b' ');
+    }
+    args.extend_from_slice(p.cmdline);
+    m.bootargs = args;
     m.initrd = Some(p.initramfs);
 }
 

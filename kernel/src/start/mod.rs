@@ -174,7 +174,15 @@ fn start_program(m: &machine::Machine, args: &BootArgs) {
     };
     let mut argv: Vec<&[u8]> = alloc::vec![args.init.as_slice()];
     argv.extend(args.args.iter().map(|a| a.as_slice()));
-    let envp: Vec<&[u8]> = args.env.iter().map(|e| e.as_slice()).collect();
+    let mut envp: Vec<&[u8]> = args.env.iter().map(|e| e.as_slice()).collect();
+    // As a login shell (and a container runtime) sets them for root,
+    // unless the command line gave them.
+    for var in LOGIN_ENV {
+        let name = &var[..var.iter().position(|&b| b == b'=').unwrap_or(0) + 1];
+        if !envp.iter().any(|e| e.starts_with(name)) {
+            envp.push(var);
+        }
+    }
     let loaded = match loader::load(image, &argv, &envp) {
         Ok(l) => l,
         Err(e) => fail(STATUS_CANNOT_EXECUTE, format_args!("{init_path}: cannot run: {e}")),
@@ -199,6 +207,15 @@ fn start_program(m: &machine::Machine, args: &BootArgs) {
     crate::stdio::hostsig::deliver(); // a signal the host sent during boot
     place::wake_up(main);
 }
+
+/// The environment a login shell gives root, where the command line is
+/// silent.
+const LOGIN_ENV: [&[u8]; 4] = [
+    b"HOME=/root",
+    b"USER=root",
+    b"LOGNAME=root",
+    b"PATH=/usr/local/bin:/usr/bin:/bin",
+];
 
 #[no_mangle]
 extern "C" fn rust_secondary(hwid: usize) -> ! {

@@ -1,54 +1,250 @@
-//! The kernel's locks, each with a class from the lock order written at
-//! the top of sched/mod.rs. In debug builds every acquisition is checked
-//! against the locks this CPU already holds: taking a class while holding
-//! the same class or a later one panics with both names, instead of hanging
-//! (a lock taken twice by one CPU) or deadlocking two CPUs some day (an
-//! inverted order). Release builds compile the checks away.
+//! The kernel's one lock model. Every spin lock is a `Lock` of a class
+//! (`LockClass`), and the classes are in one order: a CPU holding a lock
+//! may only take locks of classes listed after it. In debug builds every
+//! acquisition is checked against the classes this CPU already holds
+//! (a bit each in its per-CPU word): taking a class while holding the same
+//! class or a later one panics with the names, instead of hanging (a lock
+//! taken twice by one CPU) or deadlocking two CPUs some day (an inverted
+//! order). `block` (sched/block.rs) checks that the word is empty: a thread
+//! never sleeps holding a spin lock, since the kernel is not preempted and
+//! another thread on that CPU would spin on it for ever. Release builds
+//! compile the checks away. docs/locking.md tells the story.
+//!
+//! The order, outermost first (the enum below, with a line on each):
+//!
+//!   process:  process threads → signal actions → fd table → NIC (a
+//!             connect binds its socket under it) → socket binding (a Unix
+//!             bind makes its file in the tree) → cwd → file offset
+//!             → epoll interest → file locks
+//!   memory:   address space (a page fault holds it while it fills a page
+//!             from a file: file data and host file state come after it)
+//!   files:    directory entries → child directory entries → inode metadata
+//!             → inode place → file data → host file state → mapped host files
+//!   sockets:  socket state → accept queue → socket local address
+//!             → socket peer address → socket datagram peer → abstract names
+//!             → port table → raw sockets → socket options → accepted socket
+//!             options → socket error → keep-alive changes → message queue
+//!   buffers:  pipe buffer → eventfd count → poll links
+//!   waking:   poll hub → epoll ready list → futex table → wait queue
+//!             → sleep lock → thread state → thread signals → sleepers
+//!             → placer → run queue
+//!   devices:  9P devices → 9P ring → virtio console → console input
+//!             → random → file limit → program timers → latency record
+//!             → IRQ affinity → IRQ enables
+//!   leaves:   mounts → dead fids → frames → console output → heap
+//!
+//! Above every spin lock sit the sleep locks (sched/sleeplock.rs), which a
+//! thread may hold while it sleeps (a 9P round trip) and takes with no spin
+//! lock held: rename (fs/tree.rs) → file position (fs/sharefile.rs) → host
+//! file writes (fs/share.rs's HostLink::writing).
+//!
+//! A device wait holds no lock: the 9P driver (drivers/virtio/p9.rs) holds
+//! its ring lock only to add a request or reap replies, and the sender
+//! sleeps on the device's wait queue until the interrupt wakes it. The one
+//! caller that must wait under a spin lock, a page fault filling a page of
+//! a shared host file under the address-space lock, polls the ring instead.
 
 use core::ops::{Deref, DerefMut};
-use core::sync::atomic::AtomicU32;
+use core::sync::atomic::AtomicU64;
 use spin::{Mutex, MutexGuard};
 
 /// Lock classes in the order they may be nested: a CPU holding one may
-/// only take classes listed after it.
+/// only take classes listed after it. (docs/locking.md explains the order.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum LockClass {
+    /// A process's thread list (process.rs).
+    ProcessThreads = 0,
+    /// A process's signal actions (process.rs).
+    SignalActions = 1,
+    /// A process's descriptor table (process.rs, fs/fd.rs).
+    FdTable = 2,
+    /// The network interface and smoltcp (net/nic): under it, a connect binds the socket and sets its addresses, and the NIC updates sockets' state.
+    Nic = 3,
+    /// A socket's binding (net/socket.rs): a Unix bind makes its file in the tree under it, an inet bind takes the port table.
+    SocketBinding = 4,
+    /// A process's working directory (process.rs).
+    Cwd = 5,
+    /// One open file's offset (fs/fd.rs); never held across a device wait.
+    FileOffset = 6,
+    /// One epoll instance's interest map (fs/epoll.rs).
+    EpollInterest = 7,
+    /// The flock/fcntl lock table (fs/locks.rs).
+    FileLocks = 8,
+    /// A program's memory map and page table (mm/uaccess.rs); a page fault holds it while it reads a file page.
+    AddressSpace = 9,
+    /// A directory's entries (fs/inode.rs).
+    DirEntries = 10,
+    /// A directory's entries taken under its parent's (`lock_nested`: rmdir looks into the child).
+    DirEntriesChild = 11,
+    /// An inode's mode, owner, times, links (fs/inode.rs).
+    InodeMeta = 12,
+    /// Where a directory hangs in the tree (fs/inode.rs).
+    InodePlace = 13,
+    /// An in-memory file's bytes (fs/inode.rs).
+    FileData = 14,
+    /// A share file's fid, size and page cache (fs/hostfile.rs); never held across a 9P round trip.
+    HostData = 15,
+    /// Share files mapped shared and writable (fs/hostfile.rs).
+    MappedFiles = 16,
+    /// A socket's state (net/socket.rs).
+    SocketState = 17,
+    /// A listening stream socket's queue (net/stream.rs).
+    AcceptQueue = 18,
+    /// A socket's local address (net/socket.rs).
+    SocketLocal = 19,
+    /// A socket's peer address (net/socket.rs).
+    SocketPeer = 20,
+    /// A datagram socket's connected peer (net/socket.rs).
+    SocketDgramPeer = 21,
+    /// The abstract Unix socket names (net/unixns.rs).
+    AbstractNames = 22,
+    /// The bound ports of a protocol (net/inet.rs): the NIC looks them up under its lock.
+    PortTable = 23,
+    /// The ping/raw sockets (net/ping.rs).
+    RawSockets = 24,
+    /// A socket's options (net/socket.rs): the NIC applies keep-alive options under its lock.
+    SocketOptions = 25,
+    /// The options of a socket being accepted, under its listener's (`lock_nested`: accept copies them).
+    AcceptedOptions = 26,
+    /// A socket's pending error (net/socket.rs).
+    SocketError = 27,
+    /// Sockets whose keep-alive changed (net/nic/keepalive.rs).
+    KeepaliveChanges = 28,
+    /// A datagram or message pipe's queue (net/dgram.rs, net/msgpipe.rs).
+    MessageQueue = 29,
+    /// The netlink port ids in use (net/netlink.rs).
+    NetlinkPorts = 30,
+    /// A netlink socket's queued answers (net/netlink.rs).
+    NetlinkQueue = 31,
+    /// A pipe's bytes (fs/pipe.rs).
+    PipeBuffer = 32,
+    /// An eventfd's counter (fs/eventfd.rs).
+    EventCount = 33,
+    /// The poll hubs linked to a pipe or socket pair's ends (fs/pipe.rs, net/msgpipe.rs).
+    PollLinks = 34,
     /// The epoll watches on one pollable object (fs/pollhub.rs).
-    PollHub = 0,
+    PollHub = 35,
     /// One epoll instance's ready list (fs/pollhub.rs).
-    EpollReady = 1,
+    EpollReady = 36,
     /// The futex table (linux/futex.rs).
-    FutexTable = 2,
-    /// A wait queue's list of waiters (wait.rs).
-    WaitQueue = 3,
-    /// One thread's run state and current wait (thread.rs).
-    ThreadState = 4,
-    /// The sleepers ordered by deadline (timer.rs).
-    Sleepers = 5,
-    /// One CPU's run queue (runqueue.rs).
-    RunQueue = 6,
+    FutexTable = 37,
+    /// A wait queue's list of waiters (sched/wait.rs).
+    WaitQueue = 38,
+    /// The value slot of a sleep lock (sched/sleeplock.rs), held only to take or put back the value.
+    SleepLock = 39,
+    /// One thread's run state and current wait (sched/thread.rs).
+    ThreadState = 40,
+    /// One thread's pending and blocked signals (sched/thread.rs).
+    ThreadSignals = 41,
+    /// The sleepers ordered by deadline (sched/timer.rs).
+    Sleepers = 42,
+    /// One CPU's placement policy state (sched/place.rs).
+    Placer = 43,
+    /// One CPU's run queue (sched/runqueue.rs).
+    RunQueue = 44,
+    /// The virtio-9p devices (drivers/virtio/p9.rs).
+    NinePDevices = 45,
+    /// One virtio-9p device's queue and requests in flight (drivers/virtio/p9.rs); held to add or reap, never across a round trip.
+    NinePRing = 46,
+    /// The virtio console's queues and ports (drivers/virtio/console).
+    VirtioConsole = 47,
+    /// The UART console's input (console.rs).
+    ConsoleInput = 48,
+    /// The kernel's random generator (random.rs).
+    Random = 49,
+    /// RLIMIT_NOFILE (fs/fd.rs).
+    FileLimit = 50,
+    /// The program's interval and POSIX timers (itimer.rs); signals are sent after it is released.
+    ProgramTimers = 51,
+    /// The slowest wakeups seen (sched/latency.rs).
+    LatencyRecord = 52,
     /// Interrupt affinity changes (uio/affinity.rs).
-    IrqAffinity = 7,
-    /// The interrupt controller's enable words (arch/<arch>/irq.rs): a leaf.
+    IrqAffinity = 53,
+    /// The interrupt controller's enable words (arch/<arch>/irq.rs).
     /// Unused where the controller has set/clear registers for them.
     #[allow(dead_code)]
-    IrqEnables = 8,
+    IrqEnables = 54,
+    /// The shares mounted, for /proc/mounts (fs/share.rs).
+    Mounts = 55,
+    /// Fids of dropped share inodes, to clunk (fs/share.rs): a leaf, since an inode may be dropped under any lock.
+    DeadFids = 56,
+    /// The physical frame allocator (mm/frames.rs): a leaf, taken under any lock.
+    Frames = 57,
+    /// Serialises kernel and UART output lines (console.rs).
+    ConsoleOutput = 58,
+    /// The kernel heap (mm/heap.rs): a leaf, taken under any lock, by every allocation.
+    Heap = 59,
 }
 
 impl LockClass {
+    /// Every class, in order (index = discriminant).
+    #[cfg_attr(not(debug_assertions), allow(dead_code))]
+    pub const ALL: [LockClass; 60] = [LockClass::ProcessThreads, LockClass::SignalActions, LockClass::FdTable, LockClass::Nic, LockClass::SocketBinding, LockClass::Cwd, LockClass::FileOffset, LockClass::EpollInterest, LockClass::FileLocks, LockClass::AddressSpace, LockClass::DirEntries, LockClass::DirEntriesChild, LockClass::InodeMeta, LockClass::InodePlace, LockClass::FileData, LockClass::HostData, LockClass::MappedFiles, LockClass::SocketState, LockClass::AcceptQueue, LockClass::SocketLocal, LockClass::SocketPeer, LockClass::SocketDgramPeer, LockClass::AbstractNames, LockClass::PortTable, LockClass::RawSockets, LockClass::SocketOptions, LockClass::AcceptedOptions, LockClass::SocketError, LockClass::KeepaliveChanges, LockClass::MessageQueue, LockClass::NetlinkPorts, LockClass::NetlinkQueue, LockClass::PipeBuffer, LockClass::EventCount, LockClass::PollLinks, LockClass::PollHub, LockClass::EpollReady, LockClass::FutexTable, LockClass::WaitQueue, LockClass::SleepLock, LockClass::ThreadState, LockClass::ThreadSignals, LockClass::Sleepers, LockClass::Placer, LockClass::RunQueue, LockClass::NinePDevices, LockClass::NinePRing, LockClass::VirtioConsole, LockClass::ConsoleInput, LockClass::Random, LockClass::FileLimit, LockClass::ProgramTimers, LockClass::LatencyRecord, LockClass::IrqAffinity, LockClass::IrqEnables, LockClass::Mounts, LockClass::DeadFids, LockClass::Frames, LockClass::ConsoleOutput, LockClass::Heap];
+
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
     pub const fn name(self) -> &'static str {
         match self {
+            LockClass::ProcessThreads => "process threads",
+            LockClass::SignalActions => "signal actions",
+            LockClass::FdTable => "fd table",
+            LockClass::Nic => "NIC",
+            LockClass::SocketBinding => "socket binding",
+            LockClass::Cwd => "cwd",
+            LockClass::FileOffset => "file offset",
+            LockClass::EpollInterest => "epoll interest",
+            LockClass::FileLocks => "file locks",
+            LockClass::AddressSpace => "address space",
+            LockClass::DirEntries => "directory entries",
+            LockClass::DirEntriesChild => "child directory entries",
+            LockClass::InodeMeta => "inode metadata",
+            LockClass::InodePlace => "inode place",
+            LockClass::FileData => "file data",
+            LockClass::HostData => "host file state",
+            LockClass::MappedFiles => "mapped host files",
+            LockClass::SocketState => "socket state",
+            LockClass::AcceptQueue => "accept queue",
+            LockClass::SocketLocal => "socket local address",
+            LockClass::SocketPeer => "socket peer address",
+            LockClass::SocketDgramPeer => "socket datagram peer",
+            LockClass::AbstractNames => "abstract names",
+            LockClass::PortTable => "port table",
+            LockClass::RawSockets => "raw sockets",
+            LockClass::SocketOptions => "socket options",
+            LockClass::AcceptedOptions => "accepted socket options",
+            LockClass::SocketError => "socket error",
+            LockClass::KeepaliveChanges => "keep-alive changes",
+            LockClass::MessageQueue => "message queue",
+            LockClass::PipeBuffer => "pipe buffer",
+            LockClass::EventCount => "eventfd count",
+            LockClass::PollLinks => "poll links",
             LockClass::PollHub => "poll hub",
             LockClass::EpollReady => "epoll ready list",
             LockClass::FutexTable => "futex table",
             LockClass::WaitQueue => "wait queue",
+            LockClass::SleepLock => "sleep lock",
             LockClass::ThreadState => "thread state",
+            LockClass::ThreadSignals => "thread signals",
             LockClass::Sleepers => "sleepers",
+            LockClass::Placer => "placer",
             LockClass::RunQueue => "run queue",
+            LockClass::NinePDevices => "9P devices",
+            LockClass::NinePRing => "9P ring",
+            LockClass::VirtioConsole => "virtio console",
+            LockClass::ConsoleInput => "console input",
+            LockClass::Random => "random",
+            LockClass::FileLimit => "file limit",
+            LockClass::ProgramTimers => "program timers",
+            LockClass::LatencyRecord => "latency record",
             LockClass::IrqAffinity => "IRQ affinity",
             LockClass::IrqEnables => "IRQ enables",
+            LockClass::Mounts => "mounts",
+            LockClass::DeadFids => "dead fids",
+            LockClass::Frames => "frames",
+            LockClass::ConsoleOutput => "console output",
+            LockClass::NetlinkPorts => "netlink ports",
+            LockClass::NetlinkQueue => "netlink queue",
+            LockClass::Heap => "heap",
         }
     }
 }
@@ -65,8 +261,29 @@ impl<T> Lock<T> {
     }
 
     pub fn lock(&self) -> LockGuard<'_, T> {
-        held::acquire(self.class);
-        LockGuard { class: self.class, inner: self.inner.lock() }
+        self.lock_nested(self.class)
+    }
+
+    /// Takes the lock as class `class` instead of its own: for a lock
+    /// taken under another lock of its own class, in a fixed relation (a
+    /// child directory's entries under its parent's), as Linux's
+    /// mutex_lock_nested.
+    pub fn lock_nested(&self, class: LockClass) -> LockGuard<'_, T> {
+        held::acquire(class);
+        LockGuard { class, inner: self.inner.lock() }
+    }
+
+    /// The lock if it is free now: no waiting, so no order to check; the
+    /// class is recorded as held, as `lock`'s.
+    pub fn try_lock(&self) -> Option<LockGuard<'_, T>> {
+        let inner = self.inner.try_lock()?;
+        held::record(self.class);
+        Some(LockGuard { class: self.class, inner })
+    }
+
+    /// The value, for its sole owner (no lock needed).
+    pub fn get_mut(&mut self) -> &mut T {
+        self.inner.get_mut()
     }
 }
 
@@ -98,13 +315,20 @@ impl<T> Drop for LockGuard<'_, T> {
 /// before the CPU has entered the kernel proper. The scheduler registers
 /// it at boot (the word lives in its per-CPU structure); this module sits
 /// below the scheduler and the architecture, so it cannot ask them.
-pub type HeldWord = fn() -> Option<(&'static AtomicU32, usize)>;
+pub type HeldWord = fn() -> Option<(&'static AtomicU64, usize)>;
 
 static HELD_WORD: spin::Once<HeldWord> = spin::Once::new();
 
 /// Registers how to find this CPU's held-class word (once, at boot).
 pub fn register_held_word(f: HeldWord) {
     HELD_WORD.call_once(|| f);
+}
+
+/// Panics (debug builds) if this CPU holds any lock: `what` is about to
+/// sleep, and a spin lock kept across a sleep is a lock no other thread on
+/// this CPU can ever take (the kernel is not preempted).
+pub fn assert_none_held(what: &str) {
+    held::assert_none(what);
 }
 
 #[cfg(debug_assertions)]
@@ -116,21 +340,36 @@ mod held {
     pub fn acquire(class: LockClass) {
         let Some((word, cpu)) = HELD_WORD.get().and_then(|f| f()) else { return };
         let held = word.load(Ordering::Relaxed);
-        let bit = 1u32 << class as u8;
+        let bit = 1u64 << class as u8;
         if held & bit != 0 {
             panic!("lock order: cpu {cpu} takes the {} lock twice", class.name());
         }
         // Any held class at or after this one is an inversion.
         if held >> class as u8 != 0 {
-            let later = (class as u8..32).find(|&c| held & (1 << c) != 0).unwrap_or(0);
-            panic!("lock order: cpu {cpu} takes the {} lock while holding class {later}", class.name());
+            let later = (class as usize..64).find(|&c| held & (1 << c) != 0).unwrap_or(0);
+            panic!("lock order: cpu {cpu} takes the {} lock while holding the {} lock", class.name(), LockClass::ALL[later].name());
         }
         word.store(held | bit, Ordering::Relaxed);
     }
 
+    pub fn record(class: LockClass) {
+        if let Some((word, _)) = HELD_WORD.get().and_then(|f| f()) {
+            word.fetch_or(1u64 << class as u8, Ordering::Relaxed);
+        }
+    }
+
     pub fn release(class: LockClass) {
         if let Some((word, _)) = HELD_WORD.get().and_then(|f| f()) {
-            word.fetch_and(!(1u32 << class as u8), Ordering::Relaxed);
+            word.fetch_and(!(1u64 << class as u8), Ordering::Relaxed);
+        }
+    }
+
+    pub fn assert_none(what: &str) {
+        let Some((word, cpu)) = HELD_WORD.get().and_then(|f| f()) else { return };
+        let held = word.load(Ordering::Relaxed);
+        if held != 0 {
+            let first = (0..64).find(|&c| held & (1 << c) != 0).unwrap_or(0);
+            panic!("lock order: cpu {cpu} is about to {what} holding the {} lock (held: {held:#x})", LockClass::ALL[first].name());
         }
     }
 }
@@ -141,5 +380,9 @@ mod held {
     #[inline(always)]
     pub fn acquire(_class: LockClass) {}
     #[inline(always)]
+    pub fn record(_class: LockClass) {}
+    #[inline(always)]
     pub fn release(_class: LockClass) {}
+    #[inline(always)]
+    pub fn assert_none(_what: &str) {}
 }

@@ -2,6 +2,6 @@
 
 package main
 
-// sysGetrandom is getrandom's number on linux/riscv64 and linux/arm64
-// (the generic table).
+// sysGetrandom is getrandom's number on linux/riscv64 and linux/arm64 (the
+// asm-generic table both use).
 const sysGetrandom = 278

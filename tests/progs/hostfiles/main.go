@@ -15,6 +15,8 @@
 //	exdev   rename and link across mounts: EXDEV (live.go)
 //	msync   store through a shared mapping, msync, hang (live.go)
 //	big     copy /data/big.in (bigger than memory) to /data/big.out (live.go)
+//	parallel  4 threads read /data/p0.in..p3.in at once while a fifth
+//	        writes /data/out.bin (parallel.go)
 //	ro      read a read-only share (with a tree 100 levels deep); every
 //	        way of changing it fails with EROFS or EXDEV (readonly.go)
 //	statfs  print statfs of the share, of a file in it and of /tmp
@@ -107,6 +109,8 @@ func main() {
 		mmapMsync()
 	case "big":
 		streamBig()
+	case "parallel":
+		parallel()
 	default:
 		fail("unknown mode %q", os.Args[1])
 	}

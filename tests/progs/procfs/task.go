@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// checkSelf: /proc/self, cmdline, environ, exe, comm, auxv.
+// checkSelf: /proc/self, cmdline, environ, exe, cwd, comm, auxv.
 func checkSelf() {
 	self, err := os.Readlink("/proc/self")
 	if err != nil || self != strconv.Itoa(os.Getpid()) {
@@ -31,6 +31,12 @@ func checkSelf() {
 	if link, err := os.Readlink("/proc/self/exe"); err != nil || link != exe {
 		fail("exe -> %q %v, os.Executable %q", link, err, exe)
 	}
+	wd, _ := os.Getwd()
+	os.Chdir("/tmp")
+	if cwd, err := os.Readlink("/proc/self/cwd"); err != nil || cwd != "/tmp" {
+		fail("cwd -> %q %v after chdir /tmp", cwd, err)
+	}
+	os.Chdir(wd)
 	if comm := read("/proc/self/comm"); comm != filepath.Base(os.Args[0])+"\n" {
 		fail("comm %q", comm)
 	}
@@ -46,7 +52,7 @@ func checkSelf() {
 	if pairs[atPagesz] != uint64(os.Getpagesize()) || pairs[atRandom] == 0 || !bytes.Equal(auxv[len(auxv)-16:], make([]byte, 16)) {
 		fail("auxv: AT_PAGESZ %d, AT_RANDOM %#x, last pair %x", pairs[atPagesz], pairs[atRandom], auxv[len(auxv)-16:])
 	}
-	fmt.Println("procfs: self, cmdline, environ, exe, comm, auxv ok")
+	fmt.Println("procfs: self, cmdline, environ, exe, cwd, comm, auxv ok")
 }
 
 // stat as procfs's ProcStat parses it: the name in parentheses, then

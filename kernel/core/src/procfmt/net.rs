@@ -160,6 +160,31 @@ pub fn route(list: &[Route]) -> String {
     o
 }
 
+/// An IPv6 address of an interface, for /proc/net/if_inet6.
+#[derive(Clone, Copy, Debug)]
+pub struct Inet6Addr<'a> {
+    pub address: [u8; 16],
+    pub index: u32,
+    pub prefix: u8,
+    /// IPV6_ADDR_LOOPBACK 0x10, _LINKLOCAL 0x20, _SITELOCAL 0x40, global 0.
+    pub scope: u8,
+    /// IFA_F_PERMANENT 0x80.
+    pub flags: u8,
+    pub name: &'a str,
+}
+
+/// /proc/net/if_inet6: one line per address, no header.
+pub fn if_inet6(list: &[Inet6Addr]) -> String {
+    let mut o = String::new();
+    for a in list {
+        for b in a.address {
+            let _ = write!(o, "{b:02x}");
+        }
+        let _ = writeln!(o, " {:02x} {:02x} {:02x} {:02x} {:>8}", a.index, a.prefix, a.scope, a.flags, a.name);
+    }
+    o
+}
+
 /// /proc/net/snmp: for each protocol a line of names and a line of values.
 pub fn snmp(sections: &[(&str, &[(&str, i64)])]) -> String {
     let mut o = String::new();

@@ -258,3 +258,11 @@ fn snmp_pairs_lines() {
     let text = snmp(&[("Ip", &[("Forwarding", 2), ("DefaultTTL", 64)]), ("Tcp", &[("MaxConn", -1)])]);
     assert_eq!(text, "Ip: Forwarding DefaultTTL\nIp: 2 64\nTcp: MaxConn\nTcp: -1\n");
 }
+
+#[test]
+fn if_inet6_matches_linux() {
+    let mut lo = [0u8; 16];
+    lo[15] = 1;
+    let text = if_inet6(&[Inet6Addr { address: lo, index: 1, prefix: 128, scope: 0x10, flags: 0x80, name: "lo" }]);
+    assert_eq!(text, "00000000000000000000000000000001 01 80 10 80       lo\n");
+}

@@ -1,10 +1,11 @@
 //! The MMU on aarch64: two roots, TTBR1_EL1 for the kernel half (the linear
 //! map of physical memory and the kernel's own window, built by entry.S
 //! and never changed) and TTBR0_EL1 for the program, so a user root holds
-//! user mappings only. TLB maintenance uses the inner-shareable TLBI
-//! forms, which the hardware broadcasts to every CPU.
+//! user mappings only. A shootdown uses the inner-shareable TLBI form,
+//! which the hardware broadcasts to every CPU; the per-CPU flushes the
+//! local ones.
 
-use super::sysreg::write_sysreg;
+use super::sysreg::{read_sysreg, write_sysreg};
 
 pub use gometal_core::arch::aarch64::pte::Aarch64 as PageFormat;
 pub use gometal_core::arch::aarch64::USER_END;
@@ -57,11 +58,12 @@ pub fn activate_user_root(root: u64) {
     flush_tlb_all();
 }
 
-/// Flushes the entry for the page at `va` on every CPU (TLBI VAAE1IS).
+/// Flushes this CPU's entry for the page at `va` (TLBI VAAE1, any ASID);
+/// other CPUs are the shootdown's business, as on every architecture.
 pub fn flush_tlb_page(va: u64) {
     // SAFETY: TLB maintenance only; the barriers order it after the
     // page-table write and before the next access.
-    unsafe { core::arch::asm!("dsb ishst", "tlbi vaae1is, {}", "dsb ish", "isb", in(reg) (va >> 12) & ((1 << 44) - 1), options(nostack)) };
+    unsafe { core::arch::asm!("dsb ishst", "tlbi vaae1, {}", "dsb nsh", "isb", in(reg) (va >> 12) & ((1 << 44) - 1), options(nostack)) };
 }
 
 /// Flushes this CPU's whole TLB.
@@ -76,4 +78,38 @@ pub fn flush_tlb_all_cpus() -> bool {
     // SAFETY: TLB maintenance only.
     unsafe { core::arch::asm!("dsb ishst", "tlbi vmalle1is", "dsb ish", "isb", options(nostack)) };
     true
+}
+
+/// Makes what the kernel wrote into the frame at `pa` (a program's code,
+/// the vDSO) visible to instruction fetch before it is mapped executable:
+/// clean the data cache to the point of unification, invalidate the
+/// instruction cache, as Linux's `__sync_icache_dcache` — each step skipped
+/// when CTR_EL0 says the CPU needs none (IDC, DIC). Both maintenance
+/// operations by address are broadcast to every CPU.
+pub fn sync_icache(pa: u64) {
+    const PAGE: u64 = 4096;
+    let ctr = read_sysreg!("ctr_el0");
+    let va = phys_to_virt(pa);
+    if ctr & (1 << 28) == 0 {
+        let line = 4u64 << ((ctr >> 16) & 0xf); // DminLine, in words
+        let mut a = va;
+        while a < va + PAGE {
+            // SAFETY: cache maintenance of the linear map's page; no data changes.
+            unsafe { core::arch::asm!("dc cvau, {}", in(reg) a, options(nostack)) };
+            a += line;
+        }
+    }
+    // SAFETY: a barrier.
+    unsafe { core::arch::asm!("dsb ish", options(nostack)) };
+    if ctr & (1 << 29) == 0 {
+        let line = 4u64 << (ctr & 0xf); // IminLine, in words
+        let mut a = va;
+        while a < va + PAGE {
+            // SAFETY: invalidates instruction-cache lines only.
+            unsafe { core::arch::asm!("ic ivau, {}", in(reg) a, options(nostack)) };
+            a += line;
+        }
+        // SAFETY: barriers.
+        unsafe { core::arch::asm!("dsb ish", "isb", options(nostack)) };
+    }
 }

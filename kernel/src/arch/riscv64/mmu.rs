@@ -86,3 +86,10 @@ pub fn flush_tlb_all() {
 pub fn flush_tlb_all_cpus() -> bool {
     false
 }
+
+/// Makes what the kernel wrote into the frame at `pa` visible to
+/// instruction fetch before it is mapped executable. Nothing here: QEMU
+/// keeps instruction fetch coherent, and gometal's riscv64 port has never
+/// issued `fence.i` (hardware with an incoherent I-cache would need it on
+/// every hart that runs the program).
+pub fn sync_icache(_pa: u64) {}

@@ -42,7 +42,7 @@ pub fn probe(slots: &[VirtioSlot], entropy: &mut [u8]) -> Found {
         match transport.device_type() {
             DeviceType::EntropySource if got == 0 => got = rng::take_entropy(transport, entropy),
             DeviceType::Console => console::init(transport, slot.irq),
-            DeviceType::_9P => p9::add(transport),
+            DeviceType::_9P => p9::add(transport, slot.irq),
             DeviceType::Network if nic.is_none() => nic = Some((transport, slot.irq)),
             _ => {}
         }

@@ -1,5 +1,6 @@
 //! System calls that exist on one architecture only (asm-generic leaves
-//! numbers 244..259 to each architecture). The table (../table.rs) names
+//! numbers 244..259 to each architecture, and keeps some older calls, such
+//! as renameat, for the architectures that ask for them). The table (../table.rs) names
 //! them; each architecture's file answers, and any other architecture
 //! answers ENOSYS as Linux does for a number it does not assign.
 
@@ -10,5 +11,15 @@ pub use riscv64::hwprobe;
 
 #[cfg(not(target_arch = "riscv64"))]
 pub fn hwprobe(_: &mut crate::mm::uaccess::UserSpace) -> super::SysResult {
+    Err(gometal_core::errno::ENOSYS)
+}
+
+#[cfg(target_arch = "aarch64")]
+mod aarch64;
+#[cfg(target_arch = "aarch64")]
+pub use aarch64::renameat;
+
+#[cfg(not(target_arch = "aarch64"))]
+pub fn renameat(_: &mut crate::mm::uaccess::UserSpace) -> super::SysResult {
     Err(gometal_core::errno::ENOSYS)
 }

@@ -53,7 +53,7 @@ fn port_unreachable(inner: &[u8]) {
     let port = |at: usize| u16::from_be_bytes([inner[at], inner[at + 1]]);
     let ours = InetAddr::v4(ip4(12), port(ihl));
     let theirs = InetAddr::v4(ip4(16), port(ihl + 2));
-    let Some(sock) = crate::net::inet::find_udp(ours) else { return };
+    let Some(sock) = crate::net::inet::find_udp(ours, None) else { return };
     let connected_there = matches!(&*sock.peer.lock(), Some(SockAddr::Inet(p)) if p.ip == theirs.ip && p.port == theirs.port);
     if connected_there {
         sock.set_error(gometal_core::errno::ECONNREFUSED);

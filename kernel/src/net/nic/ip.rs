@@ -57,6 +57,12 @@ impl RawPair {
     /// Passes every packet received, well-formed and addressed to us, to
     /// `f` as (source, destination, payload); true if any packet arrived.
     pub fn drain(&self, sockets: &mut SocketSet<'static>, mut f: impl FnMut(IpAddress, IpAddress, &[u8])) -> bool {
+        self.drain_with_header(sockets, |src, dst, payload, _| f(src, dst, payload))
+    }
+
+    /// `drain`, also passing each packet's (TOS or traffic class, TTL or
+    /// hop limit), which UDP's control messages report.
+    pub fn drain_with_header(&self, sockets: &mut SocketSet<'static>, mut f: impl FnMut(IpAddress, IpAddress, &[u8], (u8, u8))) -> bool {
         let mut any = false;
         for h in [self.v4, self.v6].into_iter().flatten() {
             let s = sockets.get_mut::<raw::Socket>(h);
@@ -68,11 +74,20 @@ impl RawPair {
                     Err(_) => None,
                 };
                 if let Some((src, dst, payload)) = parsed {
-                    f(src, dst, payload);
+                    f(src, dst, payload, header_marks(packet));
                 }
             }
         }
         any
+    }
+}
+
+/// (TOS, TTL) of an IPv4 packet, (traffic class, hop limit) of an IPv6 one.
+fn header_marks(packet: &[u8]) -> (u8, u8) {
+    match (packet.first().map(|b| b >> 4), packet.len()) {
+        (Some(4), n) if n >= 20 => (packet[1], packet[8]),
+        (Some(6), n) if n >= 40 => ((packet[0] << 4) | (packet[1] >> 4), packet[7]),
+        _ => (0, 0),
     }
 }
 

@@ -16,7 +16,7 @@
 use crate::net::socket::{Socket, State};
 use alloc::vec::Vec;
 use gometal_core::netshard::DirtySet;
-use spin::Mutex;
+use crate::sync::{Lock, LockClass};
 use smoltcp::socket::tcp;
 use smoltcp::time::Duration;
 
@@ -34,7 +34,7 @@ const DEFAULT_CNT: i32 = 9;
 /// Connections whose keep-alive options changed: the program's socket, by
 /// address (compared with the connections' sockets, never dereferenced),
 /// when it last did, and the NIC socket set that pumps it (shard.rs).
-static CHANGED: Mutex<Vec<Noted>> = Mutex::new(Vec::new());
+static CHANGED: Lock<Vec<Noted>> = Lock::new(LockClass::KeepaliveChanges, Vec::new());
 
 #[derive(Clone, Copy)]
 struct Noted {

@@ -44,7 +44,8 @@ use device::NetDevice;
 use smoltcp::iface::{Config, Interface};
 use smoltcp::time::Instant;
 use smoltcp::wire::{EthernetAddress, HardwareAddress, IpAddress, IpCidr, Ipv4Address};
-use spin::{Mutex, Once};
+use crate::sync::{Lock, LockClass};
+use spin::Once;
 
 
 struct Nic {
@@ -61,7 +62,7 @@ struct Nic {
     mac: [u8; 6],
 }
 
-static NIC: Mutex<Option<Nic>> = Mutex::new(None);
+static NIC: Lock<Option<Nic>> = Lock::new(LockClass::Nic, None);
 static PRESENT: AtomicBool = AtomicBool::new(false);
 static IRQ: Once<u32> = Once::new();
 pub(super) fn now() -> Instant {
@@ -91,6 +92,7 @@ pub fn add(transport: crate::drivers::virtio::Mmio, irq: u32) {
     let (udp, icmp) = (udp::Udp::new(&mut shards[0].sockets), icmp::Icmp::new(&mut shards[0].sockets));
     *guard = Some(Nic { dev, iface, shards, listened: alloc::vec::Vec::new(), udp, icmp, mac });
     IRQ.call_once(|| irq);
+    MAC.call_once(|| mac);
     PRESENT.store(true, Ordering::Release);
     if offloads.csum_tx || offloads.csum_rx {
         let o = offloads;
@@ -129,6 +131,13 @@ pub fn configure(spec: Option<&[u8]>) {
     );
 }
 
+/// The device's MAC address (eth0's, for netlink and /proc).
+static MAC: Once<[u8; 6]> = Once::new();
+
+pub fn mac() -> Option<[u8; 6]> {
+    MAC.get().copied()
+}
+
 pub fn present() -> bool {
     PRESENT.load(Ordering::Acquire)
 }
@@ -151,6 +160,16 @@ pub fn kick(shard: usize) {
     stats::POLL_KICK.add(1);
     shard::mark(shard);
     poll_soon();
+}
+
+/// A program read from a connection of set `shard` whose pipe the network
+/// had filled: the bytes smoltcp holds move on at the next poll, which the
+/// NIC's timer event runs now, from the timer interrupt (never the read
+/// itself: a read() costs the reader its copy and nothing more).
+pub fn room(shard: usize) {
+    stats::POLL_ROOM.add(1);
+    shard::mark(shard);
+    poll::poll_from_timer();
 }
 
 /// A program shut down or closed a connection of set `shard`: its FIN or

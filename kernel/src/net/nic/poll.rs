@@ -15,7 +15,7 @@ static PENDING: AtomicBool = AtomicBool::new(false);
 
 /// The NIC lock, timed for the statistics.
 struct Timed<'a> {
-    guard: spin::MutexGuard<'a, Option<Nic>>,
+    guard: crate::sync::LockGuard<'a, Option<Nic>>,
     since: u64,
 }
 
@@ -117,6 +117,18 @@ fn arm_timer(nic: &Nic) {
 }
 
 const DEADLINE_EVERY_NS: u64 = 2_000_000;
+
+/// Has the timer event poll as soon as it can (on this CPU, from its timer
+/// interrupt, once the calling thread is back in user mode), not the
+/// caller: a program's read() must not run the NIC's poll. The poll re-arms
+/// the timer for smoltcp's deadlines; should one run before this arms and
+/// miss the caller's mark, POLL_BY has the next arm come within
+/// TIMER_MIN_NS.
+pub(super) fn poll_from_timer() {
+    let now_ns = crate::sched::clock::monotonic_ns();
+    poll_by(now_ns);
+    TIMER.arm(now_ns);
+}
 
 /// Polls now, or has the CPU that holds the NIC lock poll once more
 /// before it lets go: no CPU ever spins for the lock here. (Spinning was

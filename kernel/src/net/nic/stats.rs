@@ -24,6 +24,8 @@ pub static POLL_IRQ: Counter = Counter::new();
 pub static POLL_KICK: Counter = Counter::new();
 pub static POLL_IDLE: Counter = Counter::new();
 pub static POLL_TIMER: Counter = Counter::new();
+/// Reads that found their pipe had been full (a poll was asked of the timer).
+pub static POLL_ROOM: Counter = Counter::new();
 pub static FRAMES_IN: Counter = Counter::new();
 pub static FRAMES_OUT: Counter = Counter::new();
 /// Frames sent while a poll the timer started ran (retransmissions,
@@ -59,7 +61,7 @@ pub fn report() {
         return;
     }
     crate::println!(
-        "gometal: net: polls irq {} kick {} idle {} timer {}, left to the lock holder {}; frames in {} out {}, out from timer polls {}; pipe full {}; keepalive {}; accept queue full {}",
+        "gometal: net: polls irq {} kick {} idle {} timer {}, left to the lock holder {}; frames in {} out {}, out from timer polls {}; pipe full {}; keepalive {}; accept queue full {}; reads that asked the timer for a poll {}",
         POLL_IRQ.get(),
         POLL_KICK.get(),
         POLL_IDLE.get(),
@@ -70,7 +72,8 @@ pub fn report() {
         TIMER_FRAMES.get(),
         PIPE_FULL.get(),
         KEEPALIVE_SET.get(),
-        QUEUE_FULL.get()
+        QUEUE_FULL.get(),
+        POLL_ROOM.get()
     );
     let ms = |c: &Counter| c.get() / 1_000_000;
     crate::println!(

@@ -204,7 +204,7 @@ enum Accept {
 fn accept(s: &tcp::Socket, port: u16, shard: usize) -> Accept {
     let Some(remote) = s.remote_endpoint().map(super::addr::inet_of) else { return Accept::Refused };
     let local = super::addr::own_for(&remote, port);
-    let Some(listening) = crate::net::inet::find_listener(&local) else { return Accept::Refused };
+    let Some(listening) = crate::net::inet::find_listener(&local, Some(&remote)) else { return Accept::Refused };
     let listener = match &*listening.state.lock() {
         State::Listening(l) => l.clone(),
         _ => return Accept::Refused,
@@ -218,7 +218,7 @@ fn accept(s: &tcp::Socket, port: u16, shard: usize) -> Accept {
     let accepted = Socket::new(listening.family, SockType::Stream);
     *accepted.local.lock() = Some(SockAddr::Inet(local.as_family(v6)));
     *accepted.peer.lock() = Some(SockAddr::Inet(remote.as_family(v6)));
-    listening.opts.lock().inherit_into(&mut accepted.opts.lock());
+    listening.opts.lock().inherit_into(&mut accepted.opts.lock_nested(crate::sync::LockClass::AcceptedOptions));
     *accepted.state.lock() = State::Connected(Arc::new(program_end));
     let weak = Arc::downgrade(&accepted);
     if !listener.offer(accepted) {

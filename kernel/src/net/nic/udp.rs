@@ -25,19 +25,20 @@ impl Udp {
 
     /// Hands the datagrams that arrived to their sockets; true if any did.
     pub fn step(&mut self, sockets: &mut SocketSet<'static>) -> bool {
-        self.0.drain(sockets, deliver)
+        self.0.drain_with_header(sockets, deliver)
     }
 }
 
 /// Passes one received UDP packet (`payload` of an IP packet from `src`
 /// to `dst`) to the socket holding its port.
-fn deliver(src: IpAddress, dst: IpAddress, payload: &[u8]) {
+fn deliver(src: IpAddress, dst: IpAddress, payload: &[u8], (tos, ttl): (u8, u8)) {
     let Ok(udp) = UdpPacket::new_checked(payload) else { return };
     let Ok(ports) = UdpRepr::parse(&udp, &src, &dst, &ChecksumCapabilities::default()) else { return };
     let from = super::addr::inet_of((src, ports.src_port).into());
     let to = super::addr::inet_of((dst, ports.dst_port).into());
-    if let Some(target) = crate::net::inet::find_udp(to) {
-        crate::net::dgram::deliver(&target, from, udp.payload());
+    if let Some(target) = crate::net::inet::find_udp(to, Some(&from)) {
+        let info = gometal_core::cmsg::PacketInfo { dst: to.ip, v4: to.is_v4(), ifindex: crate::net::ifaces::ETH_INDEX, tos, ttl };
+        crate::net::dgram::deliver(&target, from, udp.payload(), info);
     }
 }
 

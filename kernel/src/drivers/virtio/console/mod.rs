@@ -21,7 +21,8 @@ use super::Mmio;
 use crate::sched::wait::WaitQueue;
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
-use spin::{Mutex, Once};
+use crate::sync::{Lock, LockClass};
+use spin::Once;
 use virtio_drivers::queue::VirtQueue;
 use virtio_drivers::transport::{DeviceStatus, Transport};
 
@@ -76,7 +77,7 @@ struct Console {
     ports: Vec<Port>,
 }
 
-static CONSOLE: Mutex<Option<Console>> = Mutex::new(None);
+static CONSOLE: Lock<Option<Console>> = Lock::new(LockClass::VirtioConsole, None);
 static IRQ: Once<u32> = Once::new();
 /// Readers of a port's input, woken when data or a close arrives.
 pub static INPUT_WAITERS: WaitQueue = WaitQueue::new();

@@ -1,0 +1,233 @@
+package tests
+
+// The network device on a tap (-net=tap=IFNAME,ip=...,gw=...): the test
+// makes its own network namespace with a tap device in it (root, `ip`,
+// /dev/net/tun; skipped without them), boots the echo server on that tap
+// with an address plan of its own, and talks to it from inside the
+// namespace only. A tap backend takes virtio-net headers, so QEMU offers
+// the guest checksum offload, TSO and large receive: a large transfer
+// checked by SHA-256 each way goes through all of them (the kernel's
+// statistics must show segments sent for the device to cut and packets
+// larger than the MTU received). Then bad peers: one that resets the
+// connection in the middle of a transfer, and one that holds a zero window
+// (sends, never reads) — the server must go on serving others meanwhile
+// and after.
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"gometal.dev/gometal/internal/kernelimage"
+)
+
+// tapNS is a network namespace holding tap device "gmtap0" at 10.77.0.1/24.
+type tapNS struct{ name string }
+
+func newTapNS(t *testing.T) tapNS {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a network namespace and a tap device")
+	}
+	if _, err := os.Stat("/dev/net/tun"); err != nil {
+		t.Skip("no /dev/net/tun")
+	}
+	if _, err := exec.LookPath("ip"); err != nil {
+		t.Skip("no ip(8)")
+	}
+	ns := tapNS{name: fmt.Sprintf("gmtap%d", os.Getpid())}
+	run := func(args ...string) {
+		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+			t.Fatalf("ip %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	run("netns", "add", ns.name)
+	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns.name).Run() })
+	run("-n", ns.name, "link", "set", "lo", "up")
+	run("-n", ns.name, "tuntap", "add", "dev", "gmtap0", "mode", "tap", "vnet_hdr")
+	run("-n", ns.name, "addr", "add", "10.77.0.1/24", "dev", "gmtap0")
+	run("-n", ns.name, "link", "set", "gmtap0", "up")
+	return ns
+}
+
+// dial connects to addr from inside the namespace: the socket is made on
+// a thread that entered it (and that thread is never used again).
+func (ns tapNS) dial(addr string) (net.Conn, error) {
+	type result struct {
+		c   net.Conn
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread() // not unlocked: the thread ends with the goroutine
+		f, err := os.Open("/var/run/netns/" + ns.name)
+		if err != nil {
+			ch <- result{nil, err}
+			return
+		}
+		defer f.Close()
+		if err := unix.Setns(int(f.Fd()), unix.CLONE_NEWNET); err != nil {
+			ch <- result{nil, err}
+			return
+		}
+		c, err := net.DialTimeout("tcp", addr, 20*time.Second)
+		ch <- result{c, err}
+	}()
+	r := <-ch
+	return r.c, r.err
+}
+
+// echoConn writes data (then half-closes) while reading everything back.
+func echoConn(c net.Conn, data []byte) ([]byte, error) {
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(90 * time.Second))
+	sent := make(chan error, 1)
+	go func() {
+		_, err := c.Write(data)
+		if err == nil {
+			err = c.(*net.TCPConn).CloseWrite()
+		}
+		sent <- err
+	}()
+	back, err := io.ReadAll(c)
+	if err2 := <-sent; err == nil {
+		err = err2
+	}
+	return back, err
+}
+
+func TestNetTap(t *testing.T) {
+	t.Parallel()
+	ns := newTapNS(t)
+	if qemuErr != nil || kernelErr != nil {
+		t.Fatalf("cannot boot: %v %v", qemuErr, kernelErr)
+	}
+	bootSem <- struct{}{}
+	t.Cleanup(func() { <-bootSem })
+	outPath := filepath.Join(t.TempDir(), "out")
+	out, err := os.Create(outPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("ip", "netns", "exec", ns.name, gometal, "run", "-timeout", "150s", "-cores", "2",
+		"-net", "tap=gmtap0,ip=10.77.0.2/24,gw=10.77.0.1", "-kernel-args", "stats", progDir+"tcpecho", "quit")
+	cmd.Dir = modRoot
+	cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+kernel)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-done
+		out.Close()
+	})
+	output := func() string { b, _ := os.ReadFile(outPath); return string(b) }
+	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(output(), "tcpecho: listening"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("not ready after 60s:\n%s", output())
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("ended before it was ready (%v):\n%s", err, output())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	if !strings.Contains(output(), "address 10.77.0.2/24") || !strings.Contains(output(), "offloads: checksum tx true rx true, segmentation tcp4 true") {
+		t.Fatalf("the device's plan or offloads are not the tap's:\n%s", output())
+	}
+	const addr = "10.77.0.2:7"
+	small := func(tag string) {
+		t.Helper()
+		data := []byte("still serving " + tag)
+		c, err := ns.dial(addr)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", tag, err, output())
+		}
+		back, err := echoConn(c, data)
+		if err != nil || !bytes.Equal(back, data) {
+			t.Fatalf("%s: %q, %v\n%s", tag, back, err, output())
+		}
+	}
+	small("first")
+
+	// A large transfer each way at once, checked whole.
+	mib := 3 * netMiB()
+	data := randomBytes(mib << 20)
+	c, err := ns.dial(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	back, err := echoConn(c, data)
+	if err != nil || sha256.Sum256(back) != sha256.Sum256(data) {
+		t.Fatalf("%d MiB echo: %v, %d bytes back\n%s", mib, err, len(back), output())
+	}
+	t.Logf("%d MiB each way in %v", mib, time.Since(start).Round(time.Millisecond))
+
+	// A peer that resets in the middle of a transfer.
+	c, err = ns.dial(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetWriteDeadline(time.Now().Add(2 * time.Second)) // it echoes; we do not read
+	c.Write(data[:4<<20])
+	c.(*net.TCPConn).SetLinger(0)
+	c.Close()
+	small("after a reset mid-transfer")
+
+	// A peer that sends and never reads: the server's writes meet a zero
+	// window; others are served meanwhile; then the peer goes away.
+	c, err = ns.dial(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetWriteDeadline(time.Now().Add(3 * time.Second))
+	n, _ := c.Write(data) // stops when both sides' buffers are full
+	small("beside a zero window")
+	c.(*net.TCPConn).SetLinger(0)
+	c.Close()
+	small("after the zero window")
+	t.Logf("the zero-window peer got %d bytes in before the window closed", n)
+
+	// End the program: the kernel's statistics must show the offloads used.
+	if c, err = ns.dial(addr); err != nil {
+		t.Fatal(err)
+	}
+	c.Write([]byte("quit"))
+	select {
+	case err := <-done:
+		done <- err
+		if err != nil {
+			t.Fatalf("gometal: %v\n%s", err, output())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("did not end after quit:\n%s", output())
+	}
+	c.Close()
+	m := regexp.MustCompile(`frames in larger than the MTU (\d+), dropped for a bad checksum (\d+); out for the device to segment (\d+)`).FindStringSubmatch(output())
+	if m == nil {
+		t.Fatalf("no NIC statistics:\n%s", output())
+	}
+	big, _ := strconv.Atoi(m[1])
+	tso, _ := strconv.Atoi(m[3])
+	if big == 0 || tso == 0 {
+		t.Errorf("large receive %d packets, segmentation offload %d frames: want both used\n%s", big, tso, output())
+	}
+	t.Logf("packets larger than the MTU in %d, bad checksums %s, frames out for TSO %d", big, m[2], tso)
+}
