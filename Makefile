@@ -24,7 +24,7 @@ run: deps kernel-build
 test: deps kernel-build unit boot-tests conformance-quick
 
 # Everything a fresh machine lacks: QEMU (Debian's qemu-system-misc, which
-# brings OpenSBI; qemu-system-arm for arm64), U-Boot for QEMU (u-boot-qemu), sqlite3 (tests/mount_test.go reads a guest's database) and the bare-metal Rust target (rust-toolchain.toml names
+# brings OpenSBI; qemu-system-arm for arm64), U-Boot for QEMU (u-boot-qemu), EDK2 for arm64 (qemu-efi-aarch64), sqlite3 (tests/mount_test.go reads a guest's database) and the bare-metal Rust target (rust-toolchain.toml names
 # it; rustup installs it on first use).
 deps:
 	@command -v qemu-system-riscv64 >/dev/null || { \
@@ -43,6 +43,10 @@ deps:
 		echo "installing U-Boot for QEMU (u-boot-qemu: the image tests boot through it) with apt-get"; \
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq u-boot-qemu >/dev/null; }
+	@test -f /usr/share/qemu-efi-aarch64/QEMU_EFI.fd || { \
+		echo "installing EDK2 for QEMU arm64 (qemu-efi-aarch64: the arm64 image tests boot it as a UEFI application) with apt-get"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq qemu-efi-aarch64 >/dev/null; }
 	@command -v sqlite3 >/dev/null || { \
 		echo "installing sqlite3 (the mount tests open the guest's database with it) with apt-get"; \
 		$(SUDO) apt-get update -qq && \

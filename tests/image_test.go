@@ -91,6 +91,9 @@ func TestBadImage(t *testing.T) {
 	corrupt[0x3000] ^= 0x20
 	corruptPath := write("corrupt.img", corrupt)
 	// An Image header with neither architecture's magic: not an image to gometal run.
+	arm := append([]byte(nil), data...) // riscv64 code under arm64's magic
+	copy(arm[0x38:], "ARM\x64")
+	armPath := write("arm64.img", arm)
 	alien := append([]byte(nil), data...)
 	copy(alien[0x38:], "MIPS")
 	alienPath := write("alien.img", alien)
@@ -122,6 +125,7 @@ func TestBadImage(t *testing.T) {
 	for _, c := range []struct{ name, img, want string }{
 		{"cli-truncated", truncated, "truncated"},
 		{"cli-corrupt", corruptPath, "damaged: the kernel's code"},
+		{"cli-arm64", armPath, "its header says arm64, but its first instruction is not arm64 code"},
 		{"cli-alien", alienPath, "not an ELF executable"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -250,8 +254,11 @@ func sdCard(t *testing.T, files map[string][]byte) string {
 		if err := os.WriteFile(src, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if d := filepath.Dir(name); d != "." {
-			exec.Command("mmd", "-i", fat, "::"+d).Run() // may exist already
+		parts := strings.Split(filepath.Dir(name), "/")
+		for i := range parts { // each folder above name, outermost first
+			if d := strings.Join(parts[:i+1], "/"); d != "." {
+				exec.Command("mmd", "-i", fat, "::"+d).Run() // may exist already
+			}
 		}
 		mustRun(t, "mcopy", "-i", fat, src, "::"+name)
 	}

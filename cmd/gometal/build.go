@@ -58,7 +58,10 @@ finds them in its own image; it needs no initrd from the loader, and it
 ignores the loader's command line.
 
 	qemu-system-riscv64 -M virt -nographic -kernel app.img
+	qemu-system-aarch64 -M virt -cpu cortex-a72 -nographic -kernel app.img   (-arch arm64)
 	U-Boot:  load mmc 0:1 ${kernel_addr_r} app.img; booti ${kernel_addr_r} - ${fdtcontroladdr}
+	UEFI (arm64): the image is also an EFI application: EFI/BOOT/BOOTAA64.EFI
+	on a FAT partition; the firmware's device tree or ACPI tables
 
 On a machine without virtio devices the program's stdin, stdout and stderr
 are the serial console (the device tree's /chosen/stdout-path) and its

@@ -1,6 +1,8 @@
 package bootimage
 
 import (
+	"bytes"
+	"debug/pe"
 	"encoding/binary"
 	"strings"
 	"testing"
@@ -26,6 +28,7 @@ func fakeKernel(t *testing.T) []byte {
 	copy(k[offMagic2:], "RSC\x05")
 	copy(k[offDescriptor:], descriptorMagic)
 	le := binary.LittleEndian
+	le.PutUint32(k, 0x0800006f) // j _start
 	le.PutUint64(k[offImageSize:], 5*page)
 	le.PutUint64(k[offCheckedSize:], 2*page)
 	for i := codeStart; i < len(k); i++ {
@@ -88,5 +91,43 @@ func TestCheckFindsDamage(t *testing.T) {
 	copy(arm[offMagic2:], "ARM\x64")
 	if h, _ := ReadHeader(arm); h.Arch != "arm64" {
 		t.Errorf("arm64 magic read as %q", h.Arch)
+	}
+	if _, err := Check(arm); err == nil || !strings.Contains(err.Error(), "not arm64 code") {
+		t.Errorf("a riscv64 image with arm64's magic: %v", err)
+	}
+}
+
+// An arm64 kernel with room for the PE header (the "MZ" ccmp first, the
+// place's offset at 0x3c holding the EFI entry's offset) comes out of
+// WithPayload as a PE32+ EFI application covering the whole file.
+func TestPEHeader(t *testing.T) {
+	k := fakeKernel(t)
+	le := binary.LittleEndian
+	le.PutUint32(k, 0xfa405a4d)
+	copy(k[offMagic2:], "ARM\x64")
+	le.PutUint32(k[offPE:], 0x200)
+	clear(k[0x200 : 0x200+peSpace])
+	le.PutUint64(k[0x200:], 0x1234)
+	le.PutUint64(k[offCodeSum:], Checksum(k[codeStart:2*page]))
+	img, err := WithPayload(k, "x", []byte("initramfs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Check(img); err != nil {
+		t.Fatalf("Check after stamping the PE header: %v", err)
+	}
+	f, err := pe.NewFile(bytes.NewReader(img))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := f.OptionalHeader.(*pe.OptionalHeader64)
+	s := f.Sections[0]
+	if f.Machine != pe.IMAGE_FILE_MACHINE_ARM64 || opt.Subsystem != pe.IMAGE_SUBSYSTEM_EFI_APPLICATION || opt.AddressOfEntryPoint != 0x1234 ||
+		uint64(opt.SizeOfImage) != uint64(len(img)) || s.Offset != 0x1000 || s.VirtualAddress != 0x1000 || uint64(s.Size) != uint64(len(img))-0x1000 {
+		t.Errorf("PE header: machine %#x, %+v, section %+v", f.Machine, opt, s.SectionHeader)
+	}
+	// Stamped again (a kernel image made into another): the same entry.
+	if err := stampPE(img); err != nil || le.Uint32(img[0x200+24+16:]) != 0x1234 {
+		t.Errorf("restamp: %v, entry %#x", err, le.Uint32(img[0x200+24+16:]))
 	}
 }

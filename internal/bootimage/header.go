@@ -16,7 +16,8 @@
 //	0x3c PE offset     0, or where the PE/COFF header is (UEFI)
 //	0x40 "GOMETAL\0", then checked_size, code_sum, payload_offset,
 //	     cmdline_len, initramfs_offset, initramfs_len, payload_sum
-//	0x80 the first instruction
+//	0x80 the first instruction (riscv64); on arm64 the PE/COFF header
+//	     (pe.go), zeros to 0x1000 and the first instruction there
 package bootimage
 
 import (
@@ -131,6 +132,9 @@ func Check(img []byte) (Header, error) {
 	if !h.Gometal {
 		return h, fmt.Errorf("a Linux %s Image, but not a gometal one", h.Arch)
 	}
+	if !codeMatchesArch(h.Arch, img) {
+		return h, fmt.Errorf("its header says %s, but its first instruction is not %s code (an image for another architecture?)", h.Arch, h.Arch)
+	}
 	if h.CheckedSize < codeStart || h.CheckedSize > uint64(len(img)) {
 		return h, fmt.Errorf("truncated: %d bytes, the kernel alone needs %d", len(img), h.CheckedSize)
 	}
@@ -150,4 +154,20 @@ func Check(img []byte) (Header, error) {
 		return h, errors.New("damaged: the program does not match its checksum")
 	}
 	return h, nil
+}
+
+// codeMatchesArch reports whether the image's first instruction is what a
+// gometal kernel for arch starts with: on riscv64 a jump (jal x0), on
+// arm64 a branch or the "MZ" ccmp of an image that is also a PE/COFF
+// file. The magic at 0x38 alone says nothing of the code (neither
+// checksum covers the header).
+func codeMatchesArch(arch string, img []byte) bool {
+	insn := binary.LittleEndian.Uint32(img)
+	switch arch {
+	case "riscv64":
+		return insn&0xfff == 0x06f // jal x0, _start
+	case "arm64":
+		return insn == 0xfa405a4d || insn>>26 == 0b000101 // ccmp x18, #0, #0xd, pl ("MZ"); b
+	}
+	return false
 }

@@ -41,6 +41,10 @@ func WithPayload(kernel []byte, cmdline string, initramfs []byte) ([]byte, error
 	le.PutUint64(img[offInitramfsOffset:], initramfsOff)
 	le.PutUint64(img[offInitramfsLen:], uint64(len(initramfs)))
 	le.PutUint64(img[offPayloadSum:], Checksum(img[payload:end]))
+	if err := stampPE(img); err != nil {
+		return nil, err
+	}
+	stampSums(img, h)
 	return img, nil
 }
 

@@ -23,6 +23,11 @@
 //! elf       the ELF machine, HWCAP, uname's machine name
 //! ```
 //!
+//! aarch64 also has efi (the image as a UEFI application: its entry,
+//! the memory map it hands over), acpi (the MADT's CPUs and GIC, the
+//! SPCR's UART, for boot/acpi.rs) and imagecheck (entry.S's code-checksum
+//! verdict); the other architectures answer those with the stubs below.
+//!
 //! The kernel runs with interrupts masked. An interrupt is taken only from
 //! user mode (the trap vector) or polled by an idle CPU; either way the
 //! architecture finds out which sources are pending, acknowledges them at
@@ -58,6 +63,48 @@ pub use this::mmu::{
 };
 pub use this::power::{exit_status_reaches_host, firmware_console_put, halt, power_off, reboot};
 pub use this::timer::set_timer;
+#[cfg(target_arch = "aarch64")]
+pub use aarch64::efi::{firmware_memory, firmware_rsdp};
+#[cfg(target_arch = "aarch64")]
+pub use aarch64::imagecheck::image_code_damaged;
+#[cfg(target_arch = "aarch64")]
+pub use aarch64::acpi::{read_madt, spcr_uart};
+
+/// The CPUs and interrupt controller from ACPI's MADT: not read on this
+/// architecture (RISC-V's RINTC entries), so ACPI-only firmware fails.
+#[cfg(not(target_arch = "aarch64"))]
+pub fn read_madt(
+    _madt: core::pin::Pin<&acpi::madt::Madt>,
+    _fadt: Option<core::pin::Pin<&acpi::fadt::Fadt>>,
+) -> Option<(MachineInfo, alloc::vec::Vec<usize>)> {
+    None
+}
+
+/// The console driver and register width for an SPCR interface type.
+#[cfg(not(target_arch = "aarch64"))]
+pub fn spcr_uart(kind: acpi::spcr::SpcrInterfaceType) -> Option<(&'static str, u32)> {
+    use acpi::spcr::SpcrInterfaceType::{Full16450, Full16550};
+    matches!(kind, Full16550 | Full16450).then_some(("ns16550a", 1))
+}
+
+/// Whether the boot code found the image's code damaged and booted on to
+/// say so; riscv64's entry says it itself, through the SBI.
+#[cfg(not(target_arch = "aarch64"))]
+pub fn image_code_damaged() -> bool {
+    false
+}
+
+/// Usable RAM from a UEFI memory map (arm64's EFI entry); none here.
+#[cfg(not(target_arch = "aarch64"))]
+pub fn firmware_memory() -> Option<&'static [[u64; 2]]> {
+    None
+}
+
+/// The ACPI RSDP a UEFI firmware named; none here.
+#[cfg(not(target_arch = "aarch64"))]
+pub fn firmware_rsdp() -> Option<u64> {
+    None
+}
 pub use this::trap::{poll_interrupts, take_interrupts};
 pub use this::{enable_semihosting, enter_user, init_platform, restore_fp, save_fp, switch};
 

@@ -51,6 +51,9 @@ pub struct Machine {
     /// The PCIe host bridge and the platform devices UIO may expose.
     pub pci_host: Option<super::devnodes::PciHostNode>,
     pub platform: Vec<super::devnodes::PlatformNode>,
+    /// PCIe ECAM windows ACPI's MCFG names (base, first and last bus):
+    /// reported, not used (the bridge's windows are in the DSDT's AML).
+    pub ecam: Vec<(u64, u8, u8)>,
     /// What the architecture reads for itself.
     pub arch: crate::arch::MachineInfo,
 }
@@ -75,6 +78,11 @@ pub fn read(dtb_pa: u64, blob: &mut [u8]) -> Result<Machine, fdt::FdtError> {
     for r in fdt.memory().regions() {
         let start = r.starting_address as u64;
         m.memory.push(Range { start, end: start + r.size.unwrap_or(0) as u64 });
+    }
+    if let Some(ranges) = crate::arch::firmware_memory() {
+        // UEFI started the kernel: its memory map says what is free RAM
+        // (the firmware's runtime and ACPI memory is not).
+        m.memory = ranges.iter().map(|&[start, end]| Range { start, end }).collect();
     }
     let okay = |cpu: &fdt::standard_nodes::Cpu| cpu.property("status").and_then(|p| p.as_str()).is_none_or(|s| s == "okay");
     for cpu in fdt.cpus().filter(|c| okay(c)) {

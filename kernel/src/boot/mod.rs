@@ -2,10 +2,11 @@
 //! memory, CPUs, console, devices; devnodes.rs: what UIO may hand out;
 //! dtirq.rs: interrupt specifiers; serial.rs: the console's port; seeds.rs:
 //! the loader's entropy; topology.rs: which CPUs share a cache), found by
-//! dtb.rs, and the kernel's own image
+//! dtb.rs, or from ACPI tables (acpi.rs), and the kernel's own image
 //! (image.rs: where it was loaded, the program it carries). Starting the
 //! CPUs is sched/bringup.rs.
 
+pub mod acpi;
 pub mod devnodes;
 pub mod dtb;
 #[deny(unsafe_code)]

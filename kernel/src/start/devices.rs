@@ -13,6 +13,10 @@ use gometal_core::bootargs::BootArgs;
 
 /// The machine from the device tree the loader passed.
 pub fn read_machine(dtb_pa: u64) -> machine::Machine {
+    if let (0, Some(rsdp)) = (dtb_pa, crate::arch::firmware_rsdp()) {
+        return crate::boot::acpi::read(rsdp)
+            .unwrap_or_else(|e| fail(STATUS_CANNOT_BOOT, format_args!("cannot read the machine from the ACPI tables: {e}")));
+    }
     let blob = dtb::locate(dtb_pa).unwrap_or_else(|e| {
         fail(STATUS_CANNOT_BOOT, format_args!("{e} ({dtb_pa:#x}): the loader must pass one, as it does for Linux"))
     });
@@ -50,6 +54,15 @@ pub fn report_image(m: &machine::Machine, image: &image::Image) {
     let e = image.extent;
     let what = if image.payload.is_some() { "kernel and program" } else { "kernel" };
     crate::println!("gometal: {what} image at {:#x}..{:#x}", e.start, e.end);
+    if let Some(ranges) = crate::arch::firmware_memory() {
+        crate::println!("gometal: started by UEFI firmware: RAM from its memory map ({} ranges)", ranges.len());
+    }
+    if m.fdt.end == 0 {
+        crate::println!("gometal: no device tree: the machine from ACPI tables ({} CPUs in the MADT, console from the SPCR)", m.hwids.len());
+        for (base, first, last) in &m.ecam {
+            crate::println!("gometal: PCIe ECAM at {base:#x} (buses {first}..={last}) from the MCFG: not used (its windows are in the DSDT)");
+        }
+    }
     for r in &m.reserved {
         crate::println!("gometal: firmware reserves {:#x}..{:#x}", r.start, r.end);
     }

@@ -57,6 +57,9 @@ extern "C" fn rust_boot(hwid: usize, dtb_pa: usize) -> ! {
     // Until init_devices finds the UART, lines go to the firmware's console.
     let mut m = read_machine(dtb_pa as u64);
     let rtc_now = init_devices(&m);
+    if crate::arch::image_code_damaged() {
+        fail(STATUS_CANNOT_BOOT, format_args!("the image is damaged (its code does not match its checksum): a truncated or corrupt file?"));
+    }
     let image = image::read().unwrap_or_else(|e| fail(STATUS_CANNOT_BOOT, format_args!("the image is damaged: {e}")));
     take_payload(&mut m, &image);
     let args = bootargs::parse(&m.bootargs);

@@ -42,14 +42,15 @@
     .section .text.head, "ax"
     .global _head
 _head:
-    b       _start                      // code0
-    .word   0                           // code1
+    ccmp    x18, #0, #0xd, pl           // code0: "MZ", the PE/COFF magic, as a
+                                        // harmless instruction (efi.rs)
+    b       _start                      // code1
     .quad   0x200000                    // text_offset: 2 MiB into RAM
     .quad   kernel_image_size           // image_size (stamped larger with a payload)
     .quad   0xa                         // flags: little endian, 4 KiB pages, anywhere in RAM
     .quad   0, 0, 0                     // res2..res4
     .ascii  "ARM\x64"                   // magic at 0x38
-    .word   0                           // res5: no PE/COFF header
+    .word   efi_pe_offset               // res5: the PE/COFF header (efi.rs)
     .global image_descriptor
 image_descriptor:                       // offset 0x40
     .ascii  "GOMETAL\0"                 // 0x40 magic
@@ -61,7 +62,10 @@ image_descriptor:                       // offset 0x40
     .quad   0                           // 0x70 payload: initramfs length
     .quad   0                           // 0x78 payload checksum
 
-// Offset 0x80: the boot CPU.
+// The boot CPU. Not in the first page: that holds only the headers (the
+// PE header follows the descriptor, efi.rs), as some EFI loaders (U-Boot's)
+// copy no more of it than the headers.
+    .section .text.entry, "ax"
 _start:
     msr     daifset, #0xf
     mov     x19, x0                     // device tree
@@ -130,8 +134,16 @@ check_image:
     mul     x3, x3, x4
     b       1b
 3:  cmp     x3, x2
-    b.ne    early_fail
+    b.ne    4f
 2:  ret
+// A damaged image boots on, flagged, so that the kernel can say so on the
+// console the device tree names (imagecheck.rs) — at the risk that the
+// damage is in the code that would say it.
+4:  adrp    x0, kernel_code_damaged
+    add     x0, x0, :lo12:kernel_code_damaged
+    mov     x1, #1
+    str     x1, [x0]
+    ret
 
 // The boot tables. TTBR1's root (boot_page_table): entries 0..509 map
 // physical 0..510 GiB in 1 GiB blocks at PHYS_OFFSET — Device memory
@@ -235,6 +247,9 @@ secondary_start:
 // physical ones with it).
     .global kernel_phys_base
 kernel_phys_base:
+    .quad   0
+    .global kernel_code_damaged
+kernel_code_damaged:
     .quad   0
 
     .section .data.pagetable, "aw"

@@ -2,10 +2,13 @@
 //! QEMU's own or ARM Trusted Firmware): the assembly entry points and the
 //! architecture interface's aarch64 side.
 
+pub mod acpi;
 pub mod context;
 pub mod cpu;
 pub mod cpus;
+pub mod efi;
 pub mod elf;
+pub mod imagecheck;
 pub mod irq;
 pub mod machine;
 pub mod mmu;

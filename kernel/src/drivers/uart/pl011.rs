@@ -9,7 +9,6 @@ const DR: usize = 0x00; // data
 const FR: usize = 0x18; // flags
 const CR: usize = 0x30; // control
 const IMSC: usize = 0x38; // interrupt mask set/clear
-const ICR: usize = 0x44; // interrupt clear
 const FR_BUSY: u32 = 1 << 3;
 const FR_RXFE: u32 = 1 << 4;
 const FR_TXFF: u32 = 1 << 5;
@@ -45,9 +44,13 @@ impl Pl011 {
         Some(self.regs.read32(DR) as u8)
     }
 
+    /// Masks or unmasks the receive interrupts. The pending state is left
+    /// alone: it clears as the FIFO is read. Clearing it here (ICR) lost
+    /// input: a byte that arrived after the handler emptied the FIFO and
+    /// before a reader re-enabled the interrupt then raised none, and sat
+    /// in the FIFO until the next byte.
     pub fn set_receive_interrupt(&self, on: bool) {
         self.regs.write32(IMSC, if on { IM_RX } else { 0 });
-        self.regs.write32(ICR, IM_RX);
     }
 
     pub fn drain(&self) {

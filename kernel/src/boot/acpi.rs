@@ -1,0 +1,92 @@
+//! The machine from ACPI tables, for UEFI firmware that hands over no
+//! device tree (QEMU's arm64 virt under EDK2 by default; arm64 cloud VMs):
+//! the `acpi` crate (pinned in Cargo.toml) parses the static tables; no
+//! AML is interpreted. Read here:
+//!
+//! - RAM: the UEFI memory map (the EFI entry recorded it; ACPI has none);
+//! - CPUs and the interrupt controller: the MADT (the architecture reads
+//!   its own entries: GICC/GICD/GICR on arm64), the PSCI conduit from the
+//!   FADT's boot flags;
+//! - the console: the SPCR (a PL011 or a 16550, with its interrupt);
+//! - PCIe: the MCFG's ECAM window, reported only: the bridge's memory
+//!   windows and interrupt routing are in the DSDT (AML), so no PCI
+//!   device is used.
+//!
+//! What only the DSDT describes (virtio-mmio slots, the RTC, GPIO) is not
+//! found: no virtio, no RTC (the clock starts at 1970), no entropy source.
+//! The generic timer's frequency is CNTFRQ_EL0 (the GTDT's interrupts are
+//! the architected PPIs the kernel already uses).
+
+use super::machine::{Machine, Range};
+use super::serial::SerialNode;
+use acpi::{AcpiHandler, AcpiTables, PhysicalMapping};
+use alloc::string::String;
+use alloc::vec;
+use core::ptr::NonNull;
+
+/// Physical memory is reached through the linear map: nothing to map.
+#[derive(Clone, Copy)]
+struct LinearMap;
+
+impl AcpiHandler for LinearMap {
+    unsafe fn map_physical_region<T>(&self, pa: usize, size: usize) -> PhysicalMapping<Self, T> {
+        let va = crate::memlayout::phys_to_virt(pa as u64) as *mut T;
+        // SAFETY: the linear map covers all of physical memory the kernel
+        // maps, firmware tables included; va is never null.
+        unsafe { PhysicalMapping::new(pa, NonNull::new_unchecked(va), size, size, LinearMap) }
+    }
+
+    fn unmap_physical_region<T>(_region: &PhysicalMapping<Self, T>) {}
+}
+
+/// Why the ACPI tables could not describe the machine.
+pub enum AcpiMachineError {
+    Tables(acpi::AcpiError),
+    NoCpus,
+}
+
+impl core::fmt::Display for AcpiMachineError {
+    fn fmt(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
+        match self {
+            AcpiMachineError::Tables(e) => write!(f, "{e:?}"),
+            AcpiMachineError::NoCpus => f.write_str("the MADT has no usable CPU or no interrupt controller this kernel drives"),
+        }
+    }
+}
+
+/// Reads the machine from the ACPI tables whose RSDP is at `rsdp`.
+pub fn read(rsdp: u64) -> Result<Machine, AcpiMachineError> {
+    // SAFETY: rsdp is the firmware's RSDP (the EFI configuration table),
+    // in memory the kernel keeps (ACPI memory is not in the usable ranges).
+    let tables = unsafe { AcpiTables::from_rsdp(LinearMap, rsdp as usize) }.map_err(AcpiMachineError::Tables)?;
+    let mut m = Machine::default();
+    if let Some(ranges) = crate::arch::firmware_memory() {
+        m.memory = ranges.iter().map(|&[start, end]| Range { start, end }).collect();
+    }
+    let fadt = tables.find_table::<acpi::fadt::Fadt>().ok();
+    let madt = tables.find_table::<acpi::madt::Madt>().map_err(AcpiMachineError::Tables)?;
+    let (info, hwids) = crate::arch::read_madt(madt.get(), fadt.as_ref().map(|f| f.get())).ok_or(AcpiMachineError::NoCpus)?;
+    m.arch = info;
+    m.cpu_caches = vec![Default::default(); hwids.len()];
+    m.hwids = hwids;
+    if let Ok(spcr) = tables.find_table::<acpi::spcr::Spcr>() {
+        if let (Some((compatible, width)), Some(Ok(addr))) = (crate::arch::spcr_uart(spcr.interface_type()), spcr.base_address()) {
+            m.stdout = Some(SerialNode {
+                name: String::from("SPCR"),
+                compatible: vec![String::from(compatible)],
+                base: addr.address,
+                reg_shift: 0,
+                reg_io_width: width,
+                irq: spcr.global_system_interrupt(),
+            });
+            m.serials = m.stdout.iter().cloned().collect();
+        }
+    }
+    if let Ok(mcfg) = tables.find_table::<acpi::mcfg::Mcfg>() {
+        for e in mcfg.entries() {
+            let (base, first, last) = (e.base_address, e.bus_number_start, e.bus_number_end);
+            m.ecam.push((base, first, last));
+        }
+    }
+    Ok(m)
+}
