@@ -43,6 +43,10 @@ var (
 	MetaPkg = machine.Default().Arch.LinuxImage
 )
 
+// SetArch makes Fetch and Modules fetch a's kernel (bench -arch). The
+// cache directory is shared: each package unpacks under its own name.
+func SetArch(a *machine.Arch) { Arch, MetaPkg = a.Name, a.LinuxImage }
+
 // Kernel is a fetched kernel.
 type Kernel struct {
 	Package string // e.g. linux-image-6.12.107+deb13-riscv64
