@@ -104,7 +104,8 @@ stress: deps kernel-build
 	GOMETAL_KERNEL=$(abspath $(KERNEL)) go run ./tools/stress -progs fuzz -runs 10 -fuzz-calls 100000 -timeout 5m
 
 # The standard-library tests of a fast subset (strings, sort, errors,
-# container/list, unicode/utf8, crypto/rand) on gometal via `gometal exec`; part of make test.
+# container/list, unicode/utf8, crypto/rand) on gometal via `gometal exec`, riscv64
+# and arm64 (TestQuickSubset, TestQuickSubsetArm64: about 20 s each); part of make test.
 conformance-quick:
 	GOMETAL_KERNEL=$(abspath $(KERNEL)) go test -count=1 -timeout 15m ./tools/conformance/
 

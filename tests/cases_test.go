@@ -109,6 +109,7 @@ func cases() []bootCase {
 		{name: "hello", prog: "hello", want: []string{"hello, gometal"}},
 		{name: "concurrency", prog: "concurrency", smp: true, want: []string{"mutex counter ok: 16000"}},
 		{name: "timers", prog: "timers", want: []string{"monotonic: 1000 readings"}},
+		{name: "openflags", prog: "openflags", want: []string{"openflags ok"}},
 		{name: "argsenv", prog: "argsenv",
 			args: fixed("alpha", "two words", `q"uote`, "", "ünï"),
 			env:  []string{"GOMETAL_TEST=yes please", "EMPTY="}},

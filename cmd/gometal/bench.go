@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -26,9 +28,9 @@ func benchUsage(w io.Writer) {
 	fmt.Fprintf(w, `usage: gometal bench [benchmarks...] [flags]
 
 Bench builds the benchmark programs in bench/ and boots each one on gometal
-and, with -linux, on Debian's riscv64 Linux kernel (trixie, fetched once
+and, with -linux, on Debian's Linux kernel for -arch (trixie, fetched once
 with apt-get from the machine's configured Debian mirror and cached in
-~/.cache/gometal/linux) in the same QEMU configuration: -M virt, the same
+~/.cache/gometal/linux, arm64's in its arm64/ subdirectory) in the same QEMU configuration: -M virt, the same
 -smp and -m, the same initramfs with the program as /init. Boots alternate
 between the kernels; every configuration is repeated -runs times and the
 report shows medians. Progress goes to stderr; the report (Markdown) and
@@ -61,6 +63,7 @@ soft limit, and QEMU's, to it; with less, that row reports how many opened.
 
 type benchFlags struct {
 	cores, out, mem, qemu, kernel, conns string
+	arch, accel                          string
 	runs                                 int
 	linux, quick, tap                    bool
 }
@@ -77,6 +80,8 @@ func newBenchFlagSet() (*flag.FlagSet, *benchFlags) {
 	fs.StringVar(&f.mem, "mem", "256M", "guest memory (-m) for every boot")
 	qemuFlag(fs, &f.qemu)
 	kernelFlag(fs, &f.kernel)
+	accelFlag(fs, &f.accel)
+	fs.StringVar(&f.arch, "arch", "", "the architecture to benchmark: riscv64 or arm64 (default $GOARCH when gometal runs it, else the host's when it does, else riscv64); both kernels boot on its default machine")
 	fs.BoolVar(&f.tap, "tap", false, "net also measures bulk TCP through a tap device in a network namespace the bench makes (needs root and ip(8)); the whole run happens inside it")
 	fs.StringVar(&f.conns, "conns", "", "comma-separated connection counts for net's connection scaling, over loopback and through the device (default 1000,10000; -quick 1000)")
 	return fs, f
@@ -180,7 +185,15 @@ func benchMain(args []string) error {
 			return usageErrorf("bench", "bench: %v", err)
 		}
 	}
-	m := machine.Default()
+	if err := parseAccelFlag("bench", f.accel); err != nil {
+		return err
+	}
+	arch, err := machine.ChooseArch(f.arch, os.Getenv("GOARCH"), runtime.GOARCH)
+	if err != nil {
+		return usageErrorf("bench", "bench: -arch %v", err)
+	}
+	m := arch.Default()
+	linuxkernel.SetArch(arch)
 	qemuBin, kernel, err := findMachine(f.qemu, f.kernel, m.Arch)
 	if err != nil {
 		return err
@@ -188,6 +201,9 @@ func benchMain(args []string) error {
 	cache, err := linuxkernel.DefaultCacheDir()
 	if err != nil {
 		return err
+	}
+	if arch != machine.RISCV64 { // riscv64 keeps the cache where it always was
+		cache = filepath.Join(cache, arch.Name)
 	}
 	if f.tap && !inBenchNS() {
 		if f.linux { // the namespace has no route to the mirror
@@ -203,7 +219,7 @@ func benchMain(args []string) error {
 	}
 	return bench.Run(bench.Options{
 		Names: names, Cores: cores, Runs: f.runs, Linux: f.linux, Quick: f.quick, Conns: conns, Tap: f.tap,
-		Out: f.out, Mem: f.mem, Machine: m, QEMU: qemuBin, Kernel: kernel, LinuxDir: cache,
+		Out: f.out, Mem: f.mem, Machine: m, Accel: chooseAccel("bench", f.accel, arch), QEMU: qemuBin, Kernel: kernel, LinuxDir: cache,
 		Command: "gometal bench " + strings.Join(args, " "),
 	})
 }

@@ -78,6 +78,7 @@ func runMain(args []string) error {
 		Kernel: kernel, Initrd: initrd, Append: cmdline(f), GDB: f.gdb,
 		Extra:  f.devSel.QEMU,
 		Mounts: qemuMounts(f.mounts),
+		Accel:  chooseAccel("run", f.accel, arch),
 	}
 	cfg.Net = qemuNet(f.net, f.forwards)
 	var symbols string

@@ -229,6 +229,7 @@ func execMain(args []string) error {
 		Kernel: kernel, Initrd: initrd, Append: execCmdline(f, dir, os.Environ()),
 		Extra:  f.devSel.QEMU,
 		Mounts: qemuMounts(f.mounts),
+		Accel:  chooseAccel("exec", f.accel, arch),
 	}
 	cfg.Net = qemuNet(f.net, f.forwards)
 	// SIGQUIT, which go test sends a test that overran its deadline, reaches

@@ -10,6 +10,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -76,6 +77,7 @@ func (f *machineFlags) register(fs *flag.FlagSet, t flagTexts) {
 	fs.StringVar(&f.kernelArgs, "kernel-args", "", t.kernelArgsHelp)
 	fs.StringVar(&f.sched, "sched", "", t.schedHelp)
 	qemuFlag(fs, &f.qemu)
+	accelFlag(fs, &f.accel)
 }
 
 // defaultGrace is how long a program has to end after a stop signal, as
@@ -84,6 +86,31 @@ const defaultGrace = 10 * time.Second
 
 // graceHelp is -grace's help text (run and exec).
 const graceHelp = "SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 go to the program; if it has not ended this long after a SIGINT, SIGTERM or SIGQUIT (or at a second one), the machine is stopped and gometal exits 128+signal (0: only at a second one)"
+
+// accelFlag defines -accel, QEMU's accelerator (run, exec, bench).
+func accelFlag(fs *flag.FlagSet, p *string) {
+	fs.StringVar(p, "accel", "auto", "QEMU's accelerator: auto (KVM on Linux, HVF on macOS, when the host's architecture is the program's and, for KVM, /dev/kvm is usable; else TCG), kvm, hvf or tcg; an explicit kvm or hvf the host cannot use falls back to TCG with one line saying why")
+}
+
+// chooseAccel resolves -accel (already checked by parseAccelFlag) for a
+// guest of arch on this host, printing the one line that says when an
+// explicit kvm or hvf falls back to TCG.
+func chooseAccel(cmd, req string, arch *machine.Arch) machine.Accel {
+	r, _ := machine.ParseAccel(req)
+	a, note := machine.ChooseAccel(r, machine.HostNow(), arch)
+	if note != "" {
+		fmt.Fprintf(os.Stderr, "gometal %s: %s\n", cmd, note)
+	}
+	return a
+}
+
+// parseAccelFlag checks -accel's value.
+func parseAccelFlag(cmd, v string) error {
+	if _, err := machine.ParseAccel(v); err != nil {
+		return usageErrorf(cmd, "%s: -accel %v", cmd, err)
+	}
+	return nil
+}
 
 // kernelFlag defines -kernel, the gometal kernel to boot.
 func kernelFlag(fs *flag.FlagSet, p *string) {

@@ -115,3 +115,24 @@ func TestBootRefusesUnsupportedMachine(t *testing.T) {
 		}
 	}
 }
+
+// TestAccelFlag: run, exec and bench take the same -accel (one definition,
+// default auto), and a value that is not an accelerator is a usage error.
+func TestAccelFlag(t *testing.T) {
+	runFS, _ := newRunFlagSet()
+	execFS, _ := newExecFlagSet()
+	benchFS, _ := newBenchFlagSet()
+	r, e, b := runFS.Lookup("accel"), execFS.Lookup("accel"), benchFS.Lookup("accel")
+	if r == nil || e == nil || b == nil {
+		t.Fatalf("-accel: run %v, exec %v, bench %v", r != nil, e != nil, b != nil)
+	}
+	if r.Usage != e.Usage || r.Usage != b.Usage || r.DefValue != "auto" || e.DefValue != "auto" || b.DefValue != "auto" {
+		t.Errorf("-accel differs between run, exec and bench")
+	}
+	if err := parseAccelFlag("run", "kvm"); err != nil {
+		t.Errorf("-accel kvm: %v", err)
+	}
+	if err := parseAccelFlag("run", "xen"); err == nil || !strings.Contains(err.Error(), "auto, kvm, hvf, tcg") {
+		t.Errorf("-accel xen: %v", err)
+	}
+}

@@ -56,6 +56,7 @@ type machineFlags struct {
 	kernelArgs string
 	sched      string
 	qemu       string
+	accel      string
 }
 
 // validate checks the values (errors name the command `cmd`), expands
@@ -72,6 +73,9 @@ func (f *machineFlags) validate(cmd string) error {
 	}
 	if f.grace < 0 {
 		return usageErrorf(cmd, "%s: -grace %v: must not be negative", cmd, f.grace)
+	}
+	if err := parseAccelFlag(cmd, f.accel); err != nil {
+		return err
 	}
 	if f.sched != "" && !slices.Contains(schedPolicies, f.sched) {
 		return usageErrorf(cmd, "%s: -sched %q: want one of %s", cmd, f.sched, strings.Join(schedPolicies, ", "))

@@ -66,7 +66,7 @@ func runImage(f *runFlags) error {
 	// The image's own command line rules; the kernel keeps only what says
 	// how the exit status leaves (arm64: semihosting).
 	cfg := qemu.Config{Machine: m, Binary: qemuBin, SMP: f.cores, Memory: f.mem, Kernel: f.target, GDB: f.gdb,
-		Append: strings.Join(m.Exit.KernelArgs(), " ")}
+		Append: strings.Join(m.Exit.KernelArgs(), " "), Accel: chooseAccel("run", f.accel, arch)}
 	if err := cfg.Validate(); err != nil {
 		return inputError(err)
 	}

@@ -26,25 +26,26 @@ import (
 
 // Options are `gometal bench`'s settings.
 type Options struct {
-	Names    []string // benchmarks to run; empty means all
-	Cores    []int    // core counts for the scaling benchmarks
-	Runs     int      // boots per configuration (medians are reported)
-	Linux    bool     // also boot Linux
-	Quick    bool     // small problem sizes
-	Conns    []int    // net's connection counts; nil: the default for Quick
+	Names []string // benchmarks to run; empty means all
+	Cores []int    // core counts for the scaling benchmarks
+	Runs  int      // boots per configuration (medians are reported)
+	Linux bool     // also boot Linux
+	Quick bool     // small problem sizes
+	Conns []int    // net's connection counts; nil: the default for Quick
 	// Tap: net also measures bulk TCP through a tap device ("gmtap0",
 	// 10.0.2.2/24 on the host side) — the whole run is then inside a
 	// network namespace the bench command made (cmd/gometal/benchns.go).
-	Tap bool
-	Out      string   // the Markdown report; plots go next to it
-	Mem      string   // -m for every boot
-	Command  string   // the command line, quoted in the report
+	Tap      bool
+	Out      string // the Markdown report; plots go next to it
+	Mem      string // -m for every boot
+	Command  string // the command line, quoted in the report
 	QEMU     string
 	Kernel   string // gometal kernel ELF
 	LinuxDir string // cache for the Linux kernel
 	Log      io.Writer
 	// Machine is what both kernels boot on; nil: machine.Default().
 	Machine *machine.Machine
+	Accel   machine.Accel // -accel for every boot of both kernels
 }
 
 // Section is one benchmark's part of the report.
@@ -148,7 +149,7 @@ func Run(o Options) error {
 	if err := copyFile(o.Kernel, kernel); err != nil {
 		return err
 	}
-	s.M = &Machine{Model: o.Machine, QEMU: o.QEMU, Gometal: kernel, Mem: o.Mem, Dir: tmp, Root: root}
+	s.M = &Machine{Model: o.Machine, Accel: o.Accel, QEMU: o.QEMU, Gometal: kernel, Mem: o.Mem, Dir: tmp, Root: root}
 	if o.Linux {
 		k, err := linuxkernel.Fetch(o.LinuxDir, o.Log)
 		if err != nil {

@@ -50,6 +50,7 @@ type Prog struct {
 // Machine knows how to boot either kernel with the same QEMU settings.
 type Machine struct {
 	Model   *machine.Machine // what QEMU emulates (internal/machine); nil: the default
+	Accel   machine.Accel    // -accel ("": QEMU's default)
 	QEMU    string
 	Gometal string // gometal kernel ELF
 	Linux   string // Linux image ("" when Linux runs are off)
@@ -221,7 +222,7 @@ func (b *Boot) Why() string {
 // Config returns the QEMU configuration for a spec: the same machine, -smp
 // and -m for both kernels; only the kernel and its command line differ.
 func (m *Machine) Config(s Spec) qemu.Config {
-	cfg := qemu.Config{Machine: m.model(), Binary: m.QEMU, SMP: s.Cores, Memory: s.Mem, Initrd: s.Prog.Initrd}
+	cfg := qemu.Config{Machine: m.model(), Binary: m.QEMU, SMP: s.Cores, Memory: s.Mem, Initrd: s.Prog.Initrd, Accel: m.Accel}
 	if cfg.Memory == "" {
 		cfg.Memory = m.Mem
 	}

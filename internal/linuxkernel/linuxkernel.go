@@ -43,6 +43,10 @@ var (
 	MetaPkg = machine.Default().Arch.LinuxImage
 )
 
+// SetArch makes Fetch and Modules fetch a's kernel (bench -arch). The
+// cache directory is shared: each package unpacks under its own name.
+func SetArch(a *machine.Arch) { Arch, MetaPkg = a.Name, a.LinuxImage }
+
 // Kernel is a fetched kernel.
 type Kernel struct {
 	Package string // e.g. linux-image-6.12.107+deb13-riscv64
@@ -211,7 +215,11 @@ func cached(cacheDir string) (*Kernel, error) {
 	return k, nil
 }
 
-var depRe = regexp.MustCompile(`(linux-image-[^ ,()]+-` + Arch + `)\b`)
+// depRe matches the versioned kernel package for Arch (read at each call:
+// SetArch may change it).
+func depRe() *regexp.Regexp {
+	return regexp.MustCompile(`(linux-image-[^ ,()]+-` + regexp.QuoteMeta(Arch) + `)\b`)
+}
 
 // dependency finds the versioned image package the meta-package depends
 // on; with several versions listed, the first Depends line wins (apt-cache
@@ -219,7 +227,7 @@ var depRe = regexp.MustCompile(`(linux-image-[^ ,()]+-` + Arch + `)\b`)
 func dependency(show string) (string, error) {
 	for _, l := range strings.Split(show, "\n") {
 		if strings.HasPrefix(l, "Depends:") {
-			if m := depRe.FindStringSubmatch(l); m != nil {
+			if m := depRe().FindStringSubmatch(l); m != nil {
 				return m[1], nil
 			}
 		}

@@ -36,7 +36,10 @@ type Config struct {
 	// Mounts share host directories over virtio-9p (mount.go).
 	Mounts []Mount
 	// Net adds a virtio-net device on the user-mode network (net.go).
-	Net   *Net
+	Net *Net
+	// Accel is -accel: "" leaves QEMU's default (TCG); KVM and HVF also
+	// make the CPU the host's (machine.CPUFor, machine.MachineArgFor).
+	Accel machine.Accel
 	Extra []string // appended verbatim, last, so they can override
 }
 
@@ -79,9 +82,12 @@ const GDBPort = 1234
 // -no-reboot turns a guest reboot into an exit, so a run always ends.
 func (c Config) Args() []string {
 	m := c.Machine
-	args := []string{c.Binary, "-M", m.MachineArg()}
-	if m.CPU != "" {
-		args = append(args, "-cpu", m.CPU)
+	args := []string{c.Binary, "-M", m.MachineArgFor(c.Accel)}
+	if c.Accel != "" && c.Accel != machine.AccelAuto {
+		args = append(args, "-accel", string(c.Accel))
+	}
+	if cpu := m.CPUFor(c.Accel); cpu != "" {
+		args = append(args, "-cpu", cpu)
 	}
 	if c.SMP > 0 {
 		args = append(args, "-smp", strconv.Itoa(c.SMP))

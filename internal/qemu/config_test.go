@@ -151,3 +151,26 @@ func TestArgsMounts(t *testing.T) {
 		}
 	}
 }
+
+// TestArgsAccel: -accel is passed when chosen, and KVM or HVF make the
+// CPU the host's (and, for arm64 under KVM, the GIC the host's).
+func TestArgsAccel(t *testing.T) {
+	for _, c := range []struct {
+		m     *machine.Machine
+		accel machine.Accel
+		want  string
+	}{
+		{machine.RISCV64Virt, machine.AccelTCG, "-M virt -accel tcg -smp 1"},
+		{machine.RISCV64Virt, machine.AccelAuto, "-M virt -smp 1"},
+		{machine.RISCV64Virt, machine.AccelKVM, "-M virt -accel kvm -cpu host -smp 1"},
+		{machine.ARM64Virt, machine.AccelTCG, "-M virt,gic-version=3 -accel tcg -cpu cortex-a72 -smp 1"},
+		{machine.ARM64Virt, machine.AccelKVM, "-M virt,gic-version=host -accel kvm -cpu host -smp 1"},
+		{machine.ARM64VirtGICv2, machine.AccelKVM, "-M virt,gic-version=host -accel kvm -cpu host -smp 1"},
+		{machine.ARM64Virt, machine.AccelHVF, "-M virt,gic-version=3 -accel hvf -cpu host -smp 1"},
+	} {
+		args := Config{Machine: c.m, Binary: "q", SMP: 1, Accel: c.accel}.Args()
+		if got := strings.Join(args[1:], " "); !strings.HasPrefix(got, c.want+" ") {
+			t.Errorf("%s %s: %s\nwant prefix %s", c.m.Name, c.accel, got, c.want)
+		}
+	}
+}

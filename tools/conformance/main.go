@@ -13,6 +13,7 @@
 // Usage (make conformance runs the full list and rewrites docs/conformance.md):
 //
 //	go run ./tools/conformance [-pkgs strings,sort] [-parallel 2] [-doc docs/conformance.md]
+//	go run ./tools/conformance -arch arm64 -pkgs quick   (linux/arm64, qemu-aarch64 as reference)
 package main
 
 import (
@@ -27,6 +28,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"gometal.dev/gometal/internal/machine"
 )
 
 // Packages is the conformance list.
@@ -63,7 +66,8 @@ func main() {
 		skipFile = flag.String("skip", "tools/conformance/skip.txt", "the skip list")
 		doc      = flag.String("doc", "", "rewrite the generated part of this markdown file (e.g. docs/conformance.md)")
 		gometal  = flag.String("gometal", "", "the gometal CLI (default: built from ./cmd/gometal)")
-		linux    = flag.String("qemu-user", "qemu-riscv64", "the Linux reference runner ('' to skip the reference)")
+		linux    = flag.String("qemu-user", "auto", "the Linux reference runner: auto is qemu-riscv64 or qemu-aarch64 for -arch ('' to skip the reference)")
+		archName = flag.String("arch", "riscv64", "the architecture to build and run the tests for: riscv64 or arm64")
 		execFl   = flag.String("exec-flags", "", "extra gometal exec flags, space-separated")
 		reuse    = flag.Bool("reuse", false, "reuse test binaries left in -work by an earlier run instead of building them")
 		merge    = flag.Bool("merge", false, "merge into -work/results.json: packages not run now keep their earlier results")
@@ -90,6 +94,12 @@ func main() {
 		ExecFlags: strings.Fields(*execFl)}
 	if cfg.Gometal, err = gometalBinary(*gometal, workAbs); err != nil {
 		fatal(err)
+	}
+	if cfg.Arch, err = machine.ArchNamed(*archName); err != nil {
+		fatal(fmt.Errorf("-arch %v", err))
+	}
+	if *linux == "auto" {
+		*linux = QEMUUserFor(cfg.Arch)
 	}
 	if *linux != "" {
 		if cfg.QEMUUser, err = exec.LookPath(*linux); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -89,7 +90,7 @@ func Markdown(rs []*Result, cfg *Config, skips SkipList, elapsed time.Duration, 
 	m := machine.Default()
 	fmt.Fprintf(&b, "- gometal: `%s -M %s -smp %d -m 4G` (gometal exec's default memory; %s), TCG\n", m.Arch.QEMU, m.MachineArg(), cfg.Cores, cmdOut(m.Arch.QEMU, "--version"))
 	if cfg.QEMUUser != "" {
-		fmt.Fprintf(&b, "- Linux reference: `qemu-riscv64` user mode on the host's Linux %s (%s)\n", cmdOut("uname", "-r"), cmdOut(cfg.QEMUUser, "--version"))
+		fmt.Fprintf(&b, "- Linux reference: `%s` user mode on the host's Linux %s (%s)\n", filepath.Base(cfg.QEMUUser), cmdOut("uname", "-r"), cmdOut(cfg.QEMUUser, "--version"))
 	}
 	fmt.Fprintf(&b, "- Command: `go run ./tools/conformance %s` (`make conformance`), %s in all\n", args, elapsed.Round(time.Second))
 	short := ""
@@ -104,7 +105,7 @@ func Markdown(rs []*Result, cfg *Config, skips SkipList, elapsed time.Duration, 
 		len(rs), t.agree, t.gmOK, t.lxOK, t.gm.Pass, t.gm.Fail, t.gm.Skip, t.lx.Pass, t.lx.Fail, t.lx.Skip,
 		t.gmWall.Round(time.Second), t.lxWall.Round(time.Second))
 
-	b.WriteString("Counts are top-level tests pass/fail/skip; wall time includes booting QEMU (gometal) or starting qemu-riscv64 (Linux).\n\n")
+	b.WriteString("Counts are top-level tests pass/fail/skip; wall time includes booting QEMU (gometal) or starting user-mode QEMU (Linux).\n\n")
 	b.WriteString("| package | gometal | pass/fail/skip | time | Linux | pass/fail/skip | time | same? | skip-listed | difference |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rs {

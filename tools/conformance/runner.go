@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"gometal.dev/gometal/internal/gobuild"
+	"gometal.dev/gometal/internal/machine"
 )
 
 // Config is what one conformance run needs.
@@ -28,6 +28,26 @@ type Config struct {
 	Skips     SkipList
 	ExecFlags []string // extra gometal exec flags
 	Reuse     bool     // use test binaries already in WorkDir (from an earlier run)
+	// Arch is what the test binaries are built for; nil: the default
+	// machine's (riscv64).
+	Arch *machine.Arch
+}
+
+// arch is c.Arch, or the default machine's.
+func (c *Config) arch() *machine.Arch {
+	if c.Arch == nil {
+		return machine.Default().Arch
+	}
+	return c.Arch
+}
+
+// QEMUUserFor names the user-mode QEMU that runs a's Linux binaries on
+// the host (Debian's qemu-user): qemu-riscv64, qemu-aarch64.
+func QEMUUserFor(a *machine.Arch) string {
+	if a == machine.ARM64 {
+		return "qemu-aarch64"
+	}
+	return "qemu-" + a.Name
 }
 
 // Side is how one package did on one system.
@@ -83,10 +103,10 @@ func (r *Result) Agrees() bool {
 
 func safeName(pkg string) string { return strings.ReplaceAll(pkg, "/", "_") }
 
-// build compiles pkg's test binary for gometal's default machine
-// (linux/riscv64) and returns it and the package's source directory.
+// build compiles pkg's test binary for cfg's architecture (linux/riscv64
+// by default) and returns it and the package's source directory.
 func build(ctx context.Context, cfg *Config, pkg string) (bin, dir string, err error) {
-	env := append(os.Environ(), gobuild.TargetEnv...)
+	env := append(os.Environ(), cfg.arch().BuildEnv()...)
 	out, err := command(ctx, env, "", "go", "list", "-f", "{{.Dir}}", pkg).Output()
 	if err != nil {
 		return "", "", fmt.Errorf("go list %s: %v", pkg, err)

@@ -53,7 +53,7 @@ use aarch64 as this;
 pub use this::context::{Context, FpState, TrapFrame};
 pub use this::cpu::{cpu_local, init_cpu, set_cpu_local, ticks, wait_for_interrupt};
 pub use this::cpus::{describe_cpu_status, start_cpu};
-pub use this::elf::{cpuinfo, hwcaps, ELF_TARGET, UNAME_MACHINE};
+pub use this::elf::{cpuinfo, hwcaps, ELF_TARGET, O_DIRECTORY, O_LARGEFILE, O_NOFOLLOW, UNAME_MACHINE};
 pub use this::irq::{decode_dt_interrupt, reroute_irq, route_irq, send_ipi, set_irq_enabled, IRQ_CHIP};
 pub use this::machine::{cpu_unusable, read_machine, MachineInfo};
 pub use this::trap::trap_cause;

@@ -104,8 +104,10 @@ macro_rules! flags_arg {
 }
 
 bitflags! {
-    /// open(2) flags (asm-generic values), also the O_CLOEXEC/O_NONBLOCK of
-    /// pipe2, dup3, eventfd2 and epoll_create1.
+    /// open(2) flags (asm-generic values, but O_DIRECTORY and O_NOFOLLOW
+    /// are the architecture's: arm64 swaps them with O_DIRECT and
+    /// O_LARGEFILE), also the O_CLOEXEC/O_NONBLOCK of pipe2, dup3,
+    /// eventfd2 and epoll_create1.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub struct OpenFlags: u32 {
         const WRONLY = 0o1;
@@ -115,8 +117,8 @@ bitflags! {
         const TRUNC = 0o1000;
         const APPEND = 0o2000;
         const NONBLOCK = 0o4000;
-        const DIRECTORY = 0o200000;
-        const NOFOLLOW = 0o400000;
+        const DIRECTORY = crate::arch::O_DIRECTORY;
+        const NOFOLLOW = crate::arch::O_NOFOLLOW;
         const CLOEXEC = 0o2000000;
         const PATH = 0o10000000;
         const TMPFILE = 0o20000000 | Self::DIRECTORY.bits();

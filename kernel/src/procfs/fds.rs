@@ -21,8 +21,9 @@ use gometal_core::errno::{Errno, ENOENT};
 
 /// O_CLOEXEC as fdinfo's flags show it.
 const O_CLOEXEC: u32 = 0o2000000;
-/// O_LARGEFILE: Linux sets it on every open of a 64-bit program.
-const O_LARGEFILE: u32 = 0o100000;
+/// O_LARGEFILE (the architecture's value): Linux sets it on every open of
+/// a 64-bit program.
+const O_LARGEFILE: u32 = crate::arch::O_LARGEFILE;
 
 /// The inode number /proc shows for a file: the node's, or for a pipe,
 /// socket or other kernel object a number made from its address (the

@@ -24,3 +24,10 @@ pub fn hwcaps() -> (u64, Option<u64>) {
 pub fn cpuinfo(index: usize, _hwid: usize) -> alloc::string::String {
     facts::hwcap::cpuinfo(index, hwcaps().0, read_sysreg!("midr_el1"), read_sysreg!("cntfrq_el0"))
 }
+
+/// The open(2) flags whose values arm64 does not share with asm-generic
+/// (arch/arm64/include/uapi/asm/fcntl.h): O_DIRECTORY, O_NOFOLLOW,
+/// O_DIRECT, O_LARGEFILE.
+pub const O_DIRECTORY: u32 = 0o40000;
+pub const O_NOFOLLOW: u32 = 0o100000;
+pub const O_LARGEFILE: u32 = 0o400000;

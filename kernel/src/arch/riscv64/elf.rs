@@ -19,3 +19,9 @@ pub fn hwcaps() -> (u64, Option<u64>) {
 pub fn cpuinfo(index: usize, hwid: usize) -> alloc::string::String {
     facts::cpuinfo(index, hwid, facts::ISA)
 }
+
+/// The open(2) flags whose values differ between architectures: riscv64
+/// has asm-generic's (include/uapi/asm-generic/fcntl.h).
+pub const O_DIRECTORY: u32 = 0o200000;
+pub const O_NOFOLLOW: u32 = 0o400000;
+pub const O_LARGEFILE: u32 = 0o100000;
