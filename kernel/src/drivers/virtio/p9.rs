@@ -187,6 +187,9 @@ impl Device {
     /// Sends `req` (a finished message; its tag is stamped here) and runs
     /// `f` on the reply, which has room for `reply_size` bytes.
     pub fn request<R>(&self, mut req: Vec<u8>, reply_size: usize, wait: Wait, f: impl FnOnce(&[u8]) -> R) -> Result<R, Error> {
+        // Only a thread can sleep: the boot sequence (mounting, looking up
+        // exec's working directory) runs before the first one, and polls.
+        let wait = if cpu::this_cpu().current().is_none() { Wait::Poll } else { wait };
         let (tag, mut reply) = self.reserve(wait);
         if reply.len() < reply_size {
             reply.resize(reply_size, 0);
