@@ -11,19 +11,9 @@ import (
 	"os"
 	"runtime"
 	"time"
-)
 
-// work is a call-free loop the compiler cannot remove or vectorise away.
-func work(seed uint64, n int) uint64 {
-	x, sum := seed|1, uint64(0)
-	for i := 0; i < n; i++ {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-		sum += x
-	}
-	return sum
-}
+	"gometal.dev/gometal/bench/internal/guest"
+)
 
 func main() {
 	g := flag.Int("g", 4, "goroutines")
@@ -34,7 +24,7 @@ func main() {
 	start := time.Now()
 	results := make(chan [2]uint64, *g)
 	for i := 0; i < *g; i++ {
-		go func(i int) { results <- [2]uint64{uint64(i), work(uint64(i)+1, *n)} }(i)
+		go func(i int) { results <- [2]uint64{uint64(i), guest.Work(uint64(i)+1, *n)} }(i)
 	}
 	got := make([]uint64, *g)
 	for i := 0; i < *g; i++ {
@@ -44,7 +34,7 @@ func main() {
 	elapsed := time.Since(start)
 
 	for i := range want {
-		want[i] = work(uint64(i)+1, 1000) // cheap self-check of the kernel's FP/int state
+		want[i] = guest.Work(uint64(i)+1, 1000) // cheap self-check of the kernel's FP/int state
 		if got[i] == 0 {
 			fmt.Println("FAIL cpubound: zero sum")
 			os.Exit(1)

@@ -27,18 +27,6 @@ import (
 	"gometal.dev/gometal/bench/internal/guest"
 )
 
-//go:noinline
-func work(seed uint64, n int) uint64 {
-	x, sum := seed|1, uint64(0)
-	for i := 0; i < n; i++ {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-		sum += x
-	}
-	return sum
-}
-
 func run(mode string, tasks, n int) uint64 {
 	sums := make([]uint64, tasks)
 	var wg sync.WaitGroup
@@ -52,7 +40,7 @@ func run(mode string, tasks, n int) uint64 {
 				if lock {
 					runtime.LockOSThread() // exits with the goroutine: the thread dies
 				}
-				sums[t] = work(uint64(t), n)
+				sums[t] = guest.Work(uint64(t), n)
 			}()
 		}
 	case "goroutine-pool", "thread-pool":
@@ -71,7 +59,7 @@ func run(mode string, tasks, n int) uint64 {
 					defer runtime.UnlockOSThread() // keep the thread for the next round
 				}
 				for t := range jobs {
-					sums[t] = work(uint64(t), n)
+					sums[t] = guest.Work(uint64(t), n)
 				}
 			}()
 		}
@@ -90,7 +78,7 @@ func main() {
 		"large": flag.String("large", "32x20000000", "large tasks: TASKSxITERATIONS"),
 	}
 	flag.Parse()
-	work(1, 1000)
+	guest.Work(1, 1000)
 	for _, size := range []string{"small", "large"} {
 		d := guest.Ints(strings.ReplaceAll(*sizes[size], "x", ","))
 		if len(d) != 2 {

@@ -9,7 +9,8 @@
 //! trap.S    trap vector, user entry and exit
 //! switch.S  kernel context switch, a new thread's first instructions
 //! fp.S      FP/SIMD state save and restore
-//! vdso.S    the vDSO image (clock_gettime, rt_sigreturn)
+//! vdso.S    the vDSO image (clock_gettime, rt_sigreturn); arch/vdso.rs
+//!           reads its four symbols for both
 //! context   the saved user registers (TrapFrame), kernel Context, FpState
 //! cpu       the per-CPU pointer register, per-CPU setup, waiting, counter
 //! trap      decoding a trap's cause; taking pending interrupts
@@ -109,9 +110,7 @@ pub use this::trap::{poll_interrupts, take_interrupts};
 pub use this::{enable_semihosting, enter_user, init_platform, restore_fp, save_fp, switch};
 
 /// The vDSO image, its data words and the signal-return entry (vdso.rs).
-pub mod vdso {
-    pub use super::this::vdso::{data_offset, image, sigreturn_offset};
-}
+pub mod vdso;
 
 /// The signal frame as this architecture lays it out (signal.rs).
 pub mod signal {

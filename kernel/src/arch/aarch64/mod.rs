@@ -19,7 +19,6 @@ pub mod signal;
 mod sysreg;
 pub mod timer;
 pub mod trap;
-pub mod vdso;
 
 use context::{Context, FpState, TrapFrame, PSTATE_USER_MASK};
 

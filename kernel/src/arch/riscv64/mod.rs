@@ -17,7 +17,6 @@ pub mod signal;
 #[deny(unsafe_code)]
 pub mod timer;
 pub mod trap;
-pub mod vdso;
 
 use context::{Context, FpState, TrapFrame};
 

@@ -1,5 +1,8 @@
-//! The vDSO image assembled in vdso.S: the bytes to copy into the page,
-//! where its data words are, and where its rt_sigreturn entry is.
+//! The vDSO image assembled in each architecture's vdso.S: the bytes to
+//! copy into the page, where its data words are, and where its
+//! rt_sigreturn entry is. Every vdso.S defines the same four symbols, so
+//! one copy of the accessors serves both (kernel/src/vdso.rs fills the
+//! page; it may not hold `unsafe`).
 
 extern "C" {
     static vdso_start: u8;
@@ -14,7 +17,8 @@ pub fn data_offset() -> usize {
     unsafe { vdso_data_offset as usize }
 }
 
-/// Offset of the rt_sigreturn entry (__kernel_rt_sigreturn) in the image.
+/// Offset of the rt_sigreturn entry (arm64: `__kernel_rt_sigreturn`) in
+/// the image.
 pub fn sigreturn_offset() -> usize {
     // SAFETY: an immutable word in .rodata, written by the assembler.
     unsafe { vdso_sigreturn_offset as usize }
