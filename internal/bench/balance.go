@@ -65,7 +65,9 @@ func runBalance(s *Session) Section {
 	args := []string{"-seconds", secs}
 	cfgs := policyRows(s)
 	sm := newSamples()
-	key := func(policy string, cores int, what string) string { return fmt.Sprintf("%s/c%d/%s", policy, cores, what) }
+	key := func(policy string, cores int, what string) string {
+		return fmt.Sprintf("%s/c%d/%s", policy, cores, what)
+	}
 	for r := 1; r <= s.O.Runs; r++ {
 		for _, c := range s.O.Cores {
 			for _, cfg := range cfgs {

@@ -139,7 +139,7 @@ func (p *packer) add(host, guest string, info fs.FileInfo) error {
 	switch mode := info.Mode(); {
 	case mode.IsDir():
 		st.Dirs++
-		return p.w.AddDir(guest, uint32(mode.Perm()))
+		return p.w.AddLike(guest, info, nil)
 	case mode&fs.ModeSymlink != 0:
 		target, err := os.Readlink(host)
 		if err != nil {
@@ -147,7 +147,7 @@ func (p *packer) add(host, guest string, info fs.FileInfo) error {
 			return nil
 		}
 		st.Links++
-		return p.w.AddSymlink(guest, target)
+		return p.w.AddLike(guest, info, []byte(target))
 	case mode.IsRegular():
 		if st.Bytes+info.Size() > p.maxBytes {
 			if st.SkippedFiles == 0 {
@@ -168,7 +168,7 @@ func (p *packer) add(host, guest string, info fs.FileInfo) error {
 		}
 		st.Files++
 		st.Bytes += int64(len(data))
-		return p.w.AddFile(guest, uint32(mode.Perm()), data)
+		return p.w.AddLike(guest, info, data)
 	}
 	st.Ignored = append(st.Ignored, host)
 	return nil

@@ -63,25 +63,24 @@ func (w *Writer) AddHost(host, guest string) error {
 	})
 }
 
-// addHostEntry adds one file, directory or symlink, keeping its permissions.
+// addHostEntry adds one file, directory or symlink, keeping its
+// permissions and modification time.
 func (w *Writer) addHostEntry(host, guest string, info fs.FileInfo) error {
-	perm := uint32(info.Mode().Perm())
+	var data []byte
+	var err error
 	switch {
 	case info.Mode().IsRegular():
-		data, err := os.ReadFile(host)
-		if err != nil {
-			return err
-		}
-		return w.AddFile(guest, perm, data)
-	case info.IsDir():
-		return w.AddDir(guest, perm)
+		data, err = os.ReadFile(host)
 	case info.Mode()&fs.ModeSymlink != 0:
-		target, err := os.Readlink(host)
-		if err != nil {
-			return err
-		}
-		return w.AddSymlink(guest, target)
-	default:
+		var target string
+		target, err = os.Readlink(host)
+		data = []byte(target)
+	}
+	if err != nil {
+		return err
+	}
+	if !info.Mode().IsRegular() && !info.IsDir() && info.Mode()&fs.ModeSymlink == 0 {
 		return fmt.Errorf("%s: cannot add %s to the initramfs", host, info.Mode().Type())
 	}
+	return w.AddLike(guest, info, data)
 }

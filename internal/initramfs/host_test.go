@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // hostTree makes prog plus a directory tree with a nested file and symlink.
@@ -19,6 +20,8 @@ func hostTree(t *testing.T) (prog, tree string) {
 	must(t, os.MkdirAll(filepath.Join(tree, "sub"), 0o755))
 	must(t, os.WriteFile(filepath.Join(tree, "sub", "f.txt"), []byte("data"), 0o644))
 	must(t, os.Symlink("sub/f.txt", filepath.Join(tree, "link")))
+	old := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
+	must(t, os.Chtimes(filepath.Join(tree, "sub", "f.txt"), old, old))
 	return prog, tree
 }
 
@@ -34,6 +37,15 @@ func TestCreate(t *testing.T) {
 	got := map[string]string{}
 	for _, e := range parse(t, data) {
 		got[e.name] = string(e.data)
+		// A host file keeps its time (net/http's Last-Modified needs it);
+		// the program (generated) carries the epoch.
+		want, check := map[string]uint32{
+			"testdata/sub/f.txt": uint32(time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC).Unix()),
+			"init":               0,
+		}[e.name]
+		if check && e.mtime != want {
+			t.Errorf("%s: mtime %d, want %d", e.name, e.mtime, want)
+		}
 	}
 	want := map[string]string{
 		"init": "binary", "testdata": "", "testdata/sub": "",

@@ -13,6 +13,7 @@ type entry struct {
 	ino   uint32
 	mode  uint32
 	nlink uint32
+	mtime uint32
 	data  []byte
 }
 
@@ -46,7 +47,7 @@ func parse(t *testing.T, archive []byte) []entry {
 		}
 		e := entry{
 			name: string(archive[nameStart : nameStart+namesize-1]),
-			ino:  field(0), mode: field(1), nlink: field(4),
+			ino:  field(0), mode: field(1), nlink: field(4), mtime: field(5),
 		}
 		dataStart := align(nameStart + namesize)
 		e.data = archive[dataStart : dataStart+size]

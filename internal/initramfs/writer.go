@@ -7,8 +7,10 @@ package initramfs
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"path"
 	"strings"
+	"time"
 )
 
 // Mode bits used in newc headers (they are the Linux st_mode bits).
@@ -40,23 +42,58 @@ func NewWriter(w io.Writer) *Writer {
 // AddFile adds a regular file with the given permission bits (e.g. 0o755).
 // name may be written with or without a leading slash.
 func (w *Writer) AddFile(name string, perm uint32, data []byte) error {
-	return w.add(name, ModeFile|perm&0o7777, data)
+	return w.add(name, ModeFile|perm&0o7777, data, 0)
 }
 
 // AddDir adds a directory with the given permission bits.
 func (w *Writer) AddDir(name string, perm uint32) error {
-	return w.add(name, ModeDir|perm&0o7777, nil)
+	return w.add(name, ModeDir|perm&0o7777, nil, 0)
 }
 
 // AddSymlink adds a symbolic link pointing at target.
 func (w *Writer) AddSymlink(name, target string) error {
-	return w.add(name, ModeLink|0o777, []byte(target))
+	return w.add(name, ModeLink|0o777, []byte(target), 0)
+}
+
+// AddLike adds an entry that mirrors a host file: its kind, permission
+// bits and modification time come from info (so a program sees the times
+// it would see on Linux: net/http's Last-Modified, make-like checks); data
+// is the file's contents, or the symlink's target. Entries added with
+// AddFile, AddDir and AddSymlink carry time zero (the epoch), which keeps
+// archives of generated files reproducible.
+func (w *Writer) AddLike(name string, info fs.FileInfo, data []byte) error {
+	mode := uint32(info.Mode().Perm()) // fs.FileMode keeps setuid etc. elsewhere
+	switch {
+	case info.Mode().IsRegular():
+		mode |= ModeFile
+	case info.IsDir():
+		mode |= ModeDir
+		data = nil
+	case info.Mode()&fs.ModeSymlink != 0:
+		mode = ModeLink | 0o777
+	default:
+		return fmt.Errorf("initramfs: %s: cannot add a %s", name, info.Mode().Type())
+	}
+	return w.add(name, mode, data, cpioTime(info.ModTime()))
+}
+
+// cpioTime is t as newc's 32-bit unsigned seconds, clamped to its range
+// (1970 to 2106); what Linux's own cpio writers do with other times.
+func cpioTime(t time.Time) uint32 {
+	switch s := t.Unix(); {
+	case s < 0:
+		return 0
+	case s > 0xffffffff:
+		return 0xffffffff
+	default:
+		return uint32(s)
+	}
 }
 
 // add writes one entry after making sure its parents exist. Adding the same
 // directory twice is harmless (it is skipped); adding the same file twice is
 // an error, since the archive would then depend on unpacking order.
-func (w *Writer) add(name string, mode uint32, data []byte) error {
+func (w *Writer) add(name string, mode uint32, data []byte, mtime uint32) error {
 	if w.closed {
 		return fmt.Errorf("initramfs: add %q after Close", name)
 	}
@@ -74,7 +111,7 @@ func (w *Writer) add(name string, mode uint32, data []byte) error {
 		return err
 	}
 	w.seen[clean] = true
-	return w.writeEntry(clean, mode, data)
+	return w.writeEntry(clean, mode, data, mtime)
 }
 
 // addParents creates the directories above name, outermost first, because
@@ -88,7 +125,7 @@ func (w *Writer) addParents(name string) error {
 		return err
 	}
 	w.seen[dir] = true
-	return w.writeEntry(dir, ModeDir|0o755, nil)
+	return w.writeEntry(dir, ModeDir|0o755, nil, 0)
 }
 
 // cleanName turns a guest path into the archive's form: relative, no ".."
@@ -110,7 +147,7 @@ func (w *Writer) Close() error {
 		return w.err
 	}
 	w.closed = true
-	if err := w.writeHeader(trailerName, 0, 0, 1, 0); err != nil {
+	if err := w.writeHeader(trailerName, 0, 0, 1, 0, 0); err != nil {
 		return err
 	}
 	// The kernel accepts any length, but padding the archive to 512 bytes
@@ -119,14 +156,14 @@ func (w *Writer) Close() error {
 }
 
 // writeEntry writes a header, the name and the data, each padded to 4 bytes.
-func (w *Writer) writeEntry(name string, mode uint32, data []byte) error {
+func (w *Writer) writeEntry(name string, mode uint32, data []byte, mtime uint32) error {
 	nlink := uint32(1)
 	if mode&0o170000 == ModeDir {
 		nlink = 2
 	}
 	ino := w.nextIno
 	w.nextIno++
-	if err := w.writeHeader(name, ino, mode, nlink, len(data)); err != nil {
+	if err := w.writeHeader(name, ino, mode, nlink, len(data), mtime); err != nil {
 		return err
 	}
 	w.write(data)
@@ -134,14 +171,14 @@ func (w *Writer) writeEntry(name string, mode uint32, data []byte) error {
 }
 
 // writeHeader writes the 110-byte newc header followed by the NUL-terminated
-// name and its padding. Owner, times and device numbers are zero so that
-// archives are reproducible.
-func (w *Writer) writeHeader(name string, ino, mode, nlink uint32, size int) error {
+// name and its padding. Owner and device numbers are zero; the time is
+// what the entry was added with (AddLike), else zero.
+func (w *Writer) writeHeader(name string, ino, mode, nlink uint32, size int, mtime uint32) error {
 	if uint64(size) > 0xffffffff {
 		return fmt.Errorf("initramfs: %q is too large for cpio (%d bytes)", name, size)
 	}
 	hdr := fmt.Sprintf("070701%08x%08x%08x%08x%08x%08x%08x%08x%08x%08x%08x%08x%08x",
-		ino, mode, 0, 0, nlink, 0, size, 0, 0, 0, 0, len(name)+1, 0)
+		ino, mode, 0, 0, nlink, mtime, size, 0, 0, 0, 0, len(name)+1, 0)
 	w.write([]byte(hdr))
 	w.write([]byte(name))
 	w.write([]byte{0})
