@@ -141,6 +141,15 @@ func TestImageArm64(t *testing.T) {
 			expect(t, out, status, 3, "PASS board (NumCPU=2, exiting with 3)", "2 of 2 CPUs online")
 		})
 	}
+	// What -accel kvm or hvf does: no semihosting (it needs TCG), so the
+	// status comes from the kernel's last console line (qemu.Run).
+	t.Run("qemu-exit-on-console", func(t *testing.T) {
+		t.Parallel()
+		asUnderKVM := *machine.ARM64Virt
+		asUnderKVM.Exit = machine.ExitConsole
+		out, status := bootQEMU(t, qemu.Config{Machine: &asUnderKVM, SMP: 2, Memory: "256M", Kernel: img}, "typed\n\x04")
+		expect(t, out, status, 3, "PASS board (NumCPU=2, exiting with 3)", "gometal: exit status 3; powering off")
+	})
 	t.Run("uboot", func(t *testing.T) {
 		t.Parallel()
 		if _, err := os.Stat(arm64UBoot); err != nil {

@@ -191,7 +191,7 @@ func boot(cfg qemu.Config, o bootOptions) error {
 	}
 	// The kernel learns how its exit status reaches the host (an image
 	// with its own command line, run without one, reports it on the console).
-	if ka := cfg.Machine.Exit.KernelArgs(); len(ka) > 0 && cfg.Append != "" {
+	if ka := cfg.Machine.ExitFor(cfg.Accel).KernelArgs(); len(ka) > 0 && cfg.Append != "" {
 		cfg.Append = strings.Join(ka, " ") + " " + cfg.Append
 	}
 	if o.gdb {

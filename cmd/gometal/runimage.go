@@ -65,8 +65,9 @@ func runImage(f *runFlags) error {
 	}
 	// The image's own command line rules; the kernel keeps only what says
 	// how the exit status leaves (arm64: semihosting).
+	accel := chooseAccel("run", f.accel, arch)
 	cfg := qemu.Config{Machine: m, Binary: qemuBin, SMP: f.cores, Memory: f.mem, Kernel: f.target, GDB: f.gdb,
-		Append: strings.Join(m.Exit.KernelArgs(), " "), Accel: chooseAccel("run", f.accel, arch)}
+		Append: strings.Join(m.ExitFor(accel).KernelArgs(), " "), Accel: accel}
 	if err := cfg.Validate(); err != nil {
 		return inputError(err)
 	}

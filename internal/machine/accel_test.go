@@ -51,3 +51,26 @@ func TestParseAccel(t *testing.T) {
 		t.Error("ParseAccel(xen) succeeded")
 	}
 }
+
+// Semihosting needs TCG: under KVM or HVF an arm64 machine's exit status
+// comes from the console line instead (qemu.Run reads it).
+func TestExitFor(t *testing.T) {
+	for _, c := range []struct {
+		m    *Machine
+		a    Accel
+		want Exit
+	}{
+		{ARM64Virt, AccelTCG, ExitSemihosting},
+		{ARM64Virt, "", ExitSemihosting},
+		{ARM64Virt, AccelKVM, ExitConsole},
+		{ARM64Virt, AccelHVF, ExitConsole},
+		{RISCV64Virt, AccelKVM, ExitTestDevice},
+	} {
+		if got := c.m.ExitFor(c.a); got != c.want {
+			t.Errorf("%s under %q: exit %d, want %d", c.m.Name, c.a, got, c.want)
+		}
+		if c.want == ExitConsole && len(c.m.ExitFor(c.a).QEMUArgs())+len(c.m.ExitFor(c.a).KernelArgs()) != 0 {
+			t.Errorf("%s under %q: semihosting still asked for", c.m.Name, c.a)
+		}
+	}
+}

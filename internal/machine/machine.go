@@ -146,6 +146,17 @@ const (
 	ExitConsole
 )
 
+// ExitFor is how the exit status leaves m under accelerator a.
+// Semihosting needs TCG: under KVM and HVF the guest's `hlt #0xf000`
+// never reaches QEMU (it is an undefined instruction in the guest), so
+// there the kernel's console line carries the status (qemu.Run reads it).
+func (m *Machine) ExitFor(a Accel) Exit {
+	if m.Exit == ExitSemihosting && a.Native() {
+		return ExitConsole
+	}
+	return m.Exit
+}
+
 // KernelArgs are the kernel options the exit mechanism needs: gometal's
 // kernel uses semihosting only when told the host enabled it (an Arm
 // semihosting call without it is an undefined instruction).

@@ -112,7 +112,7 @@ func (c Config) Args() []string {
 		"-monitor", "none",
 		"-no-reboot",
 	)
-	args = append(args, m.Exit.QEMUArgs()...)
+	args = append(args, m.ExitFor(c.Accel).QEMUArgs()...)
 	args = append(args, c.deviceArgs()...)
 	if c.GDB {
 		args = append(args, "-s", "-S")

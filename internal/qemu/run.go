@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"gometal.dev/gometal/internal/machine"
 )
 
 // Stdio connects the guest console. Passing *os.File values (os.Stdin,
@@ -70,6 +72,11 @@ func Run(cfg Config, stdio Stdio, opts RunOptions) (Result, error) {
 	argv := cfg.Args()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdio.Stdin, stdio.Stdout, stdio.Stderr
+	var status *exitLine
+	if cfg.Machine.ExitFor(cfg.Accel) == machine.ExitConsole {
+		status = &exitLine{w: stdio.Stdout}
+		cmd.Stdout = status
+	}
 	cmd.ExtraFiles = stdio.Ports
 	cmd.SysProcAttr = sysProcAttr(opts.Guest != nil)
 	if err := cmd.Start(); err != nil {
@@ -80,7 +87,11 @@ func Run(cfg Config, stdio Stdio, opts RunOptions) (Result, error) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	return supervise(cmd.Process, done, opts)
+	res, err := supervise(cmd.Process, done, opts)
+	if status != nil && err == nil {
+		res = status.apply(res)
+	}
+	return res, err
 }
 
 // supervise waits for the process while enforcing the timeout and
