@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -202,7 +203,9 @@ func boot(cfg qemu.Config, o bootOptions) error {
 	signal.Notify(sigs, hostSignals...)
 	defer signal.Stop(sigs)
 
-	stdio, streams, finish, err := consoleStdio(&cfg, o.verbose)
+	// Where the status leaves on the console, gometal's exit status says it.
+	hideExit := cfg.Machine.ExitFor(cfg.Accel) == machine.ExitConsole && !o.verbose
+	stdio, streams, finish, err := consoleStdio(&cfg, o.verbose, hideExit)
 	if err != nil {
 		return err
 	}
@@ -227,7 +230,7 @@ func boot(cfg qemu.Config, o bootOptions) error {
 // its line editing, and Ctrl-C reaches gometal, which passes it on.
 // It also adds the entropy device and the kernel options that say which
 // streams are terminals. finish waits for the program's output to drain.
-func consoleStdio(cfg *qemu.Config, showBanner bool) (qemu.Stdio, *console.Streams, func(), error) {
+func consoleStdio(cfg *qemu.Config, showBanner, hideExitLine bool) (qemu.Stdio, *console.Streams, func(), error) {
 	streams, err := console.NewStreams(os.Stdin, os.Stdout, os.Stderr)
 	if err != nil {
 		return qemu.Stdio{}, nil, nil, err
@@ -240,7 +243,11 @@ func consoleStdio(cfg *qemu.Config, showBanner bool) (qemu.Stdio, *console.Strea
 	// The kernel's lines reach our stderr whole: QEMU passes the UART on a
 	// byte or a few at a time, and where stdout and stderr are one file
 	// (2>&1) a program's write would otherwise land inside a kernel line.
-	kernelLines := linesink.New(os.Stderr)
+	var stderr io.Writer = os.Stderr
+	if hideExitLine {
+		stderr = qemu.WithoutExitLines(stderr)
+	}
+	kernelLines := linesink.New(stderr)
 	log := console.NewBannerFilter(kernelLines.Stream(), showBanner)
 	stdio := qemu.Stdio{Stdout: log, Stderr: os.Stderr, Ports: streams.QEMU, Started: streams.Start}
 	return stdio, streams, func() { streams.Wait(); log.Flush(); kernelLines.Flush() }, nil

@@ -70,3 +70,28 @@ func (e *exitLine) apply(res Result) Result {
 	}
 	return res
 }
+
+// WithoutExitLines forwards whole lines (a linesink's writes) to w minus
+// the kernel's exit line: where gometal passes the status on as its own
+// (`gometal run` under KVM), the line would only be noise after every run.
+func WithoutExitLines(w io.Writer) io.Writer { return exitLineDropper{w} }
+
+type exitLineDropper struct{ w io.Writer }
+
+func (d exitLineDropper) Write(p []byte) (int, error) {
+	kept := make([]byte, 0, len(p))
+	for rest := p; len(rest) > 0; {
+		line, tail, found := bytes.Cut(rest, []byte("\n"))
+		if !bytes.HasPrefix(line, []byte(exitLinePrefix)) {
+			kept = append(kept, line...)
+			if found {
+				kept = append(kept, '\n')
+			}
+		}
+		rest = tail
+	}
+	if _, err := d.w.Write(kept); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

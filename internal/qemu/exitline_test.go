@@ -41,3 +41,15 @@ func TestExitLine(t *testing.T) {
 		}
 	}
 }
+
+func TestWithoutExitLines(t *testing.T) {
+	var out bytes.Buffer
+	w := WithoutExitLines(&out)
+	in := "gometal: note\ngometal: exit status 3; powering off\r\nlast"
+	if n, err := w.Write([]byte(in)); n != len(in) || err != nil {
+		t.Fatalf("Write = %d, %v", n, err)
+	}
+	if want := "gometal: note\nlast"; out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
