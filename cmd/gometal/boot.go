@@ -50,6 +50,10 @@ func runMain(args []string) error {
 	if err != nil {
 		return err
 	}
+	m, err := f.machineFor("run", arch)
+	if err != nil {
+		return err
+	}
 	qemuBin, err := qemu.Find(f.qemu, arch)
 	if err != nil {
 		return inputError(err)
@@ -75,7 +79,7 @@ func runMain(args []string) error {
 		return inputError(err)
 	}
 	cfg := qemu.Config{
-		Machine: arch.Default(), Binary: qemuBin, SMP: f.cores, Memory: f.mem,
+		Machine: m, Binary: qemuBin, SMP: f.cores, Memory: f.mem,
 		Kernel: kernel, Initrd: initrd, Append: cmdline(f), GDB: f.gdb,
 		Extra:  f.devSel.QEMU,
 		Mounts: qemuMounts(f.mounts),

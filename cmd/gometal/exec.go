@@ -170,6 +170,10 @@ func execMain(args []string) error {
 	if err != nil {
 		return inputError(err)
 	}
+	m, err := f.machineFor("exec", arch)
+	if err != nil {
+		return err
+	}
 	qemuBin, kernel, err := findMachine(f.qemu, f.kernel, arch)
 	if err != nil {
 		return err
@@ -225,7 +229,7 @@ func execMain(args []string) error {
 			dir, im.Module, st.Files, st.Dirs, st.Links, float64(st.Bytes)/(1<<20))
 	}
 	cfg := qemu.Config{
-		Machine: arch.Default(), Binary: qemuBin, SMP: f.cores, Memory: f.mem,
+		Machine: m, Binary: qemuBin, SMP: f.cores, Memory: f.mem,
 		Kernel: kernel, Initrd: initrd, Append: execCmdline(f, dir, os.Environ()),
 		Extra:  f.devSel.QEMU,
 		Mounts: qemuMounts(f.mounts),

@@ -78,6 +78,30 @@ func (f *machineFlags) register(fs *flag.FlagSet, t flagTexts) {
 	fs.StringVar(&f.sched, "sched", "", t.schedHelp)
 	qemuFlag(fs, &f.qemu)
 	accelFlag(fs, &f.accel)
+	machineFlag(fs, &f.machine)
+}
+
+// machineFlag defines -machine, the QEMU machine model (run, exec, bench).
+func machineFlag(fs *flag.FlagSet, p *string) {
+	fs.StringVar(p, "machine", "", machineFlagHelp())
+}
+
+// runMachines are the machines run and exec boot a program on: supported,
+// started with -kernel, and with the virtio devices the program's stdio
+// travels on (a board model such as sifive_u boots images only).
+func runMachines() []string {
+	var names []string
+	for _, m := range machine.Machines {
+		if m.Supported && m.Boot.Load == machine.LoadKernel && m.Virtio != machine.NoVirtio {
+			names = append(names, m.Name)
+		}
+	}
+	return names
+}
+
+// machineFlagHelp lists the machines gometal boots, from the table.
+func machineFlagHelp() string {
+	return "the machine to boot on: " + strings.Join(runMachines(), ", ") + " (default: the program's architecture's first; a package with no -arch is built for the machine's)"
 }
 
 // defaultGrace is how long a program has to end after a stop signal, as

@@ -136,3 +136,29 @@ func TestAccelFlag(t *testing.T) {
 		t.Errorf("-accel xen: %v", err)
 	}
 }
+
+// TestRunMachine: -machine names a machine from the table; a package with
+// no -arch is built for the machine's architecture; a machine of another
+// architecture than the program's is one line.
+func TestRunMachine(t *testing.T) {
+	t.Setenv("GOARCH", "amd64")
+	f, err := parseRunFlags([]string{"-machine", "arm64-virt-max", "./prog"})
+	if err != nil || f.arch.Name != "arm64" {
+		t.Fatalf("-machine arm64-virt-max: %v, %v", f, err)
+	}
+	if m, err := f.machineFor("run", f.arch); err != nil || m.Name != "arm64-virt-max" || m.CPU != "max" {
+		t.Fatalf("machineFor: %v, %v", m, err)
+	}
+	if m, err := f.machineFor("run", machine.RISCV64); err == nil || !strings.Contains(err.Error(), "-machine arm64-virt-max runs arm64 programs; this one is riscv64") {
+		t.Errorf("machine of the other architecture: %v, %v", m, err)
+	}
+	if f, err = parseRunFlags([]string{"prog"}); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := f.machineFor("run", machine.ARM64); err != nil || m != machine.ARM64Virt {
+		t.Errorf("default arm64 machine: %v, %v", m, err)
+	}
+	if _, err := parseRunFlags([]string{"-machine", "pdp11", "prog"}); err == nil || !strings.Contains(err.Error(), `run: -machine: "pdp11": want one of riscv64-virt, arm64-virt`) {
+		t.Errorf("-machine pdp11: %v", err)
+	}
+}

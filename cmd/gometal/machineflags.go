@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"gometal.dev/gometal/internal/devices"
 	"gometal.dev/gometal/internal/initramfs"
 	"gometal.dev/gometal/internal/kstats"
+	"gometal.dev/gometal/internal/machine"
 	"gometal.dev/gometal/internal/qemu"
 )
 
@@ -57,6 +59,35 @@ type machineFlags struct {
 	sched      string
 	qemu       string
 	accel      string
+	machine    string // -machine as given ("": the architecture's default)
+}
+
+// runMachine is the machine called name, if run and exec boot on it.
+func runMachine(name string) (*machine.Machine, error) {
+	if !slices.Contains(runMachines(), name) {
+		return nil, fmt.Errorf("%q: want one of %s", name, strings.Join(runMachines(), ", "))
+	}
+	return machine.Named(name)
+}
+
+// machineFor is the machine to boot a program for arch on: -machine's,
+// which must be a supported machine of that architecture, else arch's
+// default.
+func (f *machineFlags) machineFor(cmd string, arch *machine.Arch) (*machine.Machine, error) {
+	if f.machine == "" {
+		return arch.Default(), nil
+	}
+	m, err := runMachine(f.machine)
+	if err != nil {
+		return nil, usageErrorf(cmd, "%s: -machine: %v", cmd, err)
+	}
+	if m.Arch != arch {
+		return nil, inputError(fmt.Errorf("%s: -machine %s runs %s programs; this one is %s", cmd, m.Name, m.Arch.Name, arch.Name))
+	}
+	if err := m.Check(); err != nil {
+		return nil, inputError(fmt.Errorf("%s: %v", cmd, err))
+	}
+	return m, nil
 }
 
 // validate checks the values (errors name the command `cmd`), expands
@@ -76,6 +107,11 @@ func (f *machineFlags) validate(cmd string) error {
 	}
 	if err := parseAccelFlag(cmd, f.accel); err != nil {
 		return err
+	}
+	if f.machine != "" {
+		if _, err := runMachine(f.machine); err != nil {
+			return usageErrorf(cmd, "%s: -machine: %v", cmd, err)
+		}
 	}
 	if f.sched != "" && !slices.Contains(schedPolicies, f.sched) {
 		return usageErrorf(cmd, "%s: -sched %q: want one of %s", cmd, f.sched, strings.Join(schedPolicies, ", "))

@@ -120,7 +120,11 @@ func parseRunFlags(args []string) (*runFlags, error) {
 
 // validate checks flag values up front so mistakes cost no build or boot.
 func (f *runFlags) validate() error {
-	arch, err := machine.ChooseArch(f.archFlag, os.Getenv("GOARCH"), runtime.GOARCH)
+	archFlag := f.archFlag
+	if m, err := machine.Named(f.machine); err == nil && archFlag == "" {
+		archFlag = m.Arch.Name // -machine arm64-virt-max ./pkg builds for arm64
+	}
+	arch, err := machine.ChooseArch(archFlag, os.Getenv("GOARCH"), runtime.GOARCH)
 	if err != nil {
 		return usageErrorf("run", "run: -arch %v", err)
 	}

@@ -52,7 +52,10 @@ func runImage(f *runFlags) error {
 	if err != nil {
 		return inputError(fmt.Errorf("%s: a gometal image for %s: %v", f.target, h.Arch, err))
 	}
-	m := arch.Default()
+	m, err := f.machineFor("run", arch)
+	if err != nil {
+		return err
+	}
 	if err := m.Check(); err != nil {
 		return inputError(fmt.Errorf("%s: a gometal image for %s: %v", f.target, h.Arch, err))
 	}
