@@ -74,7 +74,7 @@ func runMain(args []string) error {
 		return inputError(err)
 	}
 	cfg := qemu.Config{
-		Machine: arch.Default(), Binary: qemuBin, SMP: f.cores, Memory: f.mem,
+		Machine: f.machine(arch), Binary: qemuBin, SMP: f.cores, Memory: f.mem,
 		Kernel: kernel, Initrd: initrd, Append: cmdline(f), GDB: f.gdb,
 		Extra:  f.devSel.QEMU,
 		Mounts: qemuMounts(f.mounts),

@@ -225,7 +225,7 @@ func execMain(args []string) error {
 			dir, im.Module, st.Files, st.Dirs, st.Links, float64(st.Bytes)/(1<<20))
 	}
 	cfg := qemu.Config{
-		Machine: arch.Default(), Binary: qemuBin, SMP: f.cores, Memory: f.mem,
+		Machine: f.machine(arch), Binary: qemuBin, SMP: f.cores, Memory: f.mem,
 		Kernel: kernel, Initrd: initrd, Append: execCmdline(f, dir, os.Environ()),
 		Extra:  f.devSel.QEMU,
 		Mounts: qemuMounts(f.mounts),

@@ -78,7 +78,11 @@ func (f *machineFlags) register(fs *flag.FlagSet, t flagTexts) {
 	fs.StringVar(&f.sched, "sched", "", t.schedHelp)
 	qemuFlag(fs, &f.qemu)
 	accelFlag(fs, &f.accel)
+	fs.StringVar(&f.virtio, "virtio", "", virtioHelp)
 }
+
+// virtioHelp is -virtio's help (run, exec).
+const virtioHelp = "the bus the machine's virtio devices (stdio ports, entropy, -mount shares, -net) sit on: mmio (virtio-mmio slots, the default) or pci (virtio-*-pci functions on the PCIe bus, as on a cloud VM)"
 
 // defaultGrace is how long a program has to end after a stop signal, as
 // `docker stop` gives a container.

@@ -11,6 +11,7 @@ import (
 	"gometal.dev/gometal/internal/devices"
 	"gometal.dev/gometal/internal/initramfs"
 	"gometal.dev/gometal/internal/kstats"
+	"gometal.dev/gometal/internal/machine"
 	"gometal.dev/gometal/internal/qemu"
 )
 
@@ -57,6 +58,13 @@ type machineFlags struct {
 	sched      string
 	qemu       string
 	accel      string
+	virtio     string
+	transport  machine.Transport // virtio, parsed by validate
+}
+
+// machine is arch's machine with the virtio transport -virtio chose.
+func (f *machineFlags) machine(arch *machine.Arch) *machine.Machine {
+	return arch.Default().WithVirtio(f.transport)
 }
 
 // validate checks the values (errors name the command `cmd`), expands
@@ -77,6 +85,11 @@ func (f *machineFlags) validate(cmd string) error {
 	if err := parseAccelFlag(cmd, f.accel); err != nil {
 		return err
 	}
+	t, err := machine.ParseTransport(f.virtio)
+	if err != nil {
+		return usageErrorf(cmd, "%s: -virtio %v", cmd, err)
+	}
+	f.transport = t
 	if f.sched != "" && !slices.Contains(schedPolicies, f.sched) {
 		return usageErrorf(cmd, "%s: -sched %q: want one of %s", cmd, f.sched, strings.Join(schedPolicies, ", "))
 	}

@@ -14,6 +14,10 @@ pub use gometal_core::arch::aarch64::USER_END;
 /// bottom of TTBR1's 39-bit half (entry.S maps 510 GiB of it).
 pub const PHYS_OFFSET: u64 = 0xffff_ff80_0000_0000;
 
+/// The end of the physical addresses the linear map reaches (entry.S maps 510 GiB (LINEAR_MAP_GIB)):
+/// a device register above it (a BAR the firmware placed high) is out of reach.
+pub const LINEAR_MAP_END: u64 = 510 << 30;
+
 /// Where the kernel image is linked (kernel.ld): its own window, apart
 /// from the linear map, wherever the loader put it in physical memory.
 pub const KERNEL_BASE: u64 = 0xffff_ffff_8000_0000;

@@ -26,7 +26,7 @@
 //! One descriptor per frame: the header shares the frame's buffer.
 
 use crate::drivers::virtio::hal::KernelHal;
-use crate::drivers::virtio::Mmio;
+use crate::drivers::virtio::VirtioTransport;
 use alloc::boxed::Box;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -98,7 +98,7 @@ impl core::fmt::Display for Error {
 }
 
 pub struct VirtioNet {
-    transport: Mmio,
+    transport: VirtioTransport,
     rx: Box<VirtQueue<KernelHal, QUEUE>>,
     tx: Box<VirtQueue<KernelHal, QUEUE>>,
     features: u64,
@@ -120,7 +120,7 @@ pub struct VirtioNet {
 impl VirtioNet {
     /// Resets and starts the device with our features and a full ring of
     /// receive buffers.
-    pub fn new(mut transport: Mmio) -> Result<VirtioNet, Error> {
+    pub fn new(mut transport: VirtioTransport) -> Result<VirtioNet, Error> {
         transport.set_status(DeviceStatus::empty());
         transport.set_status(DeviceStatus::ACKNOWLEDGE | DeviceStatus::DRIVER);
         let features = vn::choose(transport.read_device_features());
