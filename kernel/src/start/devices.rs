@@ -135,7 +135,7 @@ fn virtio_pci(m: &machine::Machine, args: &BootArgs) -> Vec<crate::drivers::virt
             gometal_core::pcihost::route_intx(&h.interrupt_map, &h.interrupt_map_mask, 0, dev, pin, h.parent_addr_cells, h.parent_int_cells)
                 .and_then(crate::arch::decode_dt_interrupt)
         };
-        return devices(Bus { ecam, windows: Some(windows), route: &route, reserved: &reserved });
+        return devices(Bus { ecam, windows: Some(windows), route: &route, reserved: &reserved, verbose: args.verbose });
     }
     let Some(&(base, 0, last)) = m.ecam.first() else { return Vec::new() };
     // SAFETY: the MCFG's ECAM window for buses 0..=last (1 MiB each).
@@ -152,7 +152,7 @@ fn virtio_pci(m: &machine::Machine, args: &BootArgs) -> Vec<crate::drivers::virt
     }
     // ACPI's GSIs on arm64 are the GIC's interrupt ids (as the SPCR's).
     let route = |dev, pin| prt.as_ref().and_then(|p| gometal_core::acpiprt::route(p, aml, dev, pin));
-    devices(Bus { ecam, windows: None, route: &route, reserved: &reserved })
+    devices(Bus { ecam, windows: None, route: &route, reserved: &reserved, verbose: args.verbose })
 }
 
 /// Keys the random generator from every entropy source there is, and

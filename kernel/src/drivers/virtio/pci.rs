@@ -38,6 +38,8 @@ pub struct Bus<'a> {
     pub route: &'a dyn Fn(u8, u8) -> Option<u32>,
     /// Functions (vendor, device) a `uio=` option gives to the program.
     pub reserved: &'a dyn Fn(u16, u16) -> bool,
+    /// Say what was found (the `verbose` kernel option).
+    pub verbose: bool,
 }
 
 /// The kinds the kernel drives; other virtio functions (a disk for UIO)
@@ -55,10 +57,7 @@ pub fn devices(mut bus: Bus) -> Vec<Device> {
         if f.vendor != VIRTIO_VENDOR || (bus.reserved)(f.vendor, f.device) {
             continue;
         }
-        let info = device_type(f.device);
-        if !info.is_some_and(driven) {
-            continue;
-        }
+        let Some(kind) = device_type(f.device).filter(|t| driven(*t)) else { continue };
         if bus.windows.is_none() {
             if let Some(pa) = pci::bar_above(&bus.ecam, &f, crate::memlayout::LINEAR_MAP_END) {
                 crate::println!(
@@ -81,6 +80,17 @@ pub fn devices(mut bus: Bus) -> Vec<Device> {
             Ok(t) => {
                 taken.push(f.addr);
                 let irq = (bus.route)(f.addr.device(), f.pin);
+                if bus.verbose {
+                    crate::println!(
+                        "gometal: virtio-pci 00:{:02x}.{} {:04x}:{:04x}: {:?}, INTx pin {} on line {irq:?}",
+                        f.addr.device(),
+                        f.addr.function(),
+                        f.vendor,
+                        f.device,
+                        kind,
+                        f.pin
+                    );
+                }
                 out.push(Device { transport: t.into(), irq });
             }
             Err(e) => report(&f, e),

@@ -1,4 +1,4 @@
-//! virtio-rng (the CLI adds `-device virtio-rng-device`, backed by the
+//! virtio-rng (the CLI adds `-device virtio-rng-device` or `virtio-rng-pci`, backed by the
 //! host's /dev/urandom): read once at boot to key the kernel's generator
 //! (random.rs), with the crate's `VirtIORng` driver, then left alone.
 

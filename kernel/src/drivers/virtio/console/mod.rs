@@ -1,5 +1,5 @@
 //! Our virtio-console driver, multiport (VIRTIO_CONSOLE_F_MULTIPORT), over
-//! the `virtio-drivers` crate's MMIO transport and split virtqueues. The
+//! the `virtio-drivers` crate's transports (MMIO or PCI) and split virtqueues. The
 //! crate's own console driver speaks to port 0 only and has no control
 //! queue; the control queue is what tells the guest that the host closed a
 //! port, which is how the program's stdin gets a real end of file.
