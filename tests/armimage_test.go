@@ -71,6 +71,12 @@ func buildArm64Image(t *testing.T, k, out string, flags []string, args ...string
 // and returns the console and QEMU's exit status.
 func bootArm64(t *testing.T, bios, kernel, disk, stdin string, opts ...string) (string, int) {
 	t.Helper()
+	return bootArm64With(t, bios, kernel, disk, stdin, nil, opts...)
+}
+
+// bootArm64With is bootArm64 with more QEMU arguments (devices).
+func bootArm64With(t *testing.T, bios, kernel, disk, stdin string, extra []string, opts ...string) (string, int) {
+	t.Helper()
 	m := *machine.ARM64Virt
 	m.Boot = machine.Boot{Name: "test", Load: machine.LoadKernel, BIOS: bios}
 	m.Options = append(append([]string(nil), m.Options...), opts...)
@@ -83,6 +89,7 @@ func bootArm64(t *testing.T, bios, kernel, disk, stdin string, opts ...string) (
 	if disk != "" {
 		cfg.Extra = []string{"-drive", "file=" + disk + ",format=raw,if=virtio"}
 	}
+	cfg.Extra = append(cfg.Extra, extra...)
 	return bootQEMU(t, cfg, stdin)
 }
 
@@ -107,13 +114,26 @@ func TestImageArm64Firmware(t *testing.T) {
 	})
 	t.Run("uefi-acpi", func(t *testing.T) {
 		t.Parallel()
-		// QEMU's default: EDK2 hands over ACPI tables only. Without the
-		// DSDT's AML there is no virtio-rng to find: no entropy.
+		// QEMU's default: EDK2 hands over ACPI tables only. There are no
+		// virtio-mmio slots to find (only the DSDT's AML names them), so
+		// no entropy source: getrandom blocks, with one line.
 		img := buildArm64Image(t, k, filepath.Join(dir, "acpi.img"), []string{"-v"}, "2", "3", "no", "typed\n")
 		disk := sdCard(t, map[string][]byte{"EFI/BOOT/BOOTAA64.EFI": mustReadFile(t, img)})
 		out, _ := bootArm64(t, edk2Arm64, "", disk, "typed\n\x04")
 		expect(t, out, -1, 0, "no device tree: the machine from ACPI tables (2 CPUs in the MADT, console from the SPCR)",
 			"PCIe ECAM at 0x4010000000", "gometal: no entropy source", passed, "gometal: exit status 3; powering off")
+	})
+	t.Run("uefi-acpi-virtio-pci", func(t *testing.T) {
+		t.Parallel()
+		// As a cloud VM: the entropy device and the NIC are virtio-pci
+		// functions; the MCFG gives the ECAM, EDK2 placed the BARs, the
+		// DSDT's _PRT routes INTx (the NIC needs its interrupt).
+		disk := sdCard(t, map[string][]byte{"EFI/BOOT/BOOTAA64.EFI": mustReadFile(t, plain)})
+		out, _ := bootArm64With(t, edk2Arm64, "", disk, "typed\n\x04",
+			[]string{"-device", "virtio-rng-pci", "-netdev", "user,id=n0", "-device", "virtio-net-pci,netdev=n0"})
+		expect(t, out, -1, 0, "no device tree: the machine from ACPI tables", "1af4:1005: EntropySource, INTx pin 1 on line Some(",
+			"1af4:1000: Network, INTx pin 1 on line Some(", "keyed from virtio-rng", "gometal: net: virtio-net 52:54:00:12:34:56",
+			passed, "gometal: exit status 3; powering off")
 	})
 }
 

@@ -7,7 +7,10 @@
 //!
 //! BARs: under a device tree nothing placed them, so the kernel does
 //! (drivers/pci's `assign_bars`, in the bridge's 32-bit window, which the
-//! linear map covers); under UEFI the firmware did, and they stay.
+//! linear map covers); under UEFI the firmware did, and they stay. EDK2
+//! puts 64-bit BARs in the bridge's 64-bit window (512 GiB on QEMU's arm64
+//! virt), above the linear map: the architecture maps that GiB as device
+//! memory (`arch::map_high_device`; one GiB, enough for a VM's devices).
 //!
 //! Interrupts: legacy INTx, which virtio-pci raises whenever MSI-X is not
 //! enabled (it is never enabled here), acknowledged by reading the ISR
@@ -59,9 +62,9 @@ pub fn devices(mut bus: Bus) -> Vec<Device> {
         }
         let Some(kind) = device_type(f.device).filter(|t| driven(*t)) else { continue };
         if bus.windows.is_none() {
-            if let Some(pa) = pci::bar_above(&bus.ecam, &f, crate::memlayout::LINEAR_MAP_END) {
+            if let Some(pa) = pci::bar_above(&bus.ecam, &f, crate::memlayout::LINEAR_MAP_END).filter(|pa| !crate::arch::map_high_device(*pa)) {
                 crate::println!(
-                    "gometal: virtio-pci 00:{:02x}.{}: the firmware placed a BAR at {pa:#x}, beyond the kernel's linear map: not used",
+                    "gometal: virtio-pci 00:{:02x}.{}: the firmware placed a BAR at {pa:#x}, beyond the kernel's linear map and its high device window: not used",
                     f.addr.device(),
                     f.addr.function()
                 );
