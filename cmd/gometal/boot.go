@@ -74,13 +74,14 @@ func runMain(args []string) error {
 		return inputError(err)
 	}
 	cfg := qemu.Config{
-		Machine: f.machine(arch), Binary: qemuBin, SMP: f.cores, Memory: f.mem,
+		Machine: arch.Default(), Binary: qemuBin, SMP: f.cores, Memory: f.mem,
 		Kernel: kernel, Initrd: initrd, Append: cmdline(f), GDB: f.gdb,
 		Extra:  f.devSel.QEMU,
 		Mounts: qemuMounts(f.mounts),
 		Accel:  chooseAccel("run", f.accel, arch),
 	}
 	cfg.Net = qemuNet(f.net, f.forwards)
+	cfg.Machine = f.withVirtio(cfg.Machine)
 	var symbols string
 	if f.gdb {
 		symbols, _ = kernelFinder(arch).Find(f.kernel) // the ELF behind the Image

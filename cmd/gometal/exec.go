@@ -225,13 +225,14 @@ func execMain(args []string) error {
 			dir, im.Module, st.Files, st.Dirs, st.Links, float64(st.Bytes)/(1<<20))
 	}
 	cfg := qemu.Config{
-		Machine: f.machine(arch), Binary: qemuBin, SMP: f.cores, Memory: f.mem,
+		Machine: arch.Default(), Binary: qemuBin, SMP: f.cores, Memory: f.mem,
 		Kernel: kernel, Initrd: initrd, Append: execCmdline(f, dir, os.Environ()),
 		Extra:  f.devSel.QEMU,
 		Mounts: qemuMounts(f.mounts),
 		Accel:  chooseAccel("exec", f.accel, arch),
 	}
 	cfg.Net = qemuNet(f.net, f.forwards)
+	cfg.Machine = f.withVirtio(cfg.Machine)
 	// SIGQUIT, which go test sends a test that overran its deadline, reaches
 	// the test binary: its goroutine dump is printed as on Linux.
 	return boot(cfg, bootOptions{verbose: f.verbose, timeout: goexec.QEMUTimeout(f.timeout, f.args), grace: f.grace})

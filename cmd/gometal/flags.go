@@ -72,17 +72,14 @@ func (f *machineFlags) register(fs *flag.FlagSet, t flagTexts) {
 	fs.Var(&f.add, "add", t.addHelp)
 	fs.Var(&f.mount, "mount", mountUsage)
 	fs.Var(&f.net, "net", netUsage)
+	fs.StringVar(&f.virtio, "virtio", "", virtioHelp)
 	fs.Var(&f.publish, "p", publishUsage)
 	kernelFlag(fs, &f.kernel)
 	fs.StringVar(&f.kernelArgs, "kernel-args", "", t.kernelArgsHelp)
 	fs.StringVar(&f.sched, "sched", "", t.schedHelp)
 	qemuFlag(fs, &f.qemu)
 	accelFlag(fs, &f.accel)
-	fs.StringVar(&f.virtio, "virtio", "", virtioHelp)
 }
-
-// virtioHelp is -virtio's help (run, exec).
-const virtioHelp = "the bus the machine's virtio devices (stdio ports, entropy, -mount shares, -net) sit on: mmio (virtio-mmio slots, the default) or pci (virtio-*-pci functions on the PCIe bus, as on a cloud VM)"
 
 // defaultGrace is how long a program has to end after a stop signal, as
 // `docker stop` gives a container.

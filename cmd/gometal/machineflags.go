@@ -51,6 +51,7 @@ type machineFlags struct {
 	mount      listFlag
 	mounts     []guestMount // mount, parsed by validate
 	net        netFlag
+	virtio     string // -virtio: "mmio", "pci" or "" (the machine's own)
 	publish    listFlag
 	forwards   []qemu.Forward // publish, parsed by validate
 	kernel     string
@@ -58,13 +59,6 @@ type machineFlags struct {
 	sched      string
 	qemu       string
 	accel      string
-	virtio     string
-	transport  machine.Transport // virtio, parsed by validate
-}
-
-// machine is arch's machine with the virtio transport -virtio chose.
-func (f *machineFlags) machine(arch *machine.Arch) *machine.Machine {
-	return arch.Default().WithVirtio(f.transport)
 }
 
 // validate checks the values (errors name the command `cmd`), expands
@@ -85,11 +79,6 @@ func (f *machineFlags) validate(cmd string) error {
 	if err := parseAccelFlag(cmd, f.accel); err != nil {
 		return err
 	}
-	t, err := machine.ParseTransport(f.virtio)
-	if err != nil {
-		return usageErrorf(cmd, "%s: -virtio %v", cmd, err)
-	}
-	f.transport = t
 	if f.sched != "" && !slices.Contains(schedPolicies, f.sched) {
 		return usageErrorf(cmd, "%s: -sched %q: want one of %s", cmd, f.sched, strings.Join(schedPolicies, ", "))
 	}
@@ -127,6 +116,9 @@ func (f *machineFlags) validate(cmd string) error {
 		return usageErrorf(cmd, "%s: -p %v", cmd, err)
 	}
 	f.forwards = fw
+	if _, err := machine.ParseTransport(f.virtio); err != nil {
+		return usageErrorf(cmd, "%s: -virtio %v", cmd, err)
+	}
 	if f.net.tap != "" && len(fw) > 0 {
 		return usageErrorf(cmd, "%s: -p publishes ports through QEMU's user network, not a tap device: reach the guest at its own address", cmd)
 	}
