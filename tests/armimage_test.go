@@ -20,9 +20,11 @@ package tests
 
 import (
 	"encoding/binary"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -71,6 +73,12 @@ func buildArm64Image(t *testing.T, k, out string, flags []string, args ...string
 // and returns the console and QEMU's exit status.
 func bootArm64(t *testing.T, bios, kernel, disk, stdin string, opts ...string) (string, int) {
 	t.Helper()
+	return bootArm64With(t, bios, kernel, disk, stdin, nil, opts...)
+}
+
+// bootArm64With is bootArm64 with more QEMU arguments (devices).
+func bootArm64With(t *testing.T, bios, kernel, disk, stdin string, extra []string, opts ...string) (string, int) {
+	t.Helper()
 	m := *machine.ARM64Virt
 	m.Boot = machine.Boot{Name: "test", Load: machine.LoadKernel, BIOS: bios}
 	m.Options = append(append([]string(nil), m.Options...), opts...)
@@ -83,6 +91,7 @@ func bootArm64(t *testing.T, bios, kernel, disk, stdin string, opts ...string) (
 	if disk != "" {
 		cfg.Extra = []string{"-drive", "file=" + disk + ",format=raw,if=virtio"}
 	}
+	cfg.Extra = append(cfg.Extra, extra...)
 	return bootQEMU(t, cfg, stdin)
 }
 
@@ -107,13 +116,53 @@ func TestImageArm64Firmware(t *testing.T) {
 	})
 	t.Run("uefi-acpi", func(t *testing.T) {
 		t.Parallel()
-		// QEMU's default: EDK2 hands over ACPI tables only. Without the
-		// DSDT's AML there is no virtio-rng to find: no entropy.
+		// QEMU's default: EDK2 hands over ACPI tables only. There are no
+		// virtio-mmio slots to find (only the DSDT's AML names them), so
+		// no entropy source: getrandom blocks, with one line.
 		img := buildArm64Image(t, k, filepath.Join(dir, "acpi.img"), []string{"-v"}, "2", "3", "no", "typed\n")
 		disk := sdCard(t, map[string][]byte{"EFI/BOOT/BOOTAA64.EFI": mustReadFile(t, img)})
 		out, _ := bootArm64(t, edk2Arm64, "", disk, "typed\n\x04")
 		expect(t, out, -1, 0, "no device tree: the machine from ACPI tables (2 CPUs in the MADT, console from the SPCR)",
 			"PCIe ECAM at 0x4010000000", "gometal: no entropy source", passed, "gometal: exit status 3; powering off")
+	})
+	t.Run("uefi-acpi-virtio-pci", func(t *testing.T) {
+		t.Parallel()
+		// As a cloud VM: the devices are virtio-pci functions. The MCFG
+		// gives the ECAM, EDK2 placed the BARs (64-bit ones at 512 GiB,
+		// above the linear map), the DSDT's _PRT routes INTx: QEMU's
+		// swizzle, device D's INTA at GSI 35 + D mod 4, the device tree's
+		// lines too. progs/virtiopci reads and writes a file on the 9P
+		// share (its senders sleep for replies: the interrupt must come)
+		// and exchanges a line with the host over the NIC.
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		go serveUpper(ln)
+		port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+		img := filepath.Join(dir, "virtiopci.img")
+		cmd := exec.Command(gometal, "build", "-o", img, "-arch", "arm64", "-v", "-kernel-args", "mount=gm0:/share",
+			filepath.Join(modRoot, "tests", "progs", "virtiopci"), port)
+		cmd.Env = append(os.Environ(), kernelimage.EnvFor("arm64")+"="+k)
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("gometal build: %v\n%s", err, msg)
+		}
+		share := t.TempDir()
+		writeFiles(t, share, map[string]string{"in.txt": "over 9p\n"})
+		disk := sdCard(t, map[string][]byte{"EFI/BOOT/BOOTAA64.EFI": mustReadFile(t, img)})
+		out, _ := bootArm64With(t, edk2Arm64, "", disk, "", []string{
+			"-device", "virtio-rng-pci", "-netdev", "user,id=n0", "-device", "virtio-net-pci,netdev=n0,romfile=",
+			"-fsdev", "local,id=fs0,path=" + share + ",security_model=none", "-device", "virtio-9p-pci,fsdev=fs0,mount_tag=gm0"})
+		expect(t, out, -1, 0, "no device tree: the machine from ACPI tables",
+			"00:01.0 1af4:1005: EntropySource, INTx pin 1 on line Some(36)",
+			"00:02.0 1af4:1000: Network, INTx pin 1 on line Some(37)",
+			"00:03.0 1af4:1009: _9P, INTx pin 1 on line Some(38)",
+			"keyed from virtio-rng", "gometal: net: virtio-net 52:54:00:12:34:56",
+			"PASS virtiopci", "gometal: exit status 0; powering off")
+		if got := mustRead(t, filepath.Join(share, "out.txt")); got != "written by the guest\n" {
+			t.Errorf("out.txt on the share: %q", got)
+		}
 	})
 }
 

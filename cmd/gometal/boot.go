@@ -86,6 +86,7 @@ func runMain(args []string) error {
 		Accel:  chooseAccel("run", f.accel, arch),
 	}
 	cfg.Net = qemuNet(f.net, f.forwards)
+	cfg.Machine = f.withVirtio(cfg.Machine)
 	var symbols string
 	if f.gdb {
 		symbols, _ = kernelFinder(arch).Find(f.kernel) // the ELF behind the Image

@@ -236,6 +236,7 @@ func execMain(args []string) error {
 		Accel:  chooseAccel("exec", f.accel, arch),
 	}
 	cfg.Net = qemuNet(f.net, f.forwards)
+	cfg.Machine = f.withVirtio(cfg.Machine)
 	// SIGQUIT, which go test sends a test that overran its deadline, reaches
 	// the test binary: its goroutine dump is printed as on Linux.
 	return boot(cfg, bootOptions{verbose: f.verbose, timeout: goexec.QEMUTimeout(f.timeout, f.args), grace: f.grace})

@@ -72,6 +72,7 @@ func (f *machineFlags) register(fs *flag.FlagSet, t flagTexts) {
 	fs.Var(&f.add, "add", t.addHelp)
 	fs.Var(&f.mount, "mount", mountUsage)
 	fs.Var(&f.net, "net", netUsage)
+	fs.StringVar(&f.virtio, "virtio", "", virtioHelp)
 	fs.Var(&f.publish, "p", publishUsage)
 	kernelFlag(fs, &f.kernel)
 	fs.StringVar(&f.kernelArgs, "kernel-args", "", t.kernelArgsHelp)

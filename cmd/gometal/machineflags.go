@@ -52,6 +52,7 @@ type machineFlags struct {
 	mount      listFlag
 	mounts     []guestMount // mount, parsed by validate
 	net        netFlag
+	virtio     string // -virtio: "mmio", "pci" or "" (the machine's own)
 	publish    listFlag
 	forwards   []qemu.Forward // publish, parsed by validate
 	kernel     string
@@ -150,6 +151,9 @@ func (f *machineFlags) validate(cmd string) error {
 		return usageErrorf(cmd, "%s: -p %v", cmd, err)
 	}
 	f.forwards = fw
+	if _, err := machine.ParseTransport(f.virtio); err != nil {
+		return usageErrorf(cmd, "%s: -virtio %v", cmd, err)
+	}
 	if f.net.tap != "" && len(fw) > 0 {
 		return usageErrorf(cmd, "%s: -p publishes ports through QEMU's user network, not a tap device: reach the guest at its own address", cmd)
 	}

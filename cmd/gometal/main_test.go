@@ -23,6 +23,8 @@ func TestDispatchErrors(t *testing.T) {
 		{[]string{"run", "-cores", "0", "x"}, "gometal: run: -cores 0: want 1 to 64\n"},
 		{[]string{"run", "-sched", "fifo", "x"}, "-sched \"fifo\": want one of round-robin"},
 		{[]string{"run", "-mem", "lots", "x"}, "-mem: invalid memory size"},
+		{[]string{"run", "-virtio", "isa", "x"}, "gometal: run: -virtio \"isa\": want mmio or pci\n"},
+		{[]string{"exec", "-virtio", "usb", "x"}, "-virtio \"usb\": want mmio or pci"},
 		{[]string{"run", "-add", "x:rel", "x"}, "must be absolute"},
 		{[]string{"run", "./no/such/prog"}, "gometal: ./no/such/prog: no such file or directory\n"},
 	}

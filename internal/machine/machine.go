@@ -14,6 +14,7 @@ package machine
 
 import (
 	"debug/elf"
+	"fmt"
 	"strings"
 )
 
@@ -120,15 +121,47 @@ type Transport int
 const (
 	NoVirtio   Transport = iota // the machine has no virtio devices (a board)
 	VirtioMMIO                  // virtio-mmio slots (QEMU's virt machines)
+	VirtioPCI                   // virtio-pci functions on the machine's PCIe bus
 )
 
+// Transports are the -virtio values, by name.
+var Transports = map[string]Transport{"mmio": VirtioMMIO, "pci": VirtioPCI}
+
+// ParseTransport reads a -virtio value: "mmio" or "pci" ("" is the
+// machine's own).
+func ParseTransport(s string) (Transport, error) {
+	if s == "" {
+		return NoVirtio, nil
+	}
+	if t, ok := Transports[s]; ok {
+		return t, nil
+	}
+	return NoVirtio, fmt.Errorf("%q: want mmio or pci", s)
+}
+
 // Device is QEMU's -device name for the virtio device kind ("virtio-rng",
-// "virtio-net") on t: "virtio-rng-device" on virtio-mmio; "" with none.
+// "virtio-net") on t: "virtio-rng-device" on virtio-mmio,
+// "virtio-rng-pci" on PCI; "" with none.
 func (t Transport) Device(kind string) string {
-	if t == VirtioMMIO {
+	switch t {
+	case VirtioMMIO:
 		return kind + "-device"
+	case VirtioPCI:
+		return kind + "-pci"
 	}
 	return ""
+}
+
+// WithVirtio is m with its virtio devices on t instead (a copy; m itself
+// when t is NoVirtio, which keeps the machine's own, or when m has no
+// virtio devices at all: a board stays a board).
+func (m *Machine) WithVirtio(t Transport) *Machine {
+	if t == NoVirtio || m.Virtio == NoVirtio || m.Virtio == t {
+		return m
+	}
+	c := *m
+	c.Virtio = t
+	return &c
 }
 
 // Exit is how the exit status of the program reaches the host.

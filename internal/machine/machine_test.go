@@ -120,3 +120,29 @@ func TestStrings(t *testing.T) {
 		t.Errorf("MachineArg = %q", got)
 	}
 }
+
+// TestVirtioTransport: -virtio's values, the device names on each
+// transport, and WithVirtio leaving a board (no virtio) alone.
+func TestVirtioTransport(t *testing.T) {
+	for in, want := range map[string]Transport{"": NoVirtio, "mmio": VirtioMMIO, "pci": VirtioPCI} {
+		if got, err := ParseTransport(in); err != nil || got != want {
+			t.Errorf("ParseTransport(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	if _, err := ParseTransport("isa"); err == nil {
+		t.Error("ParseTransport(isa): no error")
+	}
+	if got := VirtioPCI.Device("virtio-9p"); got != "virtio-9p-pci" {
+		t.Errorf("VirtioPCI.Device = %q", got)
+	}
+	if got := VirtioMMIO.Device("virtio-9p"); got != "virtio-9p-device" {
+		t.Errorf("VirtioMMIO.Device = %q", got)
+	}
+	m := ARM64Virt.WithVirtio(VirtioPCI)
+	if m == ARM64Virt || m.Virtio != VirtioPCI || ARM64Virt.Virtio != VirtioMMIO || m.Name != ARM64Virt.Name {
+		t.Errorf("WithVirtio(pci) = %+v (the table's machine: %v)", m, ARM64Virt.Virtio)
+	}
+	if RISCV64Virt.WithVirtio(NoVirtio) != RISCV64Virt || RISCV64SifiveU.WithVirtio(VirtioPCI) != RISCV64SifiveU {
+		t.Error("WithVirtio changed a machine it should leave alone")
+	}
+}

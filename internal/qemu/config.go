@@ -65,6 +65,12 @@ func (c Config) deviceArgs() []string {
 		}
 	}
 	args = append(args, netArgs(c.Net, virtio)...)
+	if c.Net == nil && virtio != machine.NoVirtio {
+		// Without it QEMU's virt machines add a virtio-net-pci NIC on its
+		// user network, which the kernel would drive: no network unless
+		// -net asks for one.
+		args = append(args, "-nic", "none")
+	}
 	return append(args, mountArgs(c.Mounts, virtio)...)
 }
 

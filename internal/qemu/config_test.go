@@ -20,7 +20,7 @@ func TestArgs(t *testing.T) {
 		"-M", "virt", "-smp", "4", "-m", "256M", "-bios", "default",
 		"-kernel", "k.elf", "-initrd", "initrd.cpio", "-append", `verbose -- "a b"`,
 		"-display", "none", "-chardev", "stdio,id=con,signal=on",
-		"-serial", "chardev:con", "-monitor", "none", "-no-reboot",
+		"-serial", "chardev:con", "-monitor", "none", "-no-reboot", "-nic", "none",
 		"-s", "-S", "-d", "guest_errors"}
 	if got := c.Args(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Args() =\n%q\nwant\n%q", got, want)
@@ -34,11 +34,11 @@ func TestArgsMachines(t *testing.T) {
 	const console = "-display none -chardev stdio,id=con,signal=on -serial chardev:con -monitor none -no-reboot"
 	const semihosting = " -semihosting-config enable=on,target=native"
 	want := map[string]string{
-		"riscv64-virt":     "qemu-system-riscv64 -M virt -smp 2 -m 1G -bios default -kernel k -initrd i -append a " + console,
+		"riscv64-virt":     "qemu-system-riscv64 -M virt -smp 2 -m 1G -bios default -kernel k -initrd i -append a " + console + " -nic none",
 		"riscv64-sifive_u": "qemu-system-riscv64 -M sifive_u -smp 2 -m 1G -bios default -kernel k -initrd i -append a " + console,
-		"arm64-virt":       "qemu-system-aarch64 -M virt,gic-version=3 -cpu cortex-a72 -smp 2 -m 1G -kernel k -initrd i -append a " + console + semihosting,
-		"arm64-virt-gicv2": "qemu-system-aarch64 -M virt,gic-version=2 -cpu cortex-a72 -smp 2 -m 1G -kernel k -initrd i -append a " + console + semihosting,
-		"arm64-virt-max":   "qemu-system-aarch64 -M virt,gic-version=3 -cpu max -smp 2 -m 1G -kernel k -initrd i -append a " + console + semihosting,
+		"arm64-virt":       "qemu-system-aarch64 -M virt,gic-version=3 -cpu cortex-a72 -smp 2 -m 1G -kernel k -initrd i -append a " + console + semihosting + " -nic none",
+		"arm64-virt-gicv2": "qemu-system-aarch64 -M virt,gic-version=2 -cpu cortex-a72 -smp 2 -m 1G -kernel k -initrd i -append a " + console + semihosting + " -nic none",
+		"arm64-virt-max":   "qemu-system-aarch64 -M virt,gic-version=3 -cpu max -smp 2 -m 1G -kernel k -initrd i -append a " + console + semihosting + " -nic none",
 	}
 	for _, m := range machine.Machines {
 		c := Config{Machine: m, Binary: m.Arch.QEMU, SMP: 2, Memory: "1G", Kernel: "k", Initrd: "i", Append: "a"}
@@ -136,6 +136,24 @@ func TestArgsDevices(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("Args() = %q\nlacks %q", got, want)
 		}
+	}
+}
+
+// TestArgsVirtioPCI: -virtio pci puts every virtio device on the PCIe bus.
+func TestArgsVirtioPCI(t *testing.T) {
+	c := Config{Machine: machine.ARM64Virt.WithVirtio(machine.VirtioPCI), Binary: "q", Entropy: true, StdioPorts: true,
+		Net: &Net{}, Mounts: []Mount{{Host: "/h", Tag: "gm0"}}}
+	got := strings.Join(c.Args(), " ")
+	for _, want := range []string{
+		"-device virtio-rng-pci,rng=rng0", "-device virtio-serial-pci,max_ports=5",
+		"-device virtio-net-pci,netdev=net0", "-device virtio-9p-pci,fsdev=fs0,mount_tag=gm0",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Args() = %q\nlacks %q", got, want)
+		}
+	}
+	if strings.Contains(got, "-device,") || strings.Contains(got, "-nic none") {
+		t.Errorf("Args() = %q: an MMIO device, or -nic none beside -net", got)
 	}
 }
 

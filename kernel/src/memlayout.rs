@@ -23,7 +23,7 @@
 //! 0x8020_0000 but anywhere 2 MiB aligned, the initrd and device tree near
 //! the top).
 
-pub use crate::arch::{phys_to_virt, virt_to_phys, USER_END};
+pub use crate::arch::{phys_to_virt, virt_to_phys, LINEAR_MAP_END, USER_END};
 pub use gometal_core::pagetable::PAGE_SIZE;
 
 pub const USER_STACK_TOP: u64 = USER_END - 2 * PAGE_SIZE as u64;

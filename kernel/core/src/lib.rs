@@ -11,6 +11,7 @@
 
 extern crate alloc;
 
+pub mod acpiprt;
 pub mod arch;
 pub mod bootargs;
 pub mod bootimage;

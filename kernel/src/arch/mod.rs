@@ -60,7 +60,7 @@ pub use this::machine::{cpu_unusable, read_machine, MachineInfo};
 pub use this::trap::trap_cause;
 pub use this::mmu::{
     activate_user_root, flush_tlb_all, flush_tlb_all_cpus, flush_tlb_page, init_user_root, kernel_load_address,
-    phys_to_virt, sync_icache, virt_to_phys, PageFormat, USER_END,
+    device_virt, map_high_device, phys_to_virt, sync_icache, virt_to_phys, PageFormat, LINEAR_MAP_END, USER_END,
 };
 pub use this::power::{exit_status_reaches_host, firmware_console_put, halt, power_off, reboot};
 pub use this::timer::set_timer;

@@ -8,12 +8,14 @@
 //!   its own entries: GICC/GICD/GICR on arm64), the PSCI conduit from the
 //!   FADT's boot flags;
 //! - the console: the SPCR (a PL011 or a 16550, with its interrupt);
-//! - PCIe: the MCFG's ECAM window, reported only: the bridge's memory
-//!   windows and interrupt routing are in the DSDT (AML), so no PCI
-//!   device is used.
+//! - PCIe: the MCFG's ECAM window; the firmware placed the BARs, and the
+//!   INTx routing is read from the DSDT's static `_PRT` package (core's
+//!   acpiprt.rs, no AML interpreter), so virtio-pci functions (console,
+//!   entropy, network, 9P) are driven (drivers/virtio/pci.rs).
 //!
-//! What only the DSDT describes (virtio-mmio slots, the RTC, GPIO) is not
-//! found: no virtio, no RTC (the clock starts at 1970), no entropy source.
+//! What only the DSDT's device objects describe (virtio-mmio slots, the
+//! RTC, GPIO) is not found: no virtio-mmio, no RTC (the clock starts at
+//! 1970).
 //! The generic timer's frequency is CNTFRQ_EL0 (the GTDT's interrupts are
 //! the architected PPIs the kernel already uses).
 
@@ -81,6 +83,10 @@ pub fn read(rsdp: u64) -> Result<Machine, AcpiMachineError> {
             });
             m.serials = m.stdout.iter().cloned().collect();
         }
+    }
+    if let Ok(dsdt) = tables.dsdt() {
+        let start = dsdt.address as u64;
+        m.dsdt = Some(Range { start, end: start + dsdt.length as u64 });
     }
     if let Ok(mcfg) = tables.find_table::<acpi::mcfg::Mcfg>() {
         for e in mcfg.entries() {

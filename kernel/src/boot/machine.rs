@@ -52,8 +52,11 @@ pub struct Machine {
     pub pci_host: Option<super::devnodes::PciHostNode>,
     pub platform: Vec<super::devnodes::PlatformNode>,
     /// PCIe ECAM windows ACPI's MCFG names (base, first and last bus):
-    /// reported, not used (the bridge's windows are in the DSDT's AML).
+    /// the firmware placed the BARs; virtio-pci functions on the first are
+    /// driven, their INTx routed through the DSDT's `_PRT`.
     pub ecam: Vec<(u64, u8, u8)>,
+    /// The DSDT's AML (physical range), for the `_PRT` (ACPI boots only).
+    pub dsdt: Option<Range>,
     /// What the architecture reads for itself.
     pub arch: crate::arch::MachineInfo,
 }

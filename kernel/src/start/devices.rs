@@ -60,7 +60,7 @@ pub fn report_image(m: &machine::Machine, image: &image::Image) {
     if m.fdt.end == 0 {
         crate::println!("gometal: no device tree: the machine from ACPI tables ({} CPUs in the MADT, console from the SPCR)", m.hwids.len());
         for (base, first, last) in &m.ecam {
-            crate::println!("gometal: PCIe ECAM at {base:#x} (buses {first}..={last}) from the MCFG: not used (its windows are in the DSDT)");
+            crate::println!("gometal: PCIe ECAM at {base:#x} (buses {first}..={last}) from the MCFG: BARs as the firmware placed them, INTx from the DSDT's _PRT");
         }
     }
     for r in &m.reserved {
@@ -95,7 +95,9 @@ pub fn init_devices(m: &machine::Machine) -> Option<u64> {
 /// entropy for the random generator, the console for stdin/out/err.
 pub fn start_virtio(m: &machine::Machine, rtc_now: Option<u64>, args: &BootArgs) {
     let mut key = [0u8; crate::random::KEY_LEN];
-    let found = crate::drivers::virtio::probe(&m.virtio, &mut key);
+    let mut devices = crate::drivers::virtio::mmio_devices(&m.virtio);
+    devices.extend(virtio_pci(m, args));
+    let found = crate::drivers::virtio::probe(devices, &mut key);
     match found.nic {
         Some((transport, irq)) => crate::net::nic::add(transport, irq),
         None => report_undriven_nics(m),
@@ -105,14 +107,52 @@ pub fn start_virtio(m: &machine::Machine, rtc_now: Option<u64>, args: &BootArgs)
     }
     start_random(m, &key[..found.entropy], rtc_now, args);
     if let Some(irq) = crate::drivers::virtio::console::irq() {
-        crate::drivers::irq::attach(irq, |_| {
+        crate::drivers::irq::attach_shared(irq, |_| {
             crate::drivers::virtio::console::on_interrupt();
             crate::stdio::hostsig::deliver();
         });
     }
     if let Some(irq) = crate::net::nic::irq() {
-        crate::drivers::irq::attach(irq, |_| crate::net::nic::on_interrupt());
+        crate::drivers::irq::attach_shared(irq, |_| crate::net::nic::on_interrupt());
     }
+}
+
+/// The virtio-pci functions (`gometal run -virtio pci`; UEFI's ACPI
+/// machines): on the device tree's PCIe bridge, BARs placed by the kernel
+/// and INTx routed through its `interrupt-map`; or on the MCFG's ECAM
+/// under ACPI, BARs as the firmware placed them and INTx routed through the
+/// DSDT's `_PRT`. Functions a `uio=` option names are the program's.
+fn virtio_pci(m: &machine::Machine, args: &BootArgs) -> Vec<crate::drivers::virtio::Device> {
+    use crate::drivers::{pci, virtio::pci::{devices, Bus}};
+    use gometal_core::uiospec::{self, Match};
+    let (specs, _) = uiospec::parse_all(&args.uio);
+    let reserved = |vendor, device| specs.iter().any(|s| s.what == Match::Pci { vendor, device });
+    if let Some(h) = &m.pci_host {
+        let Some(windows) = pci::windows(&h.windows) else { return Vec::new() };
+        // SAFETY: the ECAM window of the device tree's host bridge node.
+        let ecam = unsafe { pci::Ecam::new(h.ecam, h.ecam_size) };
+        let route = |dev, pin| {
+            gometal_core::pcihost::route_intx(&h.interrupt_map, &h.interrupt_map_mask, 0, dev, pin, h.parent_addr_cells, h.parent_int_cells)
+                .and_then(crate::arch::decode_dt_interrupt)
+        };
+        return devices(Bus { ecam, windows: Some(windows), route: &route, reserved: &reserved, verbose: args.verbose });
+    }
+    let Some(&(base, 0, last)) = m.ecam.first() else { return Vec::new() };
+    // SAFETY: the MCFG's ECAM window for buses 0..=last (1 MiB each).
+    let ecam = unsafe { pci::Ecam::new(base, (last as u64 + 1) << 20) };
+    let aml: &[u8] = match m.dsdt {
+        // SAFETY: the DSDT's AML, in memory the firmware keeps for ACPI
+        // (not in the usable ranges), reached through the linear map.
+        Some(r) => unsafe { core::slice::from_raw_parts(crate::memlayout::phys_to_virt(r.start) as *const u8, (r.end - r.start) as usize) },
+        None => &[],
+    };
+    let prt = gometal_core::acpiprt::parse_prt(aml);
+    if prt.is_none() {
+        crate::println!("gometal: no static _PRT in the DSDT: PCI interrupts cannot be routed without an AML interpreter");
+    }
+    // ACPI's GSIs on arm64 are the GIC's interrupt ids (as the SPCR's).
+    let route = |dev, pin| prt.as_ref().and_then(|p| gometal_core::acpiprt::route(p, aml, dev, pin));
+    devices(Bus { ecam, windows: None, route: &route, reserved: &reserved, verbose: args.verbose })
 }
 
 /// Keys the random generator from every entropy source there is, and

@@ -15,7 +15,7 @@ use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
-use gometal_core::pcihost::{route_intx, BarAllocator, Space};
+use gometal_core::pcihost::route_intx;
 use gometal_core::uiospec::{self, Match, Spec};
 
 /// Pages of each device's DMA region (physically contiguous).
@@ -53,13 +53,18 @@ pub fn init(m: &Machine, raw_specs: &[Vec<u8>]) {
         f.maps.push(Map { name: String::from("dma"), pa: dma, size: (DMA_PAGES * crate::memlayout::PAGE_SIZE) as u64 });
         devices.push(finish(f, spec, devices.len()));
     }
+    let mut lines: Vec<u32> = Vec::new();
     for d in &devices {
         sysfs::publish(d);
         if let Some(irq) = d.irq {
-            // Devices sharing a line (PCI INTx) share the handler too.
-            crate::drivers::irq::register(irq, |line| {
-                super::on_irq(line);
-            });
+            // Devices sharing a line (PCI INTx) share the handler too,
+            // with the kernel's own virtio-pci devices if they are on it.
+            if !lines.contains(&irq) {
+                lines.push(irq);
+                crate::drivers::irq::register_shared(irq, |line| {
+                    super::on_irq(line);
+                });
+            }
             crate::arch::route_irq(irq, d.hwid.load(Ordering::Acquire));
         }
     }
@@ -106,17 +111,17 @@ struct PciBus<'a> {
 
 impl<'a> PciBus<'a> {
     fn new(host: &'a PciHostNode) -> Option<Self> {
-        let mem = host.windows.iter().find(|w| w.space == Space::Mem32)?;
-        let mut io = host.windows.iter().find(|w| w.space == Space::Io).map(|w| BarAllocator::new(*w));
-        // The first 4 KiB of ports stay unused (legacy ISA ports on a PC;
-        // and a BAR at port 0 would read as unassigned).
-        if let Some(io) = io.as_mut() {
-            io.alloc(4096);
-        }
+        let mut windows = pci::windows(&host.windows)?;
         // SAFETY: the ECAM window from the device tree's host bridge node.
         let ecam = unsafe { pci::Ecam::new(host.ecam, host.ecam_size) };
-        let free = pci::scan(&ecam);
-        Some(PciBus { host, ecam, free, windows: pci::Windows { mem: BarAllocator::new(*mem), io } })
+        let mut free = pci::scan(&ecam);
+        // The kernel's own virtio-pci devices are not handed out, and
+        // their BARs stay where the kernel put them.
+        if let Some(c) = pci::claimed() {
+            free.retain(|f| !c.functions.contains(&f.addr));
+            windows = c.windows.unwrap_or(windows);
+        }
+        Some(PciBus { host, ecam, free, windows })
     }
 
     /// The first function with these ids, its BARs placed and its INTx routed.

@@ -14,6 +14,63 @@ pub use gometal_core::arch::aarch64::USER_END;
 /// bottom of TTBR1's 39-bit half (entry.S maps 510 GiB of it).
 pub const PHYS_OFFSET: u64 = 0xffff_ff80_0000_0000;
 
+/// The end of the physical addresses the linear map reaches (entry.S maps 510 GiB (LINEAR_MAP_GIB)):
+/// a device register above it (a BAR the firmware placed high) is out of reach.
+pub const LINEAR_MAP_END: u64 = 510 << 30;
+
+/// The one root entry entry.S leaves free (after the linear map's 510 and
+/// the kernel window): `map_high_device` puts one GiB of device registers
+/// there, at HIGH_DEVICE_VA.
+const HIGH_DEVICE_ROOT: usize = 511;
+const HIGH_DEVICE_VA: u64 = 0xffff_ffff_c000_0000;
+const GIB: u64 = 1 << 30;
+/// A 1 GiB block of Device-nGnRE memory, never executable (entry.S's BLOCK_DEVICE).
+const BLOCK_DEVICE: u64 = 0x0060_0000_0000_0405;
+
+extern "C" {
+    static mut boot_page_table: [u64; 512];
+}
+
+/// The GiB of physical addresses `map_high_device` mapped (its base + 1,
+/// so that 0 means none).
+static HIGH_DEVICE_GIB: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
+
+/// The kernel-virtual address of device registers at `pa`: through the
+/// linear map, or through the high device window when `map_high_device`
+/// mapped the GiB holding `pa`.
+pub fn device_virt(pa: u64) -> Option<u64> {
+    if pa < LINEAR_MAP_END {
+        return Some(phys_to_virt(pa));
+    }
+    let base = HIGH_DEVICE_GIB.load(core::sync::atomic::Ordering::Acquire).checked_sub(1)?;
+    (pa & !(GIB - 1) == base).then(|| HIGH_DEVICE_VA + (pa - base))
+}
+
+/// Maps the GiB holding `pa` as device memory in the high device window
+/// (a BAR UEFI placed in PCIe's 64-bit window, at 512 GiB on QEMU's virt,
+/// above the linear map). One GiB only: false when the window already
+/// holds another. Boot only, before other CPUs run.
+pub fn map_high_device(pa: u64) -> bool {
+    let base = pa & !(GIB - 1);
+    if device_virt(pa).is_some() {
+        return true;
+    }
+    // 48 bits of physical address at most (the block descriptor's field).
+    if base >> 48 != 0 || HIGH_DEVICE_GIB.load(core::sync::atomic::Ordering::Acquire) != 0 {
+        return false;
+    }
+    // SAFETY: the root entry is unused (entry.S maps 0..=510 only); an
+    // invalid entry is never cached in a TLB, so writing it and making the
+    // write visible to the table walker (dsb, isb) is enough.
+    unsafe {
+        let root = core::ptr::addr_of_mut!(boot_page_table) as *mut u64;
+        core::ptr::write_volatile(root.add(HIGH_DEVICE_ROOT), base | BLOCK_DEVICE);
+        core::arch::asm!("dsb ishst", "isb", options(nostack));
+    }
+    HIGH_DEVICE_GIB.store(base + 1, core::sync::atomic::Ordering::Release);
+    true
+}
+
 /// Where the kernel image is linked (kernel.ld): its own window, apart
 /// from the linear map, wherever the loader put it in physical memory.
 pub const KERNEL_BASE: u64 = 0xffff_ffff_8000_0000;

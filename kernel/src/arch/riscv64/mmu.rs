@@ -12,6 +12,21 @@ pub use gometal_core::arch::riscv64::USER_END;
 /// Where physical address 0 appears in the kernel's address space.
 pub const PHYS_OFFSET: u64 = 0xffff_ffc0_0000_0000;
 
+/// The end of the physical addresses the linear map reaches (entry.S maps 64 GiB (LINEAR_MAP_GIB)):
+/// a device register above it (a BAR the firmware placed high) is out of reach.
+pub const LINEAR_MAP_END: u64 = 64 << 30;
+
+/// The kernel-virtual address of device registers at `pa`: the linear
+/// map's 64 GiB hold every device of the machines this kernel knows.
+pub fn device_virt(pa: u64) -> Option<u64> {
+    (pa < LINEAR_MAP_END).then(|| phys_to_virt(pa))
+}
+
+/// No high device window on riscv64 (nothing lies above the linear map).
+pub fn map_high_device(pa: u64) -> bool {
+    device_virt(pa).is_some()
+}
+
 /// Where the kernel image is linked (kernel.ld): its own window, apart
 /// from the linear map, wherever the loader put it in physical memory.
 pub const KERNEL_BASE: u64 = 0xffff_ffff_8000_0000;

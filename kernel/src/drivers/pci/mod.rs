@@ -6,11 +6,17 @@
 //! Config words are decoded by kernel/core/src/pciconfig.rs (a device may
 //! hold any value: a bad BAR or header is logged and skipped); `pci_types`
 //! gives the address type only.
+//!
+//! The kernel drives some functions itself (virtio-pci: drivers/virtio/
+//! pci.rs) before UIO hands functions to programs; `claim` records what it
+//! took and where its BARs ended, so UIO places its BARs after them.
 
 use crate::arch::mmio::Mmio;
-use gometal_core::pcihost::BarAllocator;
+use gometal_core::pcihost::{BarAllocator, Space, Window};
 use gometal_core::pciconfig::{self, BarError, BarKind, Layout};
 use pci_types::{ConfigRegionAccess, PciAddress};
+use spin::Once;
+use virtio_drivers::transport::pci::bus::{ConfigurationAccess, DeviceFunction};
 
 /// Command register bits (offset 4).
 pub const CMD_IO: u16 = 1 << 0;
@@ -98,6 +104,20 @@ impl ConfigRegionAccess for Ecam {
     }
 }
 
+/// The `virtio-drivers` crate's PCI transport reads the capabilities and
+/// BARs of a function through this.
+impl ConfigurationAccess for Ecam {
+    fn read_word(&self, f: DeviceFunction, offset: u8) -> u32 {
+        self.read32(PciAddress::new(0, f.bus, f.device, f.function), offset as u16)
+    }
+    fn write_word(&mut self, f: DeviceFunction, offset: u8, data: u32) {
+        self.write32(PciAddress::new(0, f.bus, f.device, f.function), offset as u16, data)
+    }
+    unsafe fn unsafe_clone(&self) -> Self {
+        *self
+    }
+}
+
 /// A function found on bus 0.
 #[derive(Clone, Copy, Debug)]
 pub struct Function {
@@ -154,6 +174,7 @@ pub struct MemBar {
 
 /// The bridge windows BARs are placed in: 32-bit memory, and I/O ports
 /// (which RISC-V reaches as memory: the `ranges` entry's CPU address).
+#[derive(Clone, Copy)]
 pub struct Windows {
     pub mem: BarAllocator,
     pub io: Option<BarAllocator>,
@@ -185,6 +206,66 @@ pub fn assign_bars(ecam: &Ecam, f: &Function, windows: &mut Windows) -> alloc::v
     let cmd = (ecam.command(f.addr) | CMD_MEMORY | CMD_IO | CMD_BUS_MASTER) & !CMD_INTX_DISABLE;
     ecam.set_command(f.addr, cmd);
     bars
+}
+
+/// The windows of a bridge's `ranges` BARs go in: its 32-bit memory window
+/// (which the linear map reaches on every machine gometal knows; the 64-bit
+/// one may not be) and its I/O window, less the first 4 KiB of ports
+/// (legacy ISA ports on a PC; and a BAR at port 0 would read as unassigned).
+pub fn windows(ranges: &[Window]) -> Option<Windows> {
+    let mem = ranges.iter().find(|w| w.space == Space::Mem32)?;
+    let mut io = ranges.iter().find(|w| w.space == Space::Io).map(|w| BarAllocator::new(*w));
+    if let Some(io) = io.as_mut() {
+        io.alloc(4096);
+    }
+    Some(Windows { mem: BarAllocator::new(*mem), io })
+}
+
+/// The first memory BAR of `f` that the firmware placed at or above
+/// `limit` (where the kernel cannot reach it), if any.
+pub fn bar_above(ecam: &Ecam, f: &Function, limit: u64) -> Option<u64> {
+    let mut slot = 0u8;
+    while slot < 6 {
+        let lo = ecam.read32(f.addr, bar_offset(slot));
+        let kind = pciconfig::bar_kind(lo, slot);
+        let addr = match kind {
+            Ok(BarKind::Mem32) => (lo & !0xf) as u64,
+            Ok(BarKind::Mem64) => (ecam.read32(f.addr, bar_offset(slot) + 4) as u64) << 32 | (lo & !0xf) as u64,
+            _ => 0,
+        };
+        if addr >= limit {
+            return Some(addr);
+        }
+        slot += if kind == Ok(BarKind::Mem64) { 2 } else { 1 };
+    }
+    None
+}
+
+/// Turns on memory decoding and bus mastering, INTx enabled, for a
+/// function whose BARs the firmware already placed (UEFI under ACPI).
+pub fn enable(ecam: &Ecam, f: &Function) {
+    let cmd = (ecam.command(f.addr) | CMD_MEMORY | CMD_BUS_MASTER) & !CMD_INTX_DISABLE;
+    ecam.set_command(f.addr, cmd);
+}
+
+/// What the kernel's own drivers took from the bus before UIO looks.
+pub struct Claimed {
+    /// The bridge windows after the kernel's BARs (None: the firmware
+    /// placed every BAR).
+    pub windows: Option<Windows>,
+    pub functions: alloc::vec::Vec<PciAddress>,
+}
+
+static CLAIMED: Once<Claimed> = Once::new();
+
+/// Records what the kernel took (once, at boot).
+pub fn claim(c: Claimed) {
+    CLAIMED.call_once(|| c);
+}
+
+/// What the kernel took, if it took anything.
+pub fn claimed() -> Option<&'static Claimed> {
+    CLAIMED.get()
 }
 
 fn bar_offset(slot: u8) -> u16 {

@@ -31,7 +31,10 @@ unsafe impl Hal for KernelHal {
     }
 
     unsafe fn mmio_phys_to_virt(paddr: PhysAddr, _size: usize) -> NonNull<u8> {
-        NonNull::new(phys_to_virt(paddr) as *mut u8).expect("linear map address is not null")
+        // A PCI BAR above the linear map was mapped before its transport
+        // was made (drivers/virtio/pci.rs), or the function was skipped.
+        let va = crate::arch::device_virt(paddr).unwrap_or_else(|| phys_to_virt(paddr));
+        NonNull::new(va as *mut u8).expect("a kernel address is not null")
     }
 
     unsafe fn share(buffer: NonNull<[u8]>, _direction: BufferDirection) -> PhysAddr {

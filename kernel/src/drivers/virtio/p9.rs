@@ -27,7 +27,7 @@
 //! itself until its reply is there, with no lock held between looks.
 
 use super::hal::KernelHal;
-use super::Mmio;
+use super::VirtioTransport;
 use crate::sched::wait::WaitQueue;
 use crate::sched::{clock, cpu, runqueue};
 use crate::sync::{Lock, LockClass};
@@ -68,7 +68,7 @@ struct Bufs {
 }
 
 struct Ring {
-    transport: Mmio,
+    transport: VirtioTransport,
     queue: VirtQueue<KernelHal, QUEUE_SIZE>,
     flight: InFlight<Bufs>,
     /// Reply buffers of finished requests, reused (they are 64 KiB each).
@@ -99,19 +99,19 @@ pub enum Error {
 /// interrupt handler finds it by its line.
 static DEVICES: Lock<Vec<Arc<Device>>> = Lock::new(LockClass::NinePDevices, Vec::new());
 
-pub fn add(transport: Mmio, irq: u32) {
+pub fn add(transport: VirtioTransport, irq: u32) {
     let Some(dev) = start(transport, irq) else {
         crate::println!("gometal: virtio-9p device did not start");
         return;
     };
     let dev = Arc::new(dev);
     DEVICES.lock().push(dev.clone());
-    crate::drivers::irq::attach(irq, on_interrupt);
+    crate::drivers::irq::attach_shared(irq, on_interrupt);
 }
 
 /// Negotiates features (none but VERSION_1: no indirect descriptors, no
 /// event index) and sets up the request queue.
-fn start(mut transport: Mmio, irq: u32) -> Option<Device> {
+fn start(mut transport: VirtioTransport, irq: u32) -> Option<Device> {
     transport.set_status(DeviceStatus::empty());
     transport.set_status(DeviceStatus::ACKNOWLEDGE | DeviceStatus::DRIVER);
     let offered = transport.read_device_features();
@@ -126,7 +126,7 @@ fn start(mut transport: Mmio, irq: u32) -> Option<Device> {
     Some(Device { ring: Lock::new(LockClass::NinePRing, ring), waiters: WaitQueue::new(), tag, irq, taken: AtomicBool::new(false) })
 }
 
-fn read_mount_tag(transport: &Mmio) -> Option<String> {
+fn read_mount_tag(transport: &VirtioTransport) -> Option<String> {
     let len: u16 = transport.read_config_space(0).ok()?;
     let bytes: Option<Vec<u8>> = (0..len as usize).map(|i| transport.read_config_space::<u8>(2 + i).ok()).collect();
     String::from_utf8(bytes?).ok()

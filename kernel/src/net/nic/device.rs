@@ -23,7 +23,7 @@
 //! told at the end of each poll (`flush`) or every few frames.
 
 use crate::drivers::virtio::net::{Offloads, RxFrame, VirtioNet};
-use crate::drivers::virtio::Mmio;
+use crate::drivers::virtio::VirtioTransport;
 use core::marker::PhantomData;
 use core::num::NonZeroUsize;
 use gometal_core::virtionet::{self as vn, NetHdr};
@@ -45,7 +45,7 @@ pub struct NetDevice {
 }
 
 impl NetDevice {
-    pub fn new(transport: Mmio) -> Result<NetDevice, crate::drivers::virtio::net::Error> {
+    pub fn new(transport: VirtioTransport) -> Result<NetDevice, crate::drivers::virtio::net::Error> {
         let net = VirtioNet::new(transport)?;
         let offloads = net.offloads();
         Ok(NetDevice { net, offloads, staged: None })

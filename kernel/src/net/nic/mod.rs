@@ -70,7 +70,7 @@ pub(super) fn now() -> Instant {
 }
 
 /// Brings up the first virtio-net device (later ones are ignored).
-pub fn add(transport: crate::drivers::virtio::Mmio, irq: u32) {
+pub fn add(transport: crate::drivers::virtio::VirtioTransport, irq: u32) {
     let mut guard = NIC.lock();
     if guard.is_some() {
         return;

@@ -1,5 +1,5 @@
 //! Our virtio-console driver, multiport (VIRTIO_CONSOLE_F_MULTIPORT), over
-//! the `virtio-drivers` crate's MMIO transport and split virtqueues. The
+//! the `virtio-drivers` crate's transports (MMIO or PCI) and split virtqueues. The
 //! crate's own console driver speaks to port 0 only and has no control
 //! queue; the control queue is what tells the guest that the host closed a
 //! port, which is how the program's stdin gets a real end of file.
@@ -17,7 +17,7 @@
 //! less than INPUT_LIMIT is queued, so an unread stdin pushes back on the host.
 
 use super::hal::KernelHal;
-use super::Mmio;
+use super::VirtioTransport;
 use crate::sched::wait::WaitQueue;
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
@@ -71,7 +71,7 @@ struct Port {
 }
 
 struct Console {
-    transport: Mmio,
+    transport: VirtioTransport,
     ctrl_rx: RxBuffers,
     ctrl_tx: Queue,
     ports: Vec<Port>,
@@ -91,7 +91,7 @@ fn data_queues(port: usize) -> (u16, u16) {
 
 /// Brings the device up and learns its ports; logs and gives up on a
 /// device without multiport (no way to signal end of input).
-pub fn init(mut transport: Mmio, irq: u32) {
+pub fn init(mut transport: VirtioTransport, irq: u32) {
     if CONSOLE.lock().is_some() {
         return; // only the first console device is ours
     }
@@ -122,7 +122,7 @@ pub fn init(mut transport: Mmio, irq: u32) {
     while c.handle_control() {}
 }
 
-fn build(mut transport: Mmio, ports: usize) -> Option<Console> {
+fn build(mut transport: VirtioTransport, ports: usize) -> Option<Console> {
     let mut queue = |idx| Queue::new(&mut transport, idx, false, false).ok();
     let ctrl_rx = queue(2)?;
     let ctrl_tx = queue(3)?;
