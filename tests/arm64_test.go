@@ -7,15 +7,10 @@ package tests
 // themselves boot arm64 through forArches (arches_test.go).
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
-	"gometal.dev/gometal/internal/gobuild"
-	"gometal.dev/gometal/internal/kernelimage"
 	"gometal.dev/gometal/internal/machine"
 	"gometal.dev/gometal/internal/qemu"
 )
@@ -54,32 +49,8 @@ const arm64UBoot = "/usr/lib/u-boot/qemu_arm64/u-boot.bin"
 // semihosting (the loader's `semihosting`, which the image's own command
 // line keeps).
 func TestImageArm64(t *testing.T) {
-	if _, err := qemu.Find("", machine.ARM64); err != nil {
-		t.Skipf("%v (make deps installs qemu-system-arm)", err)
-	}
-	k, err := kernelimage.NewFor("arm64", nil).Find("")
-	if err != nil {
-		t.Fatalf("no arm64 kernel: %v", err)
-	}
-	dir := t.TempDir()
-	prog := filepath.Join(dir, "board")
-	build := gobuild.Job{What: "board for arm64", Env: machine.ARM64.BuildEnv(), Args: []string{"build", "-o", prog, "./tests/progs/board"}}
-	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
-	defer cancel()
-	if err := gobuild.RunAll(ctx, modRoot, []gobuild.Job{build}, nil); err != nil {
-		t.Fatal(err)
-	}
-	boardTxt := filepath.Join(dir, "board.txt")
-	if err := os.WriteFile(boardTxt, []byte("board\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	img := filepath.Join(dir, "app.img")
-	argv := []string{"build", "-arch", "arm64", "-o", img, "-env", "BOARD=ok", "-add", boardTxt + ":/etc/board.txt", "-v", prog, "2", "3", "yes", "typed\n"}
-	cmd := exec.Command(gometal, argv...)
-	cmd.Env = append(os.Environ(), kernelimage.EnvFor("arm64")+"="+k)
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("gometal %s: %v\n%s", strings.Join(argv, " "), err, msg)
-	}
+	needArm64(t)
+	img := buildArm64Image(t, filepath.Join(t.TempDir(), "app.img"), []string{"-v"}, "2", "3", "yes", "typed\n")
 	t.Run("qemu", func(t *testing.T) {
 		t.Parallel()
 		out, status := bootQEMU(t, qemu.Config{Machine: machine.ARM64Virt, SMP: 2, Memory: "256M", Kernel: img, Append: "semihosting"}, "typed\n\x04")
