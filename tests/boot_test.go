@@ -182,6 +182,9 @@ func bootCases(t *testing.T, a *arch, runs func(bootCase) []bootRun) {
 				if c.skipEnv != "" && os.Getenv(c.skipEnv) != "" {
 					t.Skipf("skipped: %s is set", c.skipEnv)
 				}
+				if why, ok := c.notOn[a.name]; ok {
+					t.Skipf("not on %s: %s", a.name, why)
+				}
 				t.Parallel()
 				bootSem <- struct{}{}
 				defer func() { <-bootSem }()
