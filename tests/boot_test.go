@@ -1,10 +1,15 @@
 // Package tests holds gometal's integration tests: real Go programs, built
-// with the stock toolchain for linux/riscv64, booted on the gometal kernel in
-// qemu-system-riscv64 through the gometal CLI, at 1 and 4 harts; the SMP
-// cases at 1, 2 and 4 harts under every placement policy (-sched).
+// with the stock toolchain for linux/riscv64 and linux/arm64, booted on the
+// gometal kernel in qemu-system-riscv64 and qemu-system-aarch64 through the
+// gometal CLI, at 1 and 4 harts; on riscv64 the SMP cases at 1, 2 and 4
+// harts under every placement policy (-sched). TestBoot boots the cases on
+// riscv64, TestBootArm64 on arm64; the other tests run once per
+// architecture (arches_test.go).
 //
-//	go test ./tests/                  # everything (a few minutes)
+//	go test ./tests/                  # everything (several minutes)
 //	go test ./tests/ -run 'TestBoot/timers'
+//	go test ./tests/ -run 'TestBootArm64/timers'
+//	go test ./tests/ -run 'TestStdio.*/arm64'
 //	go test ./tests/ -run TestBadInput
 //	go test ./tests/ -run 'TestBoot/arith/smp4/random'
 //
@@ -15,6 +20,8 @@
 //	GOMETAL_TEST_VERBOSE=1    log the console of passing boots too
 //	GOMETAL_TEST_CLI=PATH     use this gometal binary instead of building ./cmd/gometal
 //	GOMETAL_KERNEL=PATH       boot this kernel instead of building kernel/ with cargo
+//	GOMETAL_KERNEL_ARM64=PATH the same for arm64
+//	GOMETAL_TEST_ARM64=all    TestBootArm64's SMP cases under every policy too
 //	GOMETAL_TEST_POLICIES=a,b run the SMP cases under these policies only
 package tests
 
