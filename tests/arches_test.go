@@ -31,15 +31,13 @@ type arch struct {
 }
 
 var (
-	riscv64 = newArch(testMachine, "")
-	arm64   = newArch(machine.ARM64.Default(), "-arm64")
+	riscv64 = newArch(testMachine)
+	arm64   = newArch(machine.ARM64.Default())
 	arches  = []*arch{riscv64, arm64}
 )
 
-func newArch(m *machine.Machine, suffix string) *arch {
-	return &arch{name: m.Arch.Name, machine: m, env: kernelimage.EnvFor(m.Arch.Name),
-		progDir:    filepath.Join("progs"+suffix) + string(filepath.Separator),
-		exampleDir: filepath.Join("examples"+suffix) + string(filepath.Separator)}
+func newArch(m *machine.Machine) *arch {
+	return &arch{name: m.Arch.Name, machine: m, env: kernelimage.EnvFor(m.Arch.Name)}
 }
 
 // prog is the path of tests/progs/name built for a.
@@ -57,10 +55,11 @@ func (a *arch) summaryPrefix() string {
 	return a.name + "/"
 }
 
-// buildJobs are the builds of a's test programs and examples into workDir.
-func (a *arch) buildJobs() []gobuild.Job {
-	a.progDir = filepath.Join(workDir, a.progDir) + string(filepath.Separator)
-	a.exampleDir = filepath.Join(workDir, a.exampleDir) + string(filepath.Separator)
+// buildJobs are the builds of a's test programs and examples into dir
+// (progs-ARCH/ and examples-ARCH/).
+func (a *arch) buildJobs(dir string) []gobuild.Job {
+	a.progDir = filepath.Join(dir, "progs-"+a.name) + string(filepath.Separator)
+	a.exampleDir = filepath.Join(dir, "examples-"+a.name) + string(filepath.Separator)
 	env := a.machine.Arch.BuildEnv()
 	return []gobuild.Job{
 		{What: "the test programs for " + a.name, Env: env, Args: []string{"build", "-o", a.progDir, "./tests/progs/..."}},

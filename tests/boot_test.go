@@ -132,7 +132,7 @@ func setup() error {
 			Args: []string{"build", "-o", hostBin, "./tests/progs/hello"}},
 	}
 	for _, a := range arches {
-		builds = append(builds, a.buildJobs()...)
+		builds = append(builds, a.buildJobs(workDir)...)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
 	defer cancel()
