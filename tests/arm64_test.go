@@ -1,83 +1,40 @@
 package tests
 
-// The arm64 port's boot tests: the core cases of TestBoot (one core and
-// four, the exit status, signals and preemption, timers and the RTC, a
-// fault turned into a Go panic) on QEMU's arm64 virt (Cortex-A72, GICv3),
-// with the arm64 kernel ($GOMETAL_KERNEL_ARM64, else built from the
-// checkout like the riscv64 one). The rest of TestBoot's cases run on
-// riscv64 only for now (docs/porting.md, "arm64: what is tested").
+// The arm64 port's boot tests: every case of TestBoot on QEMU's arm64
+// virt (Cortex-A72, GICv3) with the arm64 kernel ($GOMETAL_KERNEL_ARM64,
+// else built from the checkout like the riscv64 one), and the images
+// `gometal build -arch arm64` makes. The tests that start gometal
+// themselves boot arm64 through forArches (arches_test.go).
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 
-	"gometal.dev/gometal/internal/gobuild"
-	"gometal.dev/gometal/internal/kernelimage"
 	"gometal.dev/gometal/internal/machine"
 	"gometal.dev/gometal/internal/qemu"
 )
 
-// arm64Cases are the TestBoot cases (by name) that also boot on arm64 in
-// `make test`; GOMETAL_TEST_ARM64=all boots every case there instead.
-var arm64Cases = []string{"hello", "concurrency", "timers", "preempt", "nilderef", "exitcode-0", "exitcode-42", "openflags"}
+// TestBootArm64 boots every TestBoot case on arm64, at fewer runs than
+// riscv64 (arm64Runs); GOMETAL_TEST_ARM64=all boots every run.
+func TestBootArm64(t *testing.T) { bootCases(t, arm64, arm64Runs) }
 
-func onArm64(name string) bool {
-	return os.Getenv("GOMETAL_TEST_ARM64") == "all" || slices.Contains(arm64Cases, name)
-}
-
-func TestBootArm64(t *testing.T) {
-	if _, err := qemu.Find("", machine.ARM64); err != nil {
-		t.Skipf("%v (make deps installs qemu-system-arm)", err)
+// arm64Runs is the runs of a case on arm64: the port, not the placement
+// policies, is under test there, so an SMP case boots at 1 and 4 CPUs under
+// one policy each (riscv64 boots every policy at 2 and 4); the other cases
+// at their own core counts.
+func arm64Runs(c bootCase) []bootRun {
+	all := c.runs()
+	if !c.smp || os.Getenv("GOMETAL_TEST_ARM64") == "all" {
+		return all
 	}
-	k, err := kernelimage.NewFor("arm64", nil).Find("")
-	if err != nil {
-		t.Fatalf("no arm64 kernel: %v", err)
-	}
-	if k, err = filepath.Abs(k); err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(workDir, "progs-arm64") + string(filepath.Separator)
-	var pkgs []string
-	for _, c := range cases() {
-		if onArm64(c.name) && !c.example && !slices.Contains(pkgs, "./tests/progs/"+c.prog) {
-			pkgs = append(pkgs, "./tests/progs/"+c.prog)
+	var rs []bootRun
+	for _, r := range all {
+		if (r.cores == 1 || r.cores == 4) && r.sched == policiesAt(r.cores)[0] {
+			rs = append(rs, r)
 		}
 	}
-	build := gobuild.Job{What: "the arm64 test programs", Env: machine.ARM64.BuildEnv(), Args: append([]string{"build", "-o", dir}, pkgs...)}
-	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
-	defer cancel()
-	if err := gobuild.RunAll(ctx, modRoot, []gobuild.Job{build}, nil); err != nil {
-		t.Fatal(err)
-	}
-	target := bootTarget{prefix: "arm64/", progDir: dir, env: kernelimage.EnvFor("arm64"), kernel: k}
-	t.Logf("kernel: %s", k)
-	for _, c := range cases() {
-		if !onArm64(c.name) || c.example {
-			continue
-		}
-		for _, r := range c.runs() {
-			if c.smp && r.cores != 1 && r.cores != 4 {
-				continue
-			}
-			if c.smp && r.sched != policiesAt(r.cores)[0] {
-				continue // one policy per core count: the port, not the policies, is under test
-			}
-			t.Run(c.name+"/"+r.name(), func(t *testing.T) {
-				if c.skipEnv != "" && os.Getenv(c.skipEnv) != "" {
-					t.Skipf("skipped: %s is set", c.skipEnv)
-				}
-				t.Parallel()
-				bootSem <- struct{}{}
-				defer func() { <-bootSem }()
-				runBootOn(t, c, r, target)
-			})
-		}
-	}
+	return rs
 }
 
 // arm64UBoot is Debian's U-Boot for QEMU's arm64 virt (u-boot-qemu), run
@@ -92,32 +49,8 @@ const arm64UBoot = "/usr/lib/u-boot/qemu_arm64/u-boot.bin"
 // semihosting (the loader's `semihosting`, which the image's own command
 // line keeps).
 func TestImageArm64(t *testing.T) {
-	if _, err := qemu.Find("", machine.ARM64); err != nil {
-		t.Skipf("%v (make deps installs qemu-system-arm)", err)
-	}
-	k, err := kernelimage.NewFor("arm64", nil).Find("")
-	if err != nil {
-		t.Fatalf("no arm64 kernel: %v", err)
-	}
-	dir := t.TempDir()
-	prog := filepath.Join(dir, "board")
-	build := gobuild.Job{What: "board for arm64", Env: machine.ARM64.BuildEnv(), Args: []string{"build", "-o", prog, "./tests/progs/board"}}
-	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
-	defer cancel()
-	if err := gobuild.RunAll(ctx, modRoot, []gobuild.Job{build}, nil); err != nil {
-		t.Fatal(err)
-	}
-	boardTxt := filepath.Join(dir, "board.txt")
-	if err := os.WriteFile(boardTxt, []byte("board\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	img := filepath.Join(dir, "app.img")
-	argv := []string{"build", "-arch", "arm64", "-o", img, "-env", "BOARD=ok", "-add", boardTxt + ":/etc/board.txt", "-v", prog, "2", "3", "yes", "typed\n"}
-	cmd := exec.Command(gometal, argv...)
-	cmd.Env = append(os.Environ(), kernelimage.EnvFor("arm64")+"="+k)
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("gometal %s: %v\n%s", strings.Join(argv, " "), err, msg)
-	}
+	needArm64(t)
+	img := buildArm64Image(t, filepath.Join(t.TempDir(), "app.img"), []string{"-v"}, "2", "3", "yes", "typed\n")
 	t.Run("qemu", func(t *testing.T) {
 		t.Parallel()
 		out, status := bootQEMU(t, qemu.Config{Machine: machine.ARM64Virt, SMP: 2, Memory: "256M", Kernel: img, Append: "semihosting"}, "typed\n\x04")

@@ -28,7 +28,6 @@ import (
 	"strings"
 	"testing"
 
-	"gometal.dev/gometal/internal/kernelimage"
 	"gometal.dev/gometal/internal/machine"
 	"gometal.dev/gometal/internal/qemu"
 )
@@ -36,33 +35,25 @@ import (
 // Debian's EDK2 for QEMU's arm64 virt machine (arm64UBoot: arm64_test.go).
 const edk2Arm64 = "/usr/share/qemu-efi-aarch64/QEMU_EFI.fd"
 
-// arm64Kernel is the arm64 kernel the image tests build images with.
-func arm64Kernel(t *testing.T) string {
+// needArm64 fails the test when arm64 cannot boot here (no QEMU or kernel).
+func needArm64(t *testing.T) {
 	t.Helper()
-	if _, err := qemu.Find("", machine.ARM64); err != nil {
-		t.Skipf("%v (make deps installs qemu-system-arm)", err)
+	if arm64.err != nil {
+		t.Fatalf("cannot boot arm64: %v", arm64.err)
 	}
-	k, err := kernelimage.NewFor("arm64", nil).Find("")
-	if err != nil {
-		t.Fatalf("no arm64 kernel: %v", err)
-	}
-	if k, err = filepath.Abs(k); err != nil {
-		t.Fatal(err)
-	}
-	return k
 }
 
 // buildArm64Image is buildImage for arm64.
-func buildArm64Image(t *testing.T, k, out string, flags []string, args ...string) string {
+func buildArm64Image(t *testing.T, out string, flags []string, args ...string) string {
 	t.Helper()
 	board := filepath.Join(t.TempDir(), "board.txt")
 	if err := os.WriteFile(board, []byte("board\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	argv := append([]string{"build", "-o", out, "-arch", "arm64", "-env", "BOARD=ok", "-add", board + ":/etc/board.txt"}, flags...)
-	argv = append(append(argv, filepath.Join(modRoot, "tests", "progs", "board")), args...) // built for arm64 by gometal
+	argv = append(append(argv, arm64.prog("board")), args...)
 	cmd := exec.Command(gometal, argv...)
-	cmd.Env = append(os.Environ(), kernelimage.EnvFor("arm64")+"="+k)
+	cmd.Env = gometalEnv()
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("gometal %s: %v\n%s", strings.Join(argv, " "), err, msg)
 	}
@@ -96,9 +87,9 @@ func bootArm64With(t *testing.T, bios, kernel, disk, stdin string, extra []strin
 }
 
 func TestImageArm64Firmware(t *testing.T) {
-	k := arm64Kernel(t)
+	needArm64(t)
 	dir := t.TempDir()
-	plain := buildArm64Image(t, k, filepath.Join(dir, "plain.img"), []string{"-v"}, "2", "3", "yes", "typed\n")
+	plain := buildArm64Image(t, filepath.Join(dir, "plain.img"), []string{"-v"}, "2", "3", "yes", "typed\n")
 	const passed = "PASS board (NumCPU=2, exiting with 3)"
 	t.Run("uboot-efi", func(t *testing.T) {
 		t.Parallel()
@@ -119,7 +110,7 @@ func TestImageArm64Firmware(t *testing.T) {
 		// QEMU's default: EDK2 hands over ACPI tables only. There are no
 		// virtio-mmio slots to find (only the DSDT's AML names them), so
 		// no entropy source: getrandom blocks, with one line.
-		img := buildArm64Image(t, k, filepath.Join(dir, "acpi.img"), []string{"-v"}, "2", "3", "no", "typed\n")
+		img := buildArm64Image(t, filepath.Join(dir, "acpi.img"), []string{"-v"}, "2", "3", "no", "typed\n")
 		disk := sdCard(t, map[string][]byte{"EFI/BOOT/BOOTAA64.EFI": mustReadFile(t, img)})
 		out, _ := bootArm64(t, edk2Arm64, "", disk, "typed\n\x04")
 		expect(t, out, -1, 0, "no device tree: the machine from ACPI tables (2 CPUs in the MADT, console from the SPCR)",
@@ -144,7 +135,7 @@ func TestImageArm64Firmware(t *testing.T) {
 		img := filepath.Join(dir, "virtiopci.img")
 		cmd := exec.Command(gometal, "build", "-o", img, "-arch", "arm64", "-v", "-kernel-args", "mount=gm0:/share",
 			filepath.Join(modRoot, "tests", "progs", "virtiopci"), port)
-		cmd.Env = append(os.Environ(), kernelimage.EnvFor("arm64")+"="+k)
+		cmd.Env = gometalEnv()
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("gometal build: %v\n%s", err, msg)
 		}
@@ -170,9 +161,9 @@ func TestImageArm64Firmware(t *testing.T) {
 // UEFI: one line each and a power-off, never a silent hang. (An image for the other architecture is
 // TestBadImage/cli-arm64: gometal run refuses it.)
 func TestBadImageArm64(t *testing.T) {
-	k := arm64Kernel(t)
+	needArm64(t)
 	dir := t.TempDir()
-	good := mustReadFile(t, buildArm64Image(t, k, filepath.Join(dir, "good.img"), nil, "1", "0", "yes"))
+	good := mustReadFile(t, buildArm64Image(t, filepath.Join(dir, "good.img"), nil, "1", "0", "yes"))
 	write := func(name string, b []byte) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, b, 0o644); err != nil {

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"gometal.dev/gometal/internal/bench"
-	"gometal.dev/gometal/internal/kernelimage"
 )
 
 // TestUIOBlockdev boots the block benchmark (bench/blockdev) on a small
@@ -18,14 +17,13 @@ import (
 // rot: the Go virtio-blk driver must read the whole image with the host's
 // SHA-256 and random blocks with their stamped indexes, at 1 and 4 harts;
 // and a wrong checksum must be refused (the check is real).
-func TestUIOBlockdev(t *testing.T) {
-	if qemuErr != nil || kernelErr != nil {
-		t.Skip("no QEMU or kernel (TestBoot reports it)")
-	}
+func TestUIOBlockdev(t *testing.T) { forArches(t, testUIOBlockdev) }
+
+func testUIOBlockdev(t *testing.T, a *arch) {
 	dir := t.TempDir()
 	prog := filepath.Join(dir, "blockdev")
 	build := exec.Command("go", "build", "-o", prog, "./bench/blockdev")
-	build.Dir, build.Env = modRoot, append(os.Environ(), testMachine.Arch.BuildEnv()...)
+	build.Dir, build.Env = modRoot, append(os.Environ(), a.machine.Arch.BuildEnv()...)
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building bench/blockdev: %v\n%s", err, out)
 	}
@@ -52,7 +50,7 @@ func TestUIOBlockdev(t *testing.T) {
 			cmd := exec.CommandContext(ctx, gometal, "run", "-cores", fmt.Sprint(run.cores), "-timeout", "60s",
 				"-device", "blk="+img, prog, "-seq", "65536", "-rand", "200", "-sum", run.sum)
 			cmd.Dir = modRoot
-			cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+kernel)
+			cmd.Env = gometalEnv()
 			out, _ := cmd.CombinedOutput()
 			for _, w := range run.want {
 				if !strings.Contains(string(out), w) {

@@ -1,10 +1,15 @@
 // Package tests holds gometal's integration tests: real Go programs, built
-// with the stock toolchain for linux/riscv64, booted on the gometal kernel in
-// qemu-system-riscv64 through the gometal CLI, at 1 and 4 harts; the SMP
-// cases at 1, 2 and 4 harts under every placement policy (-sched).
+// with the stock toolchain for linux/riscv64 and linux/arm64, booted on the
+// gometal kernel in qemu-system-riscv64 and qemu-system-aarch64 through the
+// gometal CLI, at 1 and 4 harts; on riscv64 the SMP cases at 1, 2 and 4
+// harts under every placement policy (-sched). TestBoot boots the cases on
+// riscv64, TestBootArm64 on arm64; the other tests run once per
+// architecture (arches_test.go).
 //
-//	go test ./tests/                  # everything (a few minutes)
+//	go test ./tests/                  # everything (several minutes)
 //	go test ./tests/ -run 'TestBoot/timers'
+//	go test ./tests/ -run 'TestBootArm64/timers'
+//	go test ./tests/ -run 'TestStdio.*/arm64'
 //	go test ./tests/ -run TestBadInput
 //	go test ./tests/ -run 'TestBoot/arith/smp4/random'
 //
@@ -15,6 +20,8 @@
 //	GOMETAL_TEST_VERBOSE=1    log the console of passing boots too
 //	GOMETAL_TEST_CLI=PATH     use this gometal binary instead of building ./cmd/gometal
 //	GOMETAL_KERNEL=PATH       boot this kernel instead of building kernel/ with cargo
+//	GOMETAL_KERNEL_ARM64=PATH the same for arm64
+//	GOMETAL_TEST_ARM64=all    TestBootArm64's SMP cases under every policy too
 //	GOMETAL_TEST_POLICIES=a,b run the SMP cases under these policies only
 package tests
 
@@ -36,10 +43,8 @@ import (
 	"time"
 
 	"gometal.dev/gometal/internal/gobuild"
-	"gometal.dev/gometal/internal/kernelimage"
 	"gometal.dev/gometal/internal/kstats"
 	"gometal.dev/gometal/internal/machine"
-	"gometal.dev/gometal/internal/qemu"
 )
 
 const (
@@ -55,16 +60,10 @@ const (
 var testMachine = machine.Default()
 
 var (
-	modRoot    string // module root (where go.mod is)
-	workDir    string // temporary directory for built binaries
-	gometal    string // the CLI binary
-	progDir    string // test programs, one binary per tests/progs/<name>
-	exampleDir string // examples, one binary per examples/<name>
-	hostBin    string // a host-architecture Go binary, for TestBadInput
-	qemuBin    string // the machine's QEMU
-	qemuErr    error  // non-nil when it is missing
-	kernel     string // the kernel ELF every boot uses (GOMETAL_KERNEL)
-	kernelErr  error  // why there is no kernel
+	modRoot string // module root (where go.mod is)
+	workDir string // temporary directory for built binaries
+	gometal string // the CLI binary
+	hostBin string // a host-architecture Go binary, for TestBadInput
 
 	bootSem chan struct{} // limits concurrent QEMUs
 	hangs   atomic.Int32  // boots that ran into a timeout
@@ -105,11 +104,6 @@ func setup() error {
 	}
 	modRoot = root
 
-	if qemuBin, qemuErr = qemu.Find("", testMachine.Arch); qemuErr != nil {
-		qemuErr = fmt.Errorf("%v (or `make deps`): the boot tests need it", qemuErr)
-		fmt.Fprintf(os.Stderr, "tests: %v\n", qemuErr)
-	}
-
 	n := 2
 	if s := os.Getenv("GOMETAL_TEST_PARALLEL"); s != "" {
 		if v, err := strconv.Atoi(s); err == nil && v > 0 {
@@ -123,8 +117,6 @@ func setup() error {
 		return err
 	}
 	gometal = filepath.Join(workDir, "gometal")
-	progDir = filepath.Join(workDir, "progs") + string(filepath.Separator)
-	exampleDir = filepath.Join(workDir, "examples") + string(filepath.Separator)
 	hostBin = filepath.Join(workDir, "hostbin")
 
 	cliBuild := []string{"build", "-o", gometal, "./cmd/gometal"}
@@ -136,23 +128,24 @@ func setup() error {
 	}
 	builds := []gobuild.Job{
 		{What: "the gometal CLI", Args: cliBuild},
-		{What: "the test programs", Env: testMachine.Arch.BuildEnv(), Args: []string{"build", "-o", progDir, "./tests/progs/..."}},
-		{What: "the examples", Env: testMachine.Arch.BuildEnv(), Args: []string{"build", "-o", exampleDir, "./examples/..."}},
 		{What: "a host binary", Env: []string{"GOOS=" + runtime.GOOS, "GOARCH=" + runtime.GOARCH},
 			Args: []string{"build", "-o", hostBin, "./tests/progs/hello"}},
 	}
+	for _, a := range arches {
+		builds = append(builds, a.buildJobs(workDir)...)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
 	defer cancel()
-	// Resolve (and if need be build, with cargo) the kernel once, the way the
-	// CLI does, and hand it to every boot through GOMETAL_KERNEL: no boot then
-	// waits on cargo, and a kernel that does not build fails TestBoot once,
-	// clearly.
+	// Resolve (and if need be build, with cargo) the kernels once, the way
+	// the CLI does, and hand them to every boot (gometalEnv): no boot then
+	// waits on cargo, and a kernel that does not build fails each test once,
+	// clearly. Find searches up from the working directory (tests/, inside
+	// the checkout) unless GOMETAL_KERNEL(_ARM64) is set.
 	return gobuild.RunAll(ctx, modRoot, builds, func() error {
-		// Find searches up from the working directory (tests/, inside the
-		// checkout) unless GOMETAL_KERNEL is set.
-		kernel, kernelErr = kernelimage.New(nil).Find("")
-		if kernelErr == nil {
-			kernel, kernelErr = filepath.Abs(kernel)
+		for _, a := range arches {
+			if a.find(); a.err != nil {
+				fmt.Fprintf(os.Stderr, "tests: cannot boot %s: %v (or `make deps`)\n", a.name, a.err)
+			}
 		}
 		return nil
 	})
@@ -181,19 +174,23 @@ func printSummary() {
 		pass, len(summary), total.Seconds(), total.Seconds()/float64(len(summary)))
 }
 
-func TestBoot(t *testing.T) {
-	if qemuErr != nil {
-		t.Fatal(qemuErr)
+func TestBoot(t *testing.T) { bootCases(t, riscv64, bootCase.runs) }
+
+// bootCases boots every case on a, each run that runs(case) lists, as
+// parallel subtests named case/run, at most bootSem's count at a time.
+func bootCases(t *testing.T, a *arch, runs func(bootCase) []bootRun) {
+	if a.err != nil {
+		t.Fatalf("cannot boot %s: %v", a.name, a.err)
 	}
-	if kernelErr != nil {
-		t.Fatalf("no gometal kernel to boot: %v", kernelErr)
-	}
-	t.Logf("kernel: %s", kernel)
+	t.Logf("kernel: %s", a.kernel)
 	for _, c := range cases() {
-		for _, r := range c.runs() {
+		for _, r := range runs(c) {
 			t.Run(c.name+"/"+r.name(), func(t *testing.T) {
 				if c.skipEnv != "" && os.Getenv(c.skipEnv) != "" {
 					t.Skipf("skipped: %s is set", c.skipEnv)
+				}
+				if why, ok := c.notOn[a.name]; ok {
+					t.Skipf("not on %s: %s", a.name, why)
 				}
 				t.Parallel()
 				bootSem <- struct{}{}
@@ -203,30 +200,17 @@ func TestBoot(t *testing.T) {
 				if n := hangs.Load(); n >= maxHangs {
 					t.Fatalf("not booted: %d earlier boots hung until the timeout; fix those first", n)
 				}
-				runBoot(t, c, r)
+				runBoot(t, c, r, a)
 			})
 		}
 	}
 }
 
-// bootTarget is an architecture the boot cases run on: where its test
-// programs are, and its kernel with the variable that hands it to gometal.
-type bootTarget struct {
-	prefix  string // before the case name in the summary ("" or "arm64/")
-	progDir string
-	env     string // GOMETAL_KERNEL, GOMETAL_KERNEL_ARM64
-	kernel  string
-}
-
-func runBoot(t *testing.T, c bootCase, r bootRun) {
-	runBootOn(t, c, r, bootTarget{progDir: progDir, env: kernelimage.EnvKernel, kernel: kernel})
-}
-
-func runBootOn(t *testing.T, c bootCase, r bootRun, target bootTarget) {
+func runBoot(t *testing.T, c bootCase, r bootRun, a *arch) {
 	cores := r.cores
-	bin := filepath.Join(target.progDir, c.prog)
+	bin := a.prog(c.prog)
 	if c.example {
-		bin = filepath.Join(exampleDir, c.prog)
+		bin = a.example(c.prog)
 	}
 	args := []string{"run", "-cores", strconv.Itoa(cores), "-timeout", fmt.Sprintf("%ds", int(guestTimeout.Seconds()))}
 	if c.mem != "" {
@@ -260,7 +244,7 @@ func runBootOn(t *testing.T, c bootCase, r bootRun, target bootTarget) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, gometal, args...)
 	cmd.Dir = modRoot
-	cmd.Env = append(os.Environ(), target.env+"="+target.kernel)
+	cmd.Env = gometalEnv()
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -321,7 +305,7 @@ func runBootOn(t *testing.T, c bootCase, r bootRun, target bootTarget) {
 	}
 
 	summaryMu.Lock()
-	summary = append(summary, bootResult{name: target.prefix + c.name + "/" + r.name(), status: status, dur: dur, ok: len(problems) == 0})
+	summary = append(summary, bootResult{name: a.summaryPrefix() + c.name + "/" + r.name(), status: status, dur: dur, ok: len(problems) == 0})
 	summaryMu.Unlock()
 
 	if len(problems) > 0 {
@@ -349,11 +333,14 @@ func checkStats(out string, r bootRun) []string {
 
 // TestSchedPolicies checks that the CLI's -sched accepts the kernel's
 // policies: its error for an unknown one lists them.
-func TestSchedPolicies(t *testing.T) {
+func TestSchedPolicies(t *testing.T) { forArches(t, testSchedPolicies) }
+
+func testSchedPolicies(t *testing.T, a *arch) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, gometal, "run", "-sched", "no-such-policy", filepath.Join(progDir, "hello"))
+	cmd := exec.CommandContext(ctx, gometal, "run", "-sched", "no-such-policy", a.prog("hello"))
 	cmd.Dir = modRoot
+	cmd.Env = gometalEnv()
 	out, _ := cmd.CombinedOutput()
 	want := "want one of " + strings.Join(kstats.SchedPolicies, ", ")
 	if !strings.Contains(string(out), want) {
@@ -368,17 +355,20 @@ func TestBadInput(t *testing.T) {
 	if err := os.WriteFile(textFile, []byte("this is just text\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
+	type badInput struct {
 		name    string
 		args    []string
 		status  int    // expected exit status; -1: any non-zero
 		wantErr string // case-insensitive substring of stderr
-	}{
+	}
+	tests := []badInput{
 		{"text-file", []string{"run", textFile}, -1, "not an ELF"},
 		{"host-binary", []string{"run", hostBin}, -1, "riscv64"},
 		{"missing-file", []string{"run", filepath.Join(workDir, "does-not-exist")}, -1, "no such file"},
-		{"unknown-flag", []string{"run", "-no-such-flag", filepath.Join(progDir, "hello")}, 2, ""},
 		{"no-program", []string{"run"}, -1, ""},
+	}
+	for _, a := range arches {
+		tests = append(tests, badInput{a.name + "/unknown-flag", []string{"run", "-no-such-flag", a.prog("hello")}, 2, ""})
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -387,11 +377,9 @@ func TestBadInput(t *testing.T) {
 			defer cancel()
 			cmd := exec.CommandContext(ctx, gometal, tc.args...)
 			cmd.Dir = modRoot
-			if kernelErr == nil {
-				// Bad input must be rejected whether or not a kernel has to
-				// be built; with one at hand no time goes into cargo.
-				cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+kernel)
-			}
+			// Bad input must be rejected whether or not a kernel has to be
+			// built; with one at hand no time goes into cargo.
+			cmd.Env = gometalEnv()
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			start := time.Now()

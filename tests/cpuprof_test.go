@@ -16,21 +16,18 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"gometal.dev/gometal/internal/kernelimage"
 )
 
-func TestCPUProfile(t *testing.T) {
+func TestCPUProfile(t *testing.T) { parallelArches(t, testCPUProfile) }
+
+func testCPUProfile(t *testing.T, a *arch) {
 	t.Parallel()
-	if qemuErr != nil || kernelErr != nil {
-		t.Fatalf("cannot boot: %v %v", qemuErr, kernelErr)
-	}
 	bootSem <- struct{}{}
 	ctx, cancel := context.WithTimeout(context.Background(), hostTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, gometal, "run", "-cores", "2", "-timeout", "120s", filepath.Join(progDir, "cpuprof"))
+	cmd := exec.CommandContext(ctx, gometal, "run", "-cores", "2", "-timeout", "120s", a.prog("cpuprof"))
 	cmd.Dir = modRoot
-	cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+kernel)
+	cmd.Env = gometalEnv()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

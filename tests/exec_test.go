@@ -37,13 +37,9 @@ func copyTree(t *testing.T, src, dst string) {
 	}
 }
 
-func TestExecModule(t *testing.T) {
-	if qemuErr != nil {
-		t.Fatal(qemuErr)
-	}
-	if kernelErr != nil {
-		t.Fatal(kernelErr)
-	}
+func TestExecModule(t *testing.T) { parallelArches(t, testExecModule) }
+
+func testExecModule(t *testing.T, a *arch) {
 	t.Parallel()
 	modes := []struct {
 		module, nested, write string
@@ -59,8 +55,7 @@ func TestExecModule(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-v", "-exec", gometal+" exec", ".")
 		cmd.Dir = filepath.Join(mod, "pkg")
-		cmd.Env = append(append(os.Environ(), testMachine.Arch.BuildEnv()...), "GOTOOLCHAIN=local",
-			"GOFLAGS=", "GOMETAL_KERNEL="+kernel, "GOMETAL_EXEC_FLAGS=-cores 2 -module "+or(m.module, "auto"))
+		cmd.Env = execEnv(a, "-cores 2 -module "+or(m.module, "auto"))
 		bootSem <- struct{}{}
 		out, err := cmd.CombinedOutput()
 		<-bootSem
@@ -88,6 +83,12 @@ func TestExecModule(t *testing.T) {
 	}
 }
 
+// execEnv is the environment of `go test -exec 'gometal exec'` building
+// for a, with GOMETAL_EXEC_FLAGS set to flags.
+func execEnv(a *arch, flags string) []string {
+	return append(append(gometalEnv(), a.machine.Arch.BuildEnv()...), "GOTOOLCHAIN=local", "GOFLAGS=", "GOMETAL_EXEC_FLAGS="+flags)
+}
+
 func or(s, def string) string {
 	if s == "" {
 		return def
@@ -100,10 +101,9 @@ func or(s, def string) string {
 // working directory, inside the module's share, which becomes writable
 // for it; the raw coverage data in the go command's work directory), and
 // `go tool pprof` finds the busy function in the CPU profile.
-func TestExecProfile(t *testing.T) {
-	if qemuErr != nil || kernelErr != nil {
-		t.Fatal(qemuErr, kernelErr)
-	}
+func TestExecProfile(t *testing.T) { parallelArches(t, testExecProfile) }
+
+func testExecProfile(t *testing.T, a *arch) {
 	t.Parallel()
 	mod := t.TempDir()
 	files := map[string]string{
@@ -144,8 +144,7 @@ func TestBusy(t *testing.T) {
 	cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-exec", gometal+" exec",
 		"-cpuprofile", "cpu.out", "-coverprofile", "cover.out", "-trace", "trace.out", ".")
 	cmd.Dir = mod
-	cmd.Env = append(append(os.Environ(), testMachine.Arch.BuildEnv()...), "GOTOOLCHAIN=local",
-		"GOFLAGS=", "GOMETAL_KERNEL="+kernel, "GOMETAL_EXEC_FLAGS=-cores 2")
+	cmd.Env = execEnv(a, "-cores 2")
 	bootSem <- struct{}{}
 	out, err := cmd.CombinedOutput()
 	<-bootSem

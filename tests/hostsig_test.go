@@ -9,23 +9,18 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"gometal.dev/gometal/internal/kernelimage"
 )
 
 // TestHostSignals boots tests/progs/hostsig three ways and signals gometal
 // once the program says it is ready.
-func TestHostSignals(t *testing.T) {
-	if qemuErr != nil || kernelErr != nil {
-		t.Fatalf("cannot boot: %v %v", qemuErr, kernelErr)
-	}
+func TestHostSignals(t *testing.T) { forArches(t, testHostSignals) }
+
+func testHostSignals(t *testing.T, a *arch) {
 	cases := []struct {
 		name   string
 		mode   string
@@ -49,7 +44,7 @@ func TestHostSignals(t *testing.T) {
 			bootSem <- struct{}{}
 			defer func() { <-bootSem }()
 			start := time.Now()
-			out, status, err := signalBoot(c.mode, c.grace, c.send, c.group)
+			out, status, err := signalBoot(a, c.mode, c.grace, c.send, c.group)
 			t.Logf("%s: status %d after %v", c.name, status, time.Since(start).Round(time.Millisecond))
 			if err != nil {
 				t.Fatalf("%v\n%s", err, out)
@@ -69,13 +64,13 @@ func TestHostSignals(t *testing.T) {
 // signalBoot runs `gometal run -cores 2 -grace G hostsig MODE`, waits for
 // "ready", sends the signals 200 ms apart and returns everything it
 // printed (stdout, then stderr) and its exit status.
-func signalBoot(mode, grace string, sigs []syscall.Signal, group bool) (string, int, error) {
+func signalBoot(a *arch, mode, grace string, sigs []syscall.Signal, group bool) (string, int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), hostTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, gometal, "run", "-timeout", "120s", "-cores", "2", "-grace", grace,
-		filepath.Join(progDir, "hostsig"), mode)
+		a.prog("hostsig"), mode)
 	cmd.Dir = modRoot
-	cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+kernel)
+	cmd.Env = gometalEnv()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

@@ -12,7 +12,6 @@ import (
 	"sync"
 	"testing"
 
-	"gometal.dev/gometal/internal/kernelimage"
 	"gometal.dev/gometal/internal/machine"
 	"gometal.dev/gometal/internal/qemu"
 )
@@ -34,7 +33,7 @@ import (
 //
 // TestBadImage covers the images and loaders that cannot work.
 func TestImage(t *testing.T) {
-	if qemuErr != nil || kernelErr != nil {
+	if riscv64.err != nil {
 		t.Skip("no QEMU or kernel (TestBoot reports it)")
 	}
 	dir := t.TempDir()
@@ -75,7 +74,7 @@ const extlinux = "default gometal\nlabel gometal\n    kernel /app.img\n"
 // kernel cannot run at, a loader that passes no device tree, and images
 // the CLI refuses: one line each, never a silent hang.
 func TestBadImage(t *testing.T) {
-	if qemuErr != nil || kernelErr != nil {
+	if riscv64.err != nil {
 		t.Skip("no QEMU or kernel (TestBoot reports it)")
 	}
 	dir := t.TempDir()
@@ -153,9 +152,9 @@ func buildImage(t *testing.T, out string, flags []string, args ...string) string
 		t.Fatal(err)
 	}
 	argv := append([]string{"build", "-o", out, "-env", "BOARD=ok", "-add", board + ":/etc/board.txt"}, flags...)
-	argv = append(append(argv, filepath.Join(progDir, "board")), args...)
+	argv = append(append(argv, riscv64.prog("board")), args...)
 	cmd := exec.Command(gometal, argv...)
-	cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+kernel)
+	cmd.Env = gometalEnv()
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("gometal %s: %v\n%s", strings.Join(argv, " "), err, msg)
 	}

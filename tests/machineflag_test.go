@@ -7,34 +7,24 @@ package tests
 // in one line before anything boots.
 
 import (
-	"context"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"gometal.dev/gometal/internal/gobuild"
-	"gometal.dev/gometal/internal/machine"
-	"gometal.dev/gometal/internal/qemu"
 )
 
 func TestMachineFlag(t *testing.T) {
-	if _, err := qemu.Find("", machine.ARM64); err != nil {
-		t.Skipf("%v (make deps installs qemu-system-arm)", err)
+	if arm64.err != nil {
+		t.Fatalf("cannot boot arm64: %v", arm64.err)
 	}
-	prog := filepath.Join(t.TempDir(), "hello")
-	build := gobuild.Job{What: "hello for arm64", Env: machine.ARM64.BuildEnv(), Args: []string{"build", "-o", prog, "./tests/progs/hello"}}
-	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
-	defer cancel()
-	if err := gobuild.RunAll(ctx, modRoot, []gobuild.Job{build}, nil); err != nil {
-		t.Fatal(err)
-	}
+	prog := arm64.prog("hello")
 	for _, name := range []string{"arm64-virt-gicv2", "arm64-virt-max"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			bootSem <- struct{}{}
 			defer func() { <-bootSem }()
-			out, err := exec.Command(gometal, "run", "-machine", name, "-cores", "2", "-timeout", guestTimeout.String(), prog).CombinedOutput()
+			cmd := exec.Command(gometal, "run", "-machine", name, "-cores", "2", "-timeout", guestTimeout.String(), prog)
+			cmd.Env = gometalEnv()
+			out, err := cmd.CombinedOutput()
 			if err != nil || !strings.Contains(string(out), "PASS hello") {
 				t.Fatalf("gometal run -machine %s: %v\n%s", name, err, out)
 			}
@@ -42,9 +32,10 @@ func TestMachineFlag(t *testing.T) {
 	}
 	t.Run("other-arch", func(t *testing.T) {
 		cmd := exec.Command(gometal, "run", "-machine", "riscv64-virt", prog)
+		cmd.Env = gometalEnv()
 		out, _ := cmd.CombinedOutput()
-		const want = "gometal: run: -machine riscv64-virt runs riscv64 programs; this one is arm64"
-		if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(string(out), "-machine riscv64-virt runs riscv64 programs; this one is arm64") {
+		const want = "-machine riscv64-virt runs riscv64 programs; this one is arm64"
+		if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(string(out), want) {
 			t.Errorf("status %d, output %q; want 2 and %q", code, out, want)
 		}
 	})

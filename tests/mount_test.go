@@ -30,9 +30,6 @@ func bootMount(t *testing.T, args ...string) (string, int) {
 // and stat on a share is a round trip through QEMU, slow on a loaded host.
 func bootMountFor(t *testing.T, guest time.Duration, args ...string) (string, int) {
 	t.Helper()
-	if qemuErr != nil || kernelErr != nil {
-		t.Fatalf("cannot boot: %v %v", qemuErr, kernelErr)
-	}
 	out, err := os.Create(filepath.Join(t.TempDir(), "out"))
 	if err != nil {
 		t.Fatal(err)
@@ -48,9 +45,9 @@ func bootMountFor(t *testing.T, guest time.Duration, args ...string) (string, in
 
 // bootHostfiles boots tests/progs/hostfiles in `mode` with `flags` and
 // fails the test unless it passes; returns its output.
-func bootHostfiles(t *testing.T, mode string, flags ...string) string {
+func bootHostfiles(t *testing.T, a *arch, mode string, flags ...string) string {
 	t.Helper()
-	out, status := bootMount(t, append(flags, filepath.Join(progDir, "hostfiles"), mode)...)
+	out, status := bootMount(t, append(flags, a.prog("hostfiles"), mode)...)
 	if status != 0 || !hasLine(out, "PASS hostfiles") {
 		t.Fatalf("hostfiles %s %v: status %d\n%s", mode, flags, status, out)
 	}
@@ -79,7 +76,9 @@ func mustRead(t *testing.T, path string) string {
 	return string(b)
 }
 
-func TestMountWriteBack(t *testing.T) {
+func TestMountWriteBack(t *testing.T) { parallelArches(t, testMountWriteBack) }
+
+func testMountWriteBack(t *testing.T, a *arch) {
 	t.Parallel()
 	for _, cores := range []int{1, 4} {
 		share := filepath.Join(t.TempDir(), "share") // a fresh share per hart count
@@ -87,7 +86,7 @@ func TestMountWriteBack(t *testing.T) {
 			"keep.txt": "from the host\n", "remove-me.txt": "x", "old/inner.txt": "old",
 			"swap/a/b.txt": "a directory the guest turns into a file",
 		})
-		out := bootHostfiles(t, "write", "-cores", strconv.Itoa(cores), "-mount", share+":/data")
+		out := bootHostfiles(t, a, "write", "-cores", strconv.Itoa(cores), "-mount", share+":/data")
 		// The host has every change the moment gometal run returned.
 		if got := mustRead(t, filepath.Join(share, "new.txt")); got != "written by the guest\n" {
 			t.Errorf("host new.txt: %q", got)
@@ -117,14 +116,16 @@ func TestMountWriteBack(t *testing.T) {
 			t.Errorf("host big.bin sha256 %s is not what the guest wrote:\n%s", sum, out)
 		}
 		writeFiles(t, share, map[string]string{"from-host.txt": "added between boots\n"})
-		out = bootHostfiles(t, "check", "-cores", strconv.Itoa(cores), "-mount", share+":/data")
+		out = bootHostfiles(t, a, "check", "-cores", strconv.Itoa(cores), "-mount", share+":/data")
 		if !strings.Contains(out, "big.bin sha256 "+sum) {
 			t.Errorf("smp%d: the second boot read other bytes:\n%s", cores, out)
 		}
 	}
 }
 
-func TestMountEscape(t *testing.T) {
+func TestMountEscape(t *testing.T) { parallelArches(t, testMountEscape) }
+
+func testMountEscape(t *testing.T, a *arch) {
 	t.Parallel()
 	top := t.TempDir()
 	share, outside := filepath.Join(top, "share"), filepath.Join(top, "outside")
@@ -137,7 +138,7 @@ func TestMountEscape(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	bootHostfiles(t, "escape", "-mount", share+":/data")
+	bootHostfiles(t, a, "escape", "-mount", share+":/data")
 	entries, _ := os.ReadDir(outside)
 	if len(entries) != 1 || mustRead(t, filepath.Join(outside, "secret.txt")) != "SECRET\n" {
 		t.Errorf("the host outside the share changed: %v", entries)
@@ -150,13 +151,15 @@ func TestMountEscape(t *testing.T) {
 	}
 }
 
-func TestMountReadOnly(t *testing.T) {
+func TestMountReadOnly(t *testing.T) { parallelArches(t, testMountReadOnly) }
+
+func testMountReadOnly(t *testing.T, a *arch) {
 	t.Parallel()
 	share := filepath.Join(t.TempDir(), "ro")
 	writeFiles(t, share, map[string]string{
 		"keep.txt": "read only\n", "deep" + strings.Repeat("/d", 100) + "/bottom.txt": "bottom\n",
 	})
-	bootHostfiles(t, "ro", "-mount", share+":/ro:ro")
+	bootHostfiles(t, a, "ro", "-mount", share+":/ro:ro")
 	entries, _ := os.ReadDir(share)
 	if len(entries) != 2 || mustRead(t, filepath.Join(share, "keep.txt")) != "read only\n" {
 		t.Errorf("a :ro share changed: %v", entries)
@@ -165,17 +168,19 @@ func TestMountReadOnly(t *testing.T) {
 
 // TestMountExamples runs the README's commands: kvstore keeps a key across
 // boots, and the SQLite example leaves a database the host's sqlite3 reads.
-func TestMountExamples(t *testing.T) {
+func TestMountExamples(t *testing.T) { parallelArches(t, testMountExamples) }
+
+func testMountExamples(t *testing.T, a *arch) {
 	t.Parallel()
 	data := filepath.Join(t.TempDir(), "data")
-	kv := filepath.Join(exampleDir, "kvstore")
+	kv := a.example("kvstore")
 	if out, status := bootMount(t, "-mount", data+":/data", kv, "put", "k", "v"); status != 0 {
 		t.Fatalf("kvstore put: %d\n%s", status, out)
 	}
 	if out, status := bootMount(t, "-mount", data+":/data", kv, "get", "k"); status != 0 || !hasLine(out, "v") {
 		t.Fatalf("kvstore get after a reboot: %d\n%s", status, out)
 	}
-	sq := filepath.Join(exampleDir, "sqlite")
+	sq := a.example("sqlite")
 	for _, note := range []string{"first", "second"} {
 		if out, status := bootMount(t, "-mount", data+":/data", sq, note); status != 0 {
 			t.Fatalf("sqlite example: %d\n%s", status, out)
@@ -195,10 +200,12 @@ func TestMountExamples(t *testing.T) {
 // TestMountDatabases: SQLite with 100k rows and bbolt on 4 harts on a
 // mounted share; the host's sqlite3 gets the same count and sum, and a
 // second boot opens the bbolt file the first left.
-func TestMountDatabases(t *testing.T) {
+func TestMountDatabases(t *testing.T) { parallelArches(t, testMountDatabases) }
+
+func testMountDatabases(t *testing.T, a *arch) {
 	t.Parallel()
 	data := filepath.Join(t.TempDir(), "data")
-	out, status := bootMountFor(t, 5*time.Minute, "-cores", "4", "-mount", data+":/data", filepath.Join(progDir, "sqlitedb"),
+	out, status := bootMountFor(t, 5*time.Minute, "-cores", "4", "-mount", data+":/data", a.prog("sqlitedb"),
 		"-rows", "100000", "-path", "/data/test.db")
 	if status != 0 || !strings.Contains(out, "sqlite: 100000 rows, id sum 4999950000, reopened, integrity ok") {
 		t.Fatalf("sqlitedb on the share: %d\n%s", status, out)
@@ -212,7 +219,7 @@ func TestMountDatabases(t *testing.T) {
 		t.Log("no sqlite3 on the host: the host-side check of test.db is skipped")
 	}
 	for boot := 1; boot <= 2; boot++ {
-		out, status := bootMount(t, "-cores", "4", "-mount", data+":/data", filepath.Join(progDir, "bboltdb"), "-path", "/data/bolt.db")
+		out, status := bootMount(t, "-cores", "4", "-mount", data+":/data", a.prog("bboltdb"), "-path", "/data/bolt.db")
 		if status != 0 || !hasLine(out, "PASS bboltdb") {
 			t.Fatalf("bboltdb boot %d on the share: %d\n%s", boot, status, out)
 		}
@@ -226,13 +233,15 @@ func TestMountDatabases(t *testing.T) {
 // share, and what the program wrote is on the host even when the run
 // never exits (stopped by -timeout): fsynced or not, in either share,
 // since every write reaches the host at the call.
-func TestMountFsync(t *testing.T) {
+func TestMountFsync(t *testing.T) { parallelArches(t, testMountFsync) }
+
+func testMountFsync(t *testing.T, a *arch) {
 	t.Parallel()
 	t.Run("fsync", func(t *testing.T) {
 		t.Parallel()
 		share, other := filepath.Join(t.TempDir(), "share"), filepath.Join(t.TempDir(), "other")
 		out, status := bootMount(t, "-timeout", "10s", "-mount", share+":/data", "-mount", other+":/other",
-			filepath.Join(progDir, "hostfiles"), "fsync")
+			a.prog("hostfiles"), "fsync")
 		if status != 124 || !strings.Contains(out, "fsynced; hanging") {
 			t.Fatalf("fsync then hang: status %d, want 124 (timeout)\n%s", status, out)
 		}
@@ -250,7 +259,7 @@ func TestMountFsync(t *testing.T) {
 	t.Run("sync", func(t *testing.T) {
 		t.Parallel()
 		share := filepath.Join(t.TempDir(), "share")
-		out, status := bootMount(t, "-timeout", "10s", "-mount", share+":/data", filepath.Join(progDir, "hostfiles"), "sync")
+		out, status := bootMount(t, "-timeout", "10s", "-mount", share+":/data", a.prog("hostfiles"), "sync")
 		if status != 124 || !strings.Contains(out, "synced; hanging") {
 			t.Fatalf("sync then hang: status %d, want 124 (timeout)\n%s", status, out)
 		}
@@ -265,11 +274,13 @@ func TestMountFsync(t *testing.T) {
 
 // TestMountStatfs: statfs in the guest reports the shared directory's own
 // file system, as the host's statfs sees it.
-func TestMountStatfs(t *testing.T) {
+func TestMountStatfs(t *testing.T) { parallelArches(t, testMountStatfs) }
+
+func testMountStatfs(t *testing.T, a *arch) {
 	t.Parallel()
 	share := filepath.Join(t.TempDir(), "share")
 	writeFiles(t, share, map[string]string{"file.txt": "x"})
-	out := bootHostfiles(t, "statfs", "-mount", share+":/data")
+	out := bootHostfiles(t, a, "statfs", "-mount", share+":/data")
 	var host syscall.Statfs_t
 	if err := syscall.Statfs(share, &host); err != nil {
 		t.Fatal(err)

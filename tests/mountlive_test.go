@@ -21,12 +21,14 @@ import (
 
 // TestMountKilled: files written (one still open, one renamed) with no
 // fsync are on the host after the run is stopped by -timeout.
-func TestMountKilled(t *testing.T) {
+func TestMountKilled(t *testing.T) { parallelArches(t, testMountKilled) }
+
+func testMountKilled(t *testing.T, a *arch) {
 	t.Parallel()
 	for _, cores := range []int{1, 4} {
 		share := filepath.Join(t.TempDir(), "share")
 		out, status := bootMount(t, "-cores", strconv.Itoa(cores), "-timeout", "20s", "-mount", share+":/data",
-			filepath.Join(progDir, "hostfiles"), "killed")
+			a.prog("hostfiles"), "killed")
 		if status != 124 || !strings.Contains(out, "written; hanging") {
 			t.Fatalf("smp%d: write then hang: status %d, want 124 (timeout)\n%s", cores, status, out)
 		}
@@ -46,7 +48,9 @@ func TestMountKilled(t *testing.T) {
 // (a file rewritten, a directory and file added, a file removed, a file
 // replaced by a rename, then a marker the guest polls for); the guest must
 // see all of it.
-func TestMountHostChanges(t *testing.T) {
+func TestMountHostChanges(t *testing.T) { parallelArches(t, testMountHostChanges) }
+
+func testMountHostChanges(t *testing.T, a *arch) {
 	t.Parallel()
 	for _, cores := range []int{1, 4} {
 		share := filepath.Join(t.TempDir(), "share")
@@ -59,7 +63,7 @@ func TestMountHostChanges(t *testing.T) {
 		done := make(chan int, 1)
 		go func() {
 			status, err := runGometal(nil, out, out, nil, []string{"-cores", strconv.Itoa(cores), "-mount", share + ":/data",
-				filepath.Join(progDir, "hostfiles"), "watch"})
+				a.prog("hostfiles"), "watch"})
 			if err != nil {
 				status = -1
 			}
@@ -105,14 +109,16 @@ func waitForOutput(t *testing.T, path, want string, done chan int) {
 
 // TestMountCrossDevice: rename and link between a share, the in-memory
 // tree and a second share are EXDEV; inside a share they work.
-func TestMountCrossDevice(t *testing.T) {
+func TestMountCrossDevice(t *testing.T) { parallelArches(t, testMountCrossDevice) }
+
+func testMountCrossDevice(t *testing.T, a *arch) {
 	t.Parallel()
 	for _, cores := range []int{1, 4} {
 		share, other := filepath.Join(t.TempDir(), "share"), filepath.Join(t.TempDir(), "other")
 		if err := os.MkdirAll(other, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		bootHostfiles(t, "exdev", "-cores", strconv.Itoa(cores), "-mount", share+":/data", "-mount", other+":/other")
+		bootHostfiles(t, a, "exdev", "-cores", strconv.Itoa(cores), "-mount", share+":/data", "-mount", other+":/other")
 		for _, name := range []string{"z.txt", "hard.txt"} {
 			if got := mustRead(t, filepath.Join(share, name)); got != "x\n" {
 				t.Errorf("smp%d: host %s: %q", cores, name, got)
@@ -129,12 +135,14 @@ func TestMountCrossDevice(t *testing.T) {
 
 // TestMountMsync: stores through a shared mapping are on the host after
 // msync, though the run is then killed.
-func TestMountMsync(t *testing.T) {
+func TestMountMsync(t *testing.T) { parallelArches(t, testMountMsync) }
+
+func testMountMsync(t *testing.T, a *arch) {
 	t.Parallel()
 	for _, cores := range []int{1, 4} {
 		share := filepath.Join(t.TempDir(), "share")
 		out, status := bootMount(t, "-cores", strconv.Itoa(cores), "-timeout", "20s", "-mount", share+":/data",
-			filepath.Join(progDir, "hostfiles"), "msync")
+			a.prog("hostfiles"), "msync")
 		if status != 124 || !strings.Contains(out, "msynced; hanging") {
 			t.Fatalf("smp%d: msync then hang: status %d, want 124\n%s", cores, status, out)
 		}
@@ -147,7 +155,9 @@ func TestMountMsync(t *testing.T) {
 
 // TestMountMmap: tests/progs/mmapfile (shared and private mappings kept
 // coherent with read, write and truncate) on a share instead of /tmp.
-func TestMountMmap(t *testing.T) {
+func TestMountMmap(t *testing.T) { parallelArches(t, testMountMmap) }
+
+func testMountMmap(t *testing.T, a *arch) {
 	t.Parallel()
 	for _, cores := range []int{1, 4} {
 		share := filepath.Join(t.TempDir(), "share")
@@ -155,7 +165,7 @@ func TestMountMmap(t *testing.T) {
 			t.Fatal(err)
 		}
 		out, status := bootMount(t, "-cores", strconv.Itoa(cores), "-env", "TMPDIR=/data", "-mount", share+":/data",
-			filepath.Join(progDir, "mmapfile"))
+			a.prog("mmapfile"))
 		if status != 0 || !hasLine(out, "PASS mmapfile") {
 			t.Errorf("smp%d: mmapfile on a share: %d\n%s", cores, status, out)
 		}
@@ -164,7 +174,9 @@ func TestMountMmap(t *testing.T) {
 
 // TestMountBigFile: a file bigger than the machine's memory is read and
 // written through a share (nothing of it is held in memory).
-func TestMountBigFile(t *testing.T) {
+func TestMountBigFile(t *testing.T) { parallelArches(t, testMountBigFile) }
+
+func testMountBigFile(t *testing.T, a *arch) {
 	t.Parallel()
 	share := filepath.Join(t.TempDir(), "share")
 	data := make([]byte, 160<<20) // -mem is 128M
@@ -178,7 +190,7 @@ func TestMountBigFile(t *testing.T) {
 	writeFiles(t, share, map[string]string{"big.in": string(data)})
 	sum := fmt.Sprintf("%x", sha256.Sum256(data))
 	for _, cores := range []int{1, 4} {
-		out := bootHostfiles(t, "big", "-cores", strconv.Itoa(cores), "-mem", "128M", "-mount", share+":/data")
+		out := bootHostfiles(t, a, "big", "-cores", strconv.Itoa(cores), "-mem", "128M", "-mount", share+":/data")
 		if !strings.Contains(out, fmt.Sprintf("streamed %d bytes, sha256 %s", len(data), sum)) {
 			t.Errorf("smp%d: the guest read other bytes (want sha256 %s):\n%s", cores, sum, out)
 		}
@@ -194,7 +206,9 @@ func TestMountBigFile(t *testing.T) {
 // 9P requests in flight together, each thread asleep until its reply's
 // interrupt) while a fifth writes one; every byte is the host's. At 1 CPU
 // too: the threads sleep, so one CPU serves them all.
-func TestMountParallelRead(t *testing.T) {
+func TestMountParallelRead(t *testing.T) { parallelArches(t, testMountParallelRead) }
+
+func testMountParallelRead(t *testing.T, a *arch) {
 	t.Parallel()
 	share := filepath.Join(t.TempDir(), "share")
 	files := map[string]string{}
@@ -211,7 +225,7 @@ func TestMountParallelRead(t *testing.T) {
 	}
 	writeFiles(t, share, files)
 	for _, cores := range []int{1, 4} {
-		out := bootHostfiles(t, "parallel", "-cores", strconv.Itoa(cores), "-mount", share+":/data")
+		out := bootHostfiles(t, a, "parallel", "-cores", strconv.Itoa(cores), "-mount", share+":/data")
 		for _, w := range want {
 			if !strings.Contains(out, w) {
 				t.Errorf("smp%d: want %q in:\n%s", cores, w, out)

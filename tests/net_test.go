@@ -24,8 +24,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"gometal.dev/gometal/internal/kernelimage"
 )
 
 // netServer is a program booted with a published port.
@@ -47,9 +45,6 @@ func startServer(t *testing.T, cores int, guest int, ready string, prog string, 
 // startServerWith is startServer with more gometal flags.
 func startServerWith(t *testing.T, flags []string, cores int, guest int, ready string, prog string, args ...string) *netServer {
 	t.Helper()
-	if qemuErr != nil || kernelErr != nil {
-		t.Fatalf("cannot boot: %v %v", qemuErr, kernelErr)
-	}
 	bootSem <- struct{}{}
 	t.Cleanup(func() { <-bootSem })
 	s := &netServer{port: freePort(t), done: make(chan error, 1)}
@@ -62,7 +57,7 @@ func startServerWith(t *testing.T, flags []string, cores int, guest int, ready s
 		"-p", fmt.Sprintf("%d:%d", s.port, guest)}, flags...)
 	s.cmd = exec.Command(gometal, append(append(flags, prog), args...)...)
 	s.cmd.Dir = modRoot
-	s.cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+kernel)
+	s.cmd.Env = gometalEnv()
 	s.cmd.Stdout, s.cmd.Stderr = out, out
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -95,11 +90,13 @@ func (s *netServer) output() string {
 
 func (s *netServer) addr() string { return fmt.Sprintf("127.0.0.1:%d", s.port) }
 
-func TestNetHTTP(t *testing.T) {
+func TestNetHTTP(t *testing.T) { parallelArches(t, testNetHTTP) }
+
+func testNetHTTP(t *testing.T, a *arch) {
 	t.Parallel()
 	for _, cores := range []int{1, 4} {
 		t.Run(fmt.Sprintf("smp%d", cores), func(t *testing.T) {
-			s := startServer(t, cores, 80, "httpd: listening", exampleDir+"httpd")
+			s := startServer(t, cores, 80, "httpd: listening", a.example("httpd"))
 			client := &http.Client{Timeout: 20 * time.Second}
 			for i := 0; i < 3; i++ {
 				path := fmt.Sprintf("/hello/%d", i)
@@ -157,11 +154,13 @@ func echoRetry(addr string, data []byte) ([]byte, error) {
 	}
 }
 
-func TestNetEcho(t *testing.T) {
+func TestNetEcho(t *testing.T) { parallelArches(t, testNetEcho) }
+
+func testNetEcho(t *testing.T, a *arch) {
 	t.Parallel()
 	for _, cores := range []int{1, 4} {
 		t.Run(fmt.Sprintf("smp%d", cores), func(t *testing.T) {
-			s := startServer(t, cores, 7, "tcpecho: listening", progDir+"tcpecho")
+			s := startServer(t, cores, 7, "tcpecho: listening", a.prog("tcpecho"))
 			// 100 connections at once, each with its own bytes.
 			var wg sync.WaitGroup
 			errs := make(chan error, 100)
@@ -210,7 +209,9 @@ func netMiB() int {
 
 // TestNetOutbound: the guest connects to a server on the host (10.0.2.2
 // is the host's loopback on QEMU's user network) and to a closed port.
-func TestNetOutbound(t *testing.T) {
+func TestNetOutbound(t *testing.T) { parallelArches(t, testNetOutbound) }
+
+func testNetOutbound(t *testing.T, a *arch) {
 	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -221,7 +222,7 @@ func TestNetOutbound(t *testing.T) {
 	port := ln.Addr().(*net.TCPAddr).Port
 	closed := freePort(t)
 	for _, cores := range []int{1, 4} {
-		out, status := bootMount(t, "-cores", strconv.Itoa(cores), "-net", progDir+"netdial", strconv.Itoa(port), strconv.Itoa(closed))
+		out, status := bootMount(t, "-cores", strconv.Itoa(cores), "-net", a.prog("netdial"), strconv.Itoa(port), strconv.Itoa(closed))
 		if status != 0 || !hasLine(out, "PASS netdial") || !strings.Contains(out, `netdial: got "PING FROM THE GUEST\n"`) {
 			t.Errorf("smp%d: status %d\n%s", cores, status, out)
 		}
@@ -233,7 +234,9 @@ func TestNetOutbound(t *testing.T) {
 // network stack then, so the probes go out only from the kernel's timer
 // for smoltcp (nic/mod.rs): the kernel's statistics must show frames sent
 // by timer polls, and the connection must still work afterwards.
-func TestNetKeepAlive(t *testing.T) {
+func TestNetKeepAlive(t *testing.T) { parallelArches(t, testNetKeepAlive) }
+
+func testNetKeepAlive(t *testing.T, a *arch) {
 	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -243,7 +246,7 @@ func TestNetKeepAlive(t *testing.T) {
 	go serveUpper(ln)
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	for _, cores := range []int{1, 4} {
-		out, status := bootMount(t, "-cores", strconv.Itoa(cores), "-net", "-kernel-args", "stats", progDir+"netkeep", port)
+		out, status := bootMount(t, "-cores", strconv.Itoa(cores), "-net", "-kernel-args", "stats", a.prog("netkeep"), port)
 		if status != 0 || !hasLine(out, "PASS netkeep") {
 			t.Fatalf("smp%d: status %d\n%s", cores, status, out)
 		}
@@ -260,13 +263,15 @@ func TestNetKeepAlive(t *testing.T) {
 // TestNetExitFlush: a program writes 1 MiB to a connection and exits at
 // once, with the connection open or just closed; the kernel sends all of it
 // before the machine stops (nic::drain), so the host reads every byte.
-func TestNetExitFlush(t *testing.T) {
+func TestNetExitFlush(t *testing.T) { parallelArches(t, testNetExitFlush) }
+
+func testNetExitFlush(t *testing.T, a *arch) {
 	t.Parallel()
 	const size = 1 << 20
 	for _, cores := range []int{1, 4} {
 		for _, mode := range []string{"open", "close"} {
 			t.Run(fmt.Sprintf("smp%d-%s", cores, mode), func(t *testing.T) {
-				s := startServer(t, cores, 7, "netflush: listening", progDir+"netflush", strconv.Itoa(size), mode)
+				s := startServer(t, cores, 7, "netflush: listening", a.prog("netflush"), strconv.Itoa(size), mode)
 				c, err := net.DialTimeout("tcp", s.addr(), 20*time.Second)
 				if err != nil {
 					t.Fatal(err)
@@ -288,12 +293,14 @@ func TestNetExitFlush(t *testing.T) {
 
 // TestNetManyConns: 600 connections from the host are open at once (more
 // than the NIC's old fixed cap of 512), then each echoes a line.
-func TestNetManyConns(t *testing.T) {
+func TestNetManyConns(t *testing.T) { parallelArches(t, testNetManyConns) }
+
+func testNetManyConns(t *testing.T, a *arch) {
 	t.Parallel()
 	const n = 600
 	for _, cores := range []int{1, 4} {
 		t.Run(fmt.Sprintf("smp%d", cores), func(t *testing.T) {
-			s := startServer(t, cores, 7, "tcpecho: listening", progDir+"tcpecho")
+			s := startServer(t, cores, 7, "tcpecho: listening", a.prog("tcpecho"))
 			conns := make([]net.Conn, 0, n)
 			defer func() {
 				for _, c := range conns {
@@ -358,10 +365,12 @@ func serveUpper(ln net.Listener) {
 // and so does gometal (nic/tcp.rs): once the program accepts, every one
 // echoes its byte; none is reset. The kernel's statistics must show that
 // the full queue held some back.
-func TestNetBacklog(t *testing.T) {
+func TestNetBacklog(t *testing.T) { parallelArches(t, testNetBacklog) }
+
+func testNetBacklog(t *testing.T, a *arch) {
 	t.Parallel()
 	const n = 12
-	s := startServerWith(t, []string{"-kernel-args", "stats"}, 1, 7, "netbacklog: listening", progDir+"netbacklog", strconv.Itoa(n))
+	s := startServerWith(t, []string{"-kernel-args", "stats"}, 1, 7, "netbacklog: listening", a.prog("netbacklog"), strconv.Itoa(n))
 	conns := make([]net.Conn, n)
 	for i := range conns {
 		c, err := net.DialTimeout("tcp", s.addr(), 20*time.Second)

@@ -16,15 +16,13 @@ import (
 	"time"
 
 	"gometal.dev/gometal/internal/bench"
-	"gometal.dev/gometal/internal/kernelimage"
 )
 
-func TestNetBench(t *testing.T) {
-	if qemuErr != nil || kernelErr != nil {
-		t.Skip("no QEMU or kernel (TestBoot reports it)")
-	}
+func TestNetBench(t *testing.T) { parallelArches(t, testNetBench) }
+
+func testNetBench(t *testing.T, a *arch) {
 	t.Parallel()
-	prog := buildNetBench(t)
+	prog := buildNetBench(t, a)
 	bootSem <- struct{}{}
 	defer func() { <-bootSem }()
 	var ports [3]int
@@ -38,7 +36,7 @@ func TestNetBench(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, gometal, args...)
 	cmd.Dir = modRoot
-	cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+kernel)
+	cmd.Env = gometalEnv()
 	outFile := filepath.Join(t.TempDir(), "out")
 	f, err := os.Create(outFile)
 	if err != nil {
@@ -91,11 +89,11 @@ func TestNetBench(t *testing.T) {
 	}
 }
 
-func buildNetBench(t *testing.T) string {
+func buildNetBench(t *testing.T, a *arch) string {
 	t.Helper()
 	prog := filepath.Join(t.TempDir(), "net")
 	build := exec.Command("go", "build", "-o", prog, "./bench/net")
-	build.Dir, build.Env = modRoot, append(os.Environ(), testMachine.Arch.BuildEnv()...)
+	build.Dir, build.Env = modRoot, append(os.Environ(), a.machine.Arch.BuildEnv()...)
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building bench/net: %v\n%s", err, out)
 	}
@@ -106,12 +104,11 @@ func buildNetBench(t *testing.T) string {
 // a 128 MiB machine (16 MiB) has room for: new sockets must fail with
 // ENOBUFS ("no buffer space available") and the program must go on; the
 // kernel used to panic on an allocation failure at about 10,000.
-func TestNetHeapLimit(t *testing.T) {
-	if qemuErr != nil || kernelErr != nil {
-		t.Skip("no QEMU or kernel (TestBoot reports it)")
-	}
+func TestNetHeapLimit(t *testing.T) { parallelArches(t, testNetHeapLimit) }
+
+func testNetHeapLimit(t *testing.T, a *arch) {
 	t.Parallel()
-	prog := buildNetBench(t)
+	prog := buildNetBench(t, a)
 	bootSem <- struct{}{}
 	defer func() { <-bootSem }()
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Second)
@@ -119,7 +116,7 @@ func TestNetHeapLimit(t *testing.T) {
 	cmd := exec.CommandContext(ctx, gometal, "run", "-cores", "1", "-mem", "128M", "-timeout", "240s", prog,
 		"-secs", "0.2", "-clients", "2", "-http-conns", "1", "-conns", "8000")
 	cmd.Dir = modRoot
-	cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+kernel)
+	cmd.Env = gometalEnv()
 	outb, err := cmd.CombinedOutput()
 	out := string(outb)
 	if err != nil {

@@ -30,8 +30,6 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-
-	"gometal.dev/gometal/internal/kernelimage"
 )
 
 // tapNS is a network namespace holding tap device "gmtap0" at 10.77.0.1/24.
@@ -109,12 +107,11 @@ func echoConn(c net.Conn, data []byte) ([]byte, error) {
 	return back, err
 }
 
-func TestNetTap(t *testing.T) {
-	t.Parallel()
+func TestNetTap(t *testing.T) { parallelArches(t, testNetTap) }
+
+func testNetTap(t *testing.T, a *arch) {
+	// Not parallel: the architectures take turns with the one namespace name.
 	ns := newTapNS(t)
-	if qemuErr != nil || kernelErr != nil {
-		t.Fatalf("cannot boot: %v %v", qemuErr, kernelErr)
-	}
 	bootSem <- struct{}{}
 	t.Cleanup(func() { <-bootSem })
 	outPath := filepath.Join(t.TempDir(), "out")
@@ -123,9 +120,9 @@ func TestNetTap(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("ip", "netns", "exec", ns.name, gometal, "run", "-timeout", "150s", "-cores", "2",
-		"-net", "tap=gmtap0,ip=10.77.0.2/24,gw=10.77.0.1", "-kernel-args", "stats", progDir+"tcpecho", "quit")
+		"-net", "tap=gmtap0,ip=10.77.0.2/24,gw=10.77.0.1", "-kernel-args", "stats", a.prog("tcpecho"), "quit")
 	cmd.Dir = modRoot
-	cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+kernel)
+	cmd.Env = gometalEnv()
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

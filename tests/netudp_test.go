@@ -20,8 +20,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"gometal.dev/gometal/internal/kernelimage"
 )
 
 // udpEchoServer answers every datagram on a host UDP socket with itself.
@@ -71,11 +69,10 @@ func udpExchange(c *net.UDPConn, msg []byte) error {
 	return fmt.Errorf("no echo of %q", msg)
 }
 
-func TestNetUDP(t *testing.T) {
+func TestNetUDP(t *testing.T) { parallelArches(t, testNetUDP) }
+
+func testNetUDP(t *testing.T, a *arch) {
 	t.Parallel()
-	if qemuErr != nil || kernelErr != nil {
-		t.Fatalf("cannot boot: %v %v", qemuErr, kernelErr)
-	}
 	echoPort := udpEchoServer(t)
 	for _, cores := range []int{1, 4} {
 		t.Run(fmt.Sprintf("smp%d", cores), func(t *testing.T) {
@@ -88,10 +85,10 @@ func TestNetUDP(t *testing.T) {
 			}
 			defer out.Close()
 			cmd := exec.Command(gometal, "run", "-timeout", "120s", "-cores", strconv.Itoa(cores),
-				"-p", fmt.Sprintf("%d:5353/udp", hostPort), progDir+"udpnet", "5353", strconv.Itoa(echoPort),
+				"-p", fmt.Sprintf("%d:5353/udp", hostPort), a.prog("udpnet"), "5353", strconv.Itoa(echoPort),
 				strconv.Itoa(freeUDPPort(t)))
 			cmd.Dir = modRoot
-			cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+kernel)
+			cmd.Env = gometalEnv()
 			cmd.Stdout, cmd.Stderr = out, out
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
@@ -158,7 +155,9 @@ func TestNetUDP(t *testing.T) {
 // TestNetIPv6: the guest (fec0::15) reaches TCP and UDP servers on the
 // host's ::1 as fec0::2, and pings fec0::2. (QEMU 7.2 publishes ports on
 // IPv4 only.)
-func TestNetIPv6(t *testing.T) {
+func TestNetIPv6(t *testing.T) { parallelArches(t, testNetIPv6) }
+
+func testNetIPv6(t *testing.T, a *arch) {
 	t.Parallel()
 	ln, err := net.Listen("tcp6", "[::1]:0")
 	if err != nil {
@@ -184,7 +183,7 @@ func TestNetIPv6(t *testing.T) {
 	tcpPort := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	udpPort := strconv.Itoa(pc.LocalAddr().(*net.UDPAddr).Port)
 	for _, cores := range []int{1, 4} {
-		out, status := bootMount(t, "-cores", strconv.Itoa(cores), "-net", progDir+"netv6", tcpPort, udpPort)
+		out, status := bootMount(t, "-cores", strconv.Itoa(cores), "-net", a.prog("netv6"), tcpPort, udpPort)
 		if status != 0 || !hasLine(out, "PASS netv6") {
 			t.Errorf("smp%d: status %d\n%s", cores, status, out)
 		}

@@ -46,9 +46,6 @@ func stdioMiB() int {
 // redirections would, and returns its exit status.
 func bootFiles(t *testing.T, stdin, stdout, stderr *os.File, args ...string) int {
 	t.Helper()
-	if qemuErr != nil || kernelErr != nil {
-		t.Fatalf("cannot boot: %v %v", qemuErr, kernelErr)
-	}
 	status, err := runGometal(stdin, stdout, stderr, nil, args)
 	if err != nil {
 		t.Fatalf("running gometal: %v", err)
@@ -72,7 +69,7 @@ func runGometalFor(guest time.Duration, stdin, stdout, stderr *os.File, attr *sy
 	timeout := fmt.Sprintf("%ds", int(guest.Seconds()))
 	cmd := exec.CommandContext(ctx, gometal, append([]string{"run", "-timeout", timeout}, args...)...)
 	cmd.Dir = modRoot
-	cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+kernel)
+	cmd.Env = gometalEnv()
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	cmd.SysProcAttr = attr
 	cmd.WaitDelay = 5 * time.Second
@@ -115,12 +112,14 @@ func readBack(t *testing.T, f *os.File) []byte {
 // TestStdioExact: `gometal run stdio < in.bin > out.bin 2> err.txt` with
 // random bytes (every value, 0x04 and NUL included) gives out.bin == in.bin
 // and the program's report in err.txt, with no kernel text in out.bin.
-func TestStdioExact(t *testing.T) {
+func TestStdioExact(t *testing.T) { parallelArches(t, testStdioExact) }
+
+func testStdioExact(t *testing.T, a *arch) {
 	t.Parallel()
 	in := randomBytes(stdioMiB() << 20)
 	inF, outF, errF := tempFile(t, "in.bin", in), tempFile(t, "out.bin", nil), tempFile(t, "err.txt", nil)
 	start := time.Now()
-	status := bootFiles(t, inF, outF, errF, "-cores", "2", filepath.Join(progDir, "stdio"))
+	status := bootFiles(t, inF, outF, errF, "-cores", "2", a.prog("stdio"))
 	secs := time.Since(start).Seconds()
 	out, errText := readBack(t, outF), string(readBack(t, errF))
 	if status != 0 || !strings.Contains(errText, "PASS stdio") {
@@ -150,10 +149,12 @@ func firstDiff(a, b []byte) int {
 }
 
 // TestStdioEmpty: stdin at /dev/null is an immediate end of file.
-func TestStdioEmpty(t *testing.T) {
+func TestStdioEmpty(t *testing.T) { parallelArches(t, testStdioEmpty) }
+
+func testStdioEmpty(t *testing.T, a *arch) {
 	t.Parallel()
 	outF, errF := tempFile(t, "out", nil), tempFile(t, "err", nil)
-	status := bootFiles(t, nil, outF, errF, "-cores", "1", filepath.Join(progDir, "stdio"))
+	status := bootFiles(t, nil, outF, errF, "-cores", "1", a.prog("stdio"))
 	errText := string(readBack(t, errF))
 	if status != 0 || !strings.Contains(errText, "copied 0 bytes") || len(readBack(t, outF)) != 0 {
 		t.Fatalf("exit status %d, stdout %d bytes; stderr:\n%s", status, len(readBack(t, outF)), tail(errText, 20))
@@ -164,11 +165,13 @@ func TestStdioEmpty(t *testing.T) {
 // copy_file_range first) gives stdout == stdin and an empty stderr: the
 // program's fd 2 in err.txt byte for byte, with no kernel line about the
 // probe, as on Linux.
-func TestStdioDirect(t *testing.T) {
+func TestStdioDirect(t *testing.T) { parallelArches(t, testStdioDirect) }
+
+func testStdioDirect(t *testing.T, a *arch) {
 	t.Parallel()
 	in := randomBytes(1 << 20)
 	inF, outF, errF := tempFile(t, "in.bin", in), tempFile(t, "out.bin", nil), tempFile(t, "err.txt", nil)
-	status := bootFiles(t, inF, outF, errF, "-cores", "2", filepath.Join(progDir, "stdio"), "direct")
+	status := bootFiles(t, inF, outF, errF, "-cores", "2", a.prog("stdio"), "direct")
 	out, errText := readBack(t, outF), string(readBack(t, errF))
 	if status != 0 {
 		t.Fatalf("exit status %d; stderr:\n%s", status, tail(errText, 40))
@@ -186,11 +189,13 @@ func TestStdioDirect(t *testing.T) {
 // messages stay out of them: the program's last lines are still on their
 // way to the host when the kernel prints its exit statistics, and every
 // line of either must arrive whole (the statistics' JSON line parses).
-func TestStdioOrder(t *testing.T) {
+func TestStdioOrder(t *testing.T) { parallelArches(t, testStdioOrder) }
+
+func testStdioOrder(t *testing.T, a *arch) {
 	t.Parallel()
 	both := tempFile(t, "both", nil)
 	const n = 2000
-	status := bootFiles(t, nil, both, both, "-cores", "4", "-kernel-args", "stats", filepath.Join(progDir, "stdio"), "order", strconv.Itoa(n))
+	status := bootFiles(t, nil, both, both, "-cores", "4", "-kernel-args", "stats", a.prog("stdio"), "order", strconv.Itoa(n))
 	lines := strings.Split(strings.TrimSuffix(string(readBack(t, both)), "\n"), "\n")
 	if status != 0 {
 		t.Fatalf("exit status %d:\n%s", status, tail(strings.Join(lines, "\n"), 20))
@@ -230,7 +235,9 @@ func TestStdioOrder(t *testing.T) {
 }
 
 // TestStdioTerminal: a terminal on stdout answers isatty; files do not.
-func TestStdioTerminal(t *testing.T) {
+func TestStdioTerminal(t *testing.T) { parallelArches(t, testStdioTerminal) }
+
+func testStdioTerminal(t *testing.T, a *arch) {
 	t.Parallel()
 	master, slave, err := openPty()
 	if err != nil {
@@ -242,7 +249,7 @@ func TestStdioTerminal(t *testing.T) {
 	done := make(chan struct{})
 	go func() { echoed.ReadFrom(master); close(done) }() // keeps the terminal from filling
 	inF, errF := tempFile(t, "in", []byte("to the terminal\n")), tempFile(t, "err", nil)
-	status := bootFiles(t, inF, slave, errF, "-cores", "1", filepath.Join(progDir, "stdio"))
+	status := bootFiles(t, inF, slave, errF, "-cores", "1", a.prog("stdio"))
 	errText := string(readBack(t, errF))
 	if status != 0 || !strings.Contains(errText, "isatty 0=false 1=true 2=false") {
 		t.Fatalf("exit status %d, want isatty 0=false 1=true 2=false; stderr:\n%s", status, tail(errText, 20))
@@ -284,12 +291,14 @@ var randomLine = regexp.MustCompile(`(?m)^random: ([0-9a-f]{32})$`)
 // TestRandom: crypto/rand, /dev/random and /dev/urandom, a 1 MiB
 // statistical smoke test and a TLS handshake pass, and two boots draw
 // different bytes.
-func TestRandom(t *testing.T) {
+func TestRandom(t *testing.T) { parallelArches(t, testRandom) }
+
+func testRandom(t *testing.T, a *arch) {
 	t.Parallel()
 	var seen []string
 	for boot := range 2 {
 		outF, errF := tempFile(t, "out", nil), tempFile(t, "err", nil)
-		status := bootFiles(t, nil, outF, errF, "-cores", strconv.Itoa(1+3*boot), filepath.Join(progDir, "random"))
+		status := bootFiles(t, nil, outF, errF, "-cores", strconv.Itoa(1+3*boot), a.prog("random"))
 		out := string(readBack(t, outF))
 		if status != 0 || !hasLine(out, "PASS random") {
 			t.Fatalf("boot %d: exit status %d:\n%s\nstderr:\n%s", boot, status, tail(out, 20), tail(string(readBack(t, errF)), 20))
@@ -311,17 +320,21 @@ func TestRandom(t *testing.T) {
 // machine has one) distrusted, as Linux's random.trust_bootloader=off
 // does: the kernel says why, getrandom(GRND_NONBLOCK) gets EAGAIN,
 // GRND_INSECURE and /dev/urandom still work.
-func TestRandomNoEntropy(t *testing.T) {
+func TestRandomNoEntropy(t *testing.T) { parallelArches(t, testRandomNoEntropy) }
+
+func testRandomNoEntropy(t *testing.T, a *arch) {
 	t.Parallel()
-	if qemuErr != nil || kernelErr != nil {
-		t.Fatalf("cannot boot: %v %v", qemuErr, kernelErr)
-	}
 	initrd := filepath.Join(t.TempDir(), "initrd.cpio")
-	if err := initramfs.Create(initrd, filepath.Join(progDir, "random"), nil); err != nil {
+	if err := initramfs.Create(initrd, a.prog("random"), nil); err != nil {
 		t.Fatal(err)
 	}
-	cfg := qemu.Config{Machine: testMachine, Binary: qemuBin, SMP: 1, Memory: "256M", Kernel: kernel, Initrd: initrd,
-		Append: bootargs.Cmdline{Options: []string{"random.trust_bootloader=off"}, Args: []string{"noentropy"}}.String()}
+	img, err := kernelimage.ImageFile(a.kernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := append(a.machine.Exit.KernelArgs(), "random.trust_bootloader=off")
+	cfg := qemu.Config{Machine: a.machine, Binary: a.qemu, SMP: 1, Memory: "256M", Kernel: img, Initrd: initrd,
+		Append: bootargs.Cmdline{Options: opts, Args: []string{"noentropy"}}.String()}
 	bootSem <- struct{}{}
 	defer func() { <-bootSem }()
 	var out bytes.Buffer
@@ -343,7 +356,9 @@ func TestRandomNoEntropy(t *testing.T) {
 // host terminal's line discipline does the editing: a typed line and Ctrl-D
 // reach the program as that line and end of file, isatty is true for fd 0;
 // and Ctrl-C while the program waits for input stops the machine (130).
-func TestStdioTerminalInput(t *testing.T) {
+func TestStdioTerminalInput(t *testing.T) { parallelArches(t, testStdioTerminalInput) }
+
+func testStdioTerminalInput(t *testing.T, a *arch) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name   string
@@ -363,7 +378,7 @@ func TestStdioTerminalInput(t *testing.T) {
 		go func() {
 			// -v: the QEMU command line on stderr says gometal is up (and
 			// catching Ctrl-C) before anything is typed.
-			done <- bootFilesTTY(t, slave, outF, errF, "-v", "-cores", "1", filepath.Join(progDir, "stdio"))
+			done <- bootFilesTTY(t, slave, outF, errF, "-v", "-cores", "1", a.prog("stdio"))
 		}()
 		for start := time.Now(); time.Since(start) < time.Minute; time.Sleep(50 * time.Millisecond) {
 			if strings.Contains(string(readBack(t, errF)), "-device virtserialport") {

@@ -11,18 +11,15 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"gometal.dev/gometal/internal/kernelimage"
 )
 
 // TestUIODisk boots examples/fatls with a FAT32 image made on the host
 // (mkfs.fat, mcopy): the Go virtio-blk driver over UIO must list the
 // host's file and write one that the host then reads back (mtype), at 1
 // and 4 harts.
-func TestUIODisk(t *testing.T) {
-	if qemuErr != nil || kernelErr != nil {
-		t.Skip("no QEMU or kernel (TestBoot reports it)")
-	}
+func TestUIODisk(t *testing.T) { forArches(t, testUIODisk) }
+
+func testUIODisk(t *testing.T, a *arch) {
 	for _, tool := range []string{"mkfs.fat", "mcopy", "mtype"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("%s not installed: make deps installs dosfstools and mtools", tool)
@@ -45,9 +42,9 @@ func TestUIODisk(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), hostTimeout)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, gometal, "run", "-cores", fmt.Sprint(cores), "-timeout", "60s",
-				"-disk", img, filepath.Join(exampleDir, "fatls"), "FROMGO.TXT", text)
+				"-disk", img, a.example("fatls"), "FROMGO.TXT", text)
 			cmd.Dir = modRoot
-			cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+kernel)
+			cmd.Env = gometalEnv()
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Fatalf("gometal run: %v\n%s", err, out)
@@ -77,10 +74,9 @@ func mustRun(t *testing.T, name string, args ...string) string {
 // TestUIOSerial boots examples/uartecho with a PCI 16550 whose other end is
 // a TCP socket on the host: lines sent from the host come back upper-cased
 // (receive interrupts through UIO), and "bye" ends the program.
-func TestUIOSerial(t *testing.T) {
-	if qemuErr != nil || kernelErr != nil {
-		t.Skip("no QEMU or kernel (TestBoot reports it)")
-	}
+func TestUIOSerial(t *testing.T) { forArches(t, testUIOSerial) }
+
+func testUIOSerial(t *testing.T, a *arch) {
 	for _, cores := range []int{1, 4} {
 		t.Run(fmt.Sprintf("smp%d", cores), func(t *testing.T) {
 			t.Parallel()
@@ -90,9 +86,9 @@ func TestUIOSerial(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), hostTimeout)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, gometal, "run", "-cores", fmt.Sprint(cores), "-timeout", "60s",
-				"-device", fmt.Sprintf("serial=tcp:127.0.0.1:%d", port), filepath.Join(exampleDir, "uartecho"))
+				"-device", fmt.Sprintf("serial=tcp:127.0.0.1:%d", port), a.example("uartecho"))
 			cmd.Dir = modRoot
-			cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+kernel)
+			cmd.Env = gometalEnv()
 			var out strings.Builder
 			cmd.Stdout, cmd.Stderr = &out, &out
 			if err := cmd.Start(); err != nil {

@@ -10,23 +10,15 @@ package tests
 import (
 	"context"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"gometal.dev/gometal/internal/gobuild"
-	"gometal.dev/gometal/internal/kernelimage"
-	"gometal.dev/gometal/internal/machine"
 )
 
 func TestVirtioPCI(t *testing.T) {
-	if qemuErr != nil || kernelErr != nil {
-		t.Fatalf("cannot boot: %v %v", qemuErr, kernelErr)
-	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -34,27 +26,15 @@ func TestVirtioPCI(t *testing.T) {
 	t.Cleanup(func() { ln.Close() })
 	go serveUpper(ln)
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	t.Run("riscv64", func(t *testing.T) {
+	forArches(t, func(t *testing.T, a *arch) {
 		t.Parallel()
-		bootVirtioPCI(t, progDir+"virtiopci", kernelimage.EnvKernel+"="+kernel, port)
-	})
-	t.Run("arm64", func(t *testing.T) {
-		t.Parallel()
-		k := arm64Kernel(t)
-		prog := filepath.Join(t.TempDir(), "virtiopci")
-		build := gobuild.Job{What: "virtiopci for arm64", Env: machine.ARM64.BuildEnv(), Args: []string{"build", "-o", prog, "./tests/progs/virtiopci"}}
-		ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
-		defer cancel()
-		if err := gobuild.RunAll(ctx, modRoot, []gobuild.Job{build}, nil); err != nil {
-			t.Fatal(err)
-		}
-		bootVirtioPCI(t, prog, kernelimage.EnvFor("arm64")+"="+k, port)
+		bootVirtioPCI(t, a.prog("virtiopci"), port)
 	})
 }
 
 // bootVirtioPCI boots prog with every virtio device on PCI and checks
 // that each one worked.
-func bootVirtioPCI(t *testing.T, prog, kernelEnv, port string) {
+func bootVirtioPCI(t *testing.T, prog, port string) {
 	share := t.TempDir()
 	writeFiles(t, share, map[string]string{"in.txt": "over 9p\n"})
 	bootSem <- struct{}{}
@@ -65,7 +45,7 @@ func bootVirtioPCI(t *testing.T, prog, kernelEnv, port string) {
 		"-net", "-mount", share + ":/share", prog, port}
 	cmd := exec.CommandContext(ctx, gometal, args...)
 	cmd.Dir = modRoot
-	cmd.Env = append(os.Environ(), kernelEnv)
+	cmd.Env = gometalEnv()
 	cmd.WaitDelay = 5 * time.Second
 	b, err := cmd.CombinedOutput()
 	out := string(b)
