@@ -59,7 +59,7 @@ pub use this::machine::{cpu_unusable, read_machine, MachineInfo};
 pub use this::trap::trap_cause;
 pub use this::mmu::{
     activate_user_root, flush_tlb_all, flush_tlb_all_cpus, flush_tlb_page, init_user_root, kernel_load_address,
-    phys_to_virt, sync_icache, virt_to_phys, PageFormat, USER_END,
+    phys_to_virt, set_linear_map_memory, sync_icache, virt_to_phys, PageFormat, USER_END,
 };
 pub use this::power::{exit_status_reaches_host, firmware_console_put, halt, power_off, reboot};
 pub use this::timer::set_timer;

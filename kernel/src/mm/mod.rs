@@ -43,6 +43,14 @@ fn carve(ranges: Vec<Range>, hole: Range) -> Vec<Range> {
 /// the program it carries included), the initrd and the device tree itself.
 pub fn init(machine: &Machine, image: Range) {
     let page = crate::memlayout::PAGE_SIZE as u64;
+    let ram: Vec<(u64, u64)> = machine.memory.iter().map(|r| (r.start, r.end)).collect();
+    // The kernel's own map first (its blocks of RAM become Normal memory,
+    // of devices Device memory), while nothing but this CPU runs.
+    let mixed = crate::arch::set_linear_map_memory(&ram);
+    if mixed > 0 {
+        crate::println!("gometal: {mixed} GiB of the linear map hold both RAM and devices: mapped as RAM");
+    }
+    pagetable::set_ram(ram);
     let mut free: Vec<Range> = machine.memory.clone();
     for &r in &machine.reserved {
         free = carve(free, r);

@@ -20,7 +20,17 @@ pub const KERNEL_BASE: u64 = 0xffff_ffff_8000_0000;
 
 extern "C" {
     static kernel_phys_base: u64;
+    static mut boot_page_table: [u64; 512];
 }
+
+/// The linear map's GiBs (entry.S's LINEAR_MAP_GIB) and its 1 GiB block
+/// descriptors (entry.S's BLOCK_NORMAL and BLOCK_DEVICE): valid, AF;
+/// Normal write-back inner shareable, not executable at EL0; or
+/// Device-nGnRE, never executable.
+const LINEAR_MAP_GIB: usize = 510;
+const GIB: u64 = 1 << 30;
+const BLOCK_NORMAL: u64 = 0x0040_0000_0000_0701;
+const BLOCK_DEVICE: u64 = 0x0060_0000_0000_0405;
 
 /// The physical address the loader put the image at (entry.S stores it
 /// before the MMU is on; it never changes after).
@@ -43,6 +53,49 @@ pub fn virt_to_phys(va: u64) -> u64 {
     } else {
         va - PHYS_OFFSET
     }
+}
+
+/// Gives each GiB of the kernel's linear map the memory type of what it
+/// holds, now that the memory map is known (entry.S guessed from QEMU
+/// virt's layout: devices below the kernel's GiB and from 256 GiB up):
+/// Normal where the GiB holds RAM, Device-nGnRE elsewhere, so device
+/// registers are never read speculatively or merged, and RAM a UEFI
+/// firmware put below the kernel is cached. A GiB holding both (not on
+/// QEMU virt) stays Normal; it would need 2 MiB blocks. Returns how many
+/// GiBs mix the two. Called on the boot CPU before the others start: a
+/// changed block goes through break-before-make.
+pub fn set_linear_map_memory(ram: &[(u64, u64)]) -> usize {
+    use gometal_core::pagetable::Memory;
+    let mut mixed = 0;
+    // SAFETY: entry.S's root table in the kernel image; only the boot CPU
+    // runs, and it touches none of the linear map's GiBs while one is
+    // invalid: its code, stack and `ram` (the early heap) are in the
+    // kernel's window, entry 510.
+    let root = unsafe { &mut *core::ptr::addr_of_mut!(boot_page_table) };
+    for (i, entry) in root.iter_mut().enumerate().take(LINEAR_MAP_GIB) {
+        let pa = i as u64 * GIB;
+        let block = match Memory::of_range(pa, pa + GIB, ram) {
+            Some(Memory::Device) => BLOCK_DEVICE,
+            Some(Memory::Ram) => BLOCK_NORMAL,
+            None => {
+                mixed += 1;
+                BLOCK_NORMAL
+            }
+        };
+        let new = pa | block;
+        // SAFETY: the entry is a 1 GiB block nobody is using (see above);
+        // invalidate, flush every CPU's copy, then write the new one.
+        unsafe {
+            if core::ptr::read_volatile(entry) != new {
+                core::ptr::write_volatile(entry, 0);
+                let va = phys_to_virt(pa);
+                core::arch::asm!("dsb ishst", "tlbi vaae1is, {}", "dsb ish", in(reg) (va >> 12) & ((1 << 44) - 1), options(nostack));
+                core::ptr::write_volatile(entry, new);
+                core::arch::asm!("dsb ishst", "isb", options(nostack));
+            }
+        }
+    }
+    mixed
 }
 
 /// Nothing to copy: the kernel half lives in TTBR1, not in user roots.

@@ -93,3 +93,10 @@ pub fn flush_tlb_all_cpus() -> bool {
 /// issued `fence.i` (hardware with an incoherent I-cache would need it on
 /// every hart that runs the program).
 pub fn sync_icache(_pa: u64) {}
+
+/// The kernel's linear map gets the memory type of what it maps: nothing
+/// to do here, where the platform's PMAs decide by physical address (no
+/// Svpbmt on QEMU 7.2).
+pub fn set_linear_map_memory(_ram: &[(u64, u64)]) -> usize {
+    0
+}
