@@ -24,7 +24,7 @@ import (
 
 // arm64Cases are the TestBoot cases (by name) that also boot on arm64 in
 // `make test`; GOMETAL_TEST_ARM64=all boots every case there instead.
-var arm64Cases = []string{"hello", "concurrency", "timers", "preempt", "nilderef", "exitcode-0", "exitcode-42", "openflags"}
+var arm64Cases = []string{"hello", "concurrency", "timers", "preempt", "nilderef", "exitcode-0", "exitcode-42", "openflags", "cpuid"}
 
 func onArm64(name string) bool {
 	return os.Getenv("GOMETAL_TEST_ARM64") == "all" || slices.Contains(arm64Cases, name)

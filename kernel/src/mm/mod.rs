@@ -4,6 +4,8 @@
 #[deny(unsafe_code)]
 pub mod addrspace;
 #[deny(unsafe_code)]
+pub mod asid;
+#[deny(unsafe_code)]
 pub mod devmap;
 pub mod frames;
 #[deny(unsafe_code)]
@@ -46,10 +48,7 @@ pub fn init(machine: &Machine, image: Range) {
     let ram: Vec<(u64, u64)> = machine.memory.iter().map(|r| (r.start, r.end)).collect();
     // The kernel's own map first (its blocks of RAM become Normal memory,
     // of devices Device memory), while nothing but this CPU runs.
-    let mixed = crate::arch::set_linear_map_memory(&ram);
-    if mixed > 0 {
-        crate::println!("gometal: {mixed} GiB of the linear map hold both RAM and devices: mapped as RAM");
-    }
+    crate::arch::set_linear_map_memory(&ram);
     pagetable::set_ram(ram);
     let mut free: Vec<Range> = machine.memory.clone();
     for &r in &machine.reserved {

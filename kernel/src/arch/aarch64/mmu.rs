@@ -60,13 +60,13 @@ pub fn virt_to_phys(va: u64) -> u64 {
 /// virt's layout: devices below the kernel's GiB and from 256 GiB up):
 /// Normal where the GiB holds RAM, Device-nGnRE elsewhere, so device
 /// registers are never read speculatively or merged, and RAM a UEFI
-/// firmware put below the kernel is cached. A GiB holding both (not on
-/// QEMU virt) stays Normal; it would need 2 MiB blocks. Returns how many
-/// GiBs mix the two. Called on the boot CPU before the others start: a
-/// changed block goes through break-before-make.
-pub fn set_linear_map_memory(ram: &[(u64, u64)]) -> usize {
+/// firmware put below the kernel is cached. A GiB only partly RAM is
+/// Normal (the rest may be empty, as QEMU virt's beyond a small RAM, or
+/// a device's registers on some boards, which would need 2 MiB blocks).
+/// Called on the boot CPU before the others start: a changed block goes
+/// through break-before-make.
+pub fn set_linear_map_memory(ram: &[(u64, u64)]) {
     use gometal_core::pagetable::Memory;
-    let mut mixed = 0;
     // SAFETY: entry.S's root table in the kernel image; only the boot CPU
     // runs, and it touches none of the linear map's GiBs while one is
     // invalid: its code, stack and `ram` (the early heap) are in the
@@ -76,11 +76,7 @@ pub fn set_linear_map_memory(ram: &[(u64, u64)]) -> usize {
         let pa = i as u64 * GIB;
         let block = match Memory::of_range(pa, pa + GIB, ram) {
             Some(Memory::Device) => BLOCK_DEVICE,
-            Some(Memory::Ram) => BLOCK_NORMAL,
-            None => {
-                mixed += 1;
-                BLOCK_NORMAL
-            }
+            Some(Memory::Ram) | None => BLOCK_NORMAL,
         };
         let new = pa | block;
         // SAFETY: the entry is a 1 GiB block nobody is using (see above);
@@ -95,20 +91,48 @@ pub fn set_linear_map_memory(ram: &[(u64, u64)]) -> usize {
             }
         }
     }
-    mixed
 }
 
 /// Nothing to copy: the kernel half lives in TTBR1, not in user roots.
 pub fn init_user_root(_root: u64) {}
 
-/// Installs `root` in TTBR0_EL1 and flushes this CPU's TLB (ASID 0 for
-/// every address space).
-pub fn activate_user_root(root: u64) {
+/// ID_AA64MMFR0_EL1.ASIDBits: 0b0010 for 16 bits, else 8.
+fn has_16_bit_asids() -> bool {
+    (read_sysreg!("id_aa64mmfr0_el1") >> 4) & 0xf == 2
+}
+
+/// How many ASID bits TTBR0 carries (mm/asid.rs allocates them).
+pub fn asid_bits() -> u32 {
+    if has_16_bit_asids() {
+        16
+    } else {
+        8
+    }
+}
+
+/// Per-CPU: use 16-bit ASIDs where the CPU has them (TCR_EL1.AS; A1 stays
+/// 0: the ASID is TTBR0's). Runs before this CPU enters user mode.
+pub fn init_asids() {
+    if has_16_bit_asids() {
+        let tcr = read_sysreg!("tcr_el1");
+        // The TLB may cache TCR's ASID size: flush after changing it. TTBR0
+        // holds ASID 0 (the boot tables), the kernel's entries are global.
+        write_sysreg!("tcr_el1", tcr | 1 << 36);
+        flush_tlb_all();
+    }
+}
+
+/// Installs `root` in TTBR0_EL1 with `asid` (nG user entries are tagged
+/// with it, so another address space's stay in the TLB unharmed); flushes
+/// this CPU's TLB first when the ASIDs rolled over (`flush`).
+pub fn activate_user_root(root: u64, asid: u64, flush: bool) {
+    if flush {
+        flush_tlb_all();
+    }
     // SAFETY: the dsb makes the root's entries visible to the walker
     // first; the kernel's own mappings are in TTBR1 and unaffected.
     unsafe { core::arch::asm!("dsb ishst", options(nostack)) };
-    write_sysreg!("ttbr0_el1", root);
-    flush_tlb_all();
+    write_sysreg!("ttbr0_el1", root | asid << 48);
 }
 
 /// Flushes this CPU's entry for the page at `va` (TLBI VAAE1, any ASID);
@@ -123,6 +147,35 @@ pub fn flush_tlb_page(va: u64) {
 pub fn flush_tlb_all() {
     // SAFETY: TLB maintenance only.
     unsafe { core::arch::asm!("dsb nshst", "tlbi vmalle1", "dsb nsh", "isb", options(nostack)) };
+}
+
+/// Beyond this many pages one broadcast by ASID beats one per page.
+const BROADCAST_PAGES: u64 = 64;
+
+/// Flushes the user translations of [start, end) from every CPU's TLB
+/// with broadcast TLBIs, completed (DSB ISH) before it returns: true, so
+/// mm frees the frames with no shootdown. Per page (`TLBI VAAE1IS`, any
+/// ASID) for small ranges, else everything of this address space's ASID
+/// (TTBR0's: the caller runs on the program's behalf).
+pub fn flush_user_range_all_cpus(start: u64, end: u64) -> bool {
+    let pages = end.saturating_sub(start).div_ceil(4096);
+    let asid = read_sysreg!("ttbr0_el1") >> 48;
+    // SAFETY: TLB maintenance only; the first barrier orders it after the
+    // page-table writes, the last waits until every CPU has done it.
+    unsafe {
+        core::arch::asm!("dsb ishst", options(nostack));
+        if pages > BROADCAST_PAGES {
+            core::arch::asm!("tlbi aside1is, {}", in(reg) asid << 48, options(nostack));
+        } else {
+            let mut va = start & !0xfff;
+            while va < end {
+                core::arch::asm!("tlbi vaae1is, {}", in(reg) (va >> 12) & ((1 << 44) - 1), options(nostack));
+                va += 4096;
+            }
+        }
+        core::arch::asm!("dsb ish", "isb", options(nostack));
+    }
+    true
 }
 
 /// Flushes every CPU's TLB with one broadcast TLBI: true, smp.rs need not
