@@ -21,8 +21,12 @@
 //	                 SIGURG, so this measures signal delivery across harts):
 //	                 the runtime's own /sched/pauses/total/gc:seconds
 //	                 histogram over -gc forced collections, µs: p50/p99/max
+//	munmap           mmap one page, touch it, munmap it, while a thread on
+//	                 every other hart spins: the unmap must leave every
+//	                 hart's TLB (IPIs on riscv64, broadcast TLBI on arm64),
+//	                 µs per cycle
 //
-//	micro [-pingpong 20000] [-threads 500] [-syscalls 200000] [-futex 2000] [-timer 10000] [-gc 200]
+//	micro [-pingpong 20000] [-threads 500] [-syscalls 200000] [-futex 2000] [-timer 10000] [-gc 200] [-munmap 2000]
 package main
 
 import (
@@ -80,6 +84,37 @@ func threadCreate(n int) time.Duration {
 		<-done
 	}
 	return time.Since(start)
+}
+
+func munmapCycles(n int) time.Duration {
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for i := 1; i < runtime.NumCPU(); i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread()
+			for !stop.Load() {
+			}
+		}()
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		b, err := syscall.Mmap(-1, 0, 4096, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+		if err != nil {
+			panic(err)
+		}
+		b[0] = 1
+		if err := syscall.Munmap(b); err != nil {
+			panic(err)
+		}
+	}
+	el := time.Since(start)
+	stop.Store(true)
+	wg.Wait()
+	return el
 }
 
 func syscalls(n int) time.Duration {
@@ -259,6 +294,7 @@ func main() {
 	nf := flag.Int("futex", 2000, "futex wake samples")
 	nl := flag.Int("timer", 10000, "1 ms sleeps")
 	ng := flag.Int("gc", 200, "forced GC cycles with spinners on every hart")
+	nm := flag.Int("munmap", 2000, "mmap/touch/munmap cycles with spinners on the other harts")
 	flag.Parse()
 	cpus := runtime.NumCPU()
 
@@ -278,6 +314,9 @@ func main() {
 
 	reportDist("futex-wake", futexLatency(*nf), false)
 	reportDist("timer", timerLateness(*nl), true)
+	el = munmapCycles(*nm)
+	guest.Report("micro", "name", "munmap", "us", float64(el.Nanoseconds())/1e3/float64(*nm), "n", *nm, "cpus", cpus)
+
 	p50, p99, mx, pauses := histPercentiles(gcPauses(*ng))
 	guest.Report("micro", "name", "gc-pause", "samples", pauses, "p50_us", p50, "p99_us", p99, "max_us", mx, "cpus", cpus)
 	guest.PowerOff()

@@ -187,14 +187,14 @@ func runMicro(s *Session) Section {
 	}
 	var args []string
 	if s.O.Quick {
-		args = []string{"-pingpong", "5000", "-threads", "100", "-syscalls", "50000", "-futex", "300", "-timer", "1000", "-gc", "50"}
+		args = []string{"-pingpong", "5000", "-threads", "100", "-syscalls", "50000", "-futex", "300", "-timer", "1000", "-gc", "50", "-munmap", "500"}
 	}
 	cores := min(2, s.MaxCores())
 	sm := newSamples()
 	hist := map[Kind][]float64{}
 	bucket := 10.0
 	stats := map[Kind]*Boot{}
-	names := []string{"pingpong-same", "pingpong-threads", "thread-create", "syscall", "futex-wake", "timer", "gc-pause"}
+	names := []string{"pingpong-same", "pingpong-threads", "thread-create", "syscall", "futex-wake", "timer", "gc-pause", "munmap"}
 	for r := 1; r <= s.O.Runs; r++ {
 		for _, k := range s.Kinds {
 			b := s.Boot(Spec{Kind: k, Cores: cores, Prog: prog, Args: args, KernelArgs: "stats", Timeout: bootTimeout(s)},
@@ -239,7 +239,7 @@ func runMicro(s *Session) Section {
 		}
 	}
 	var body strings.Builder
-	argText := "the defaults: 20000 round trips, 500 threads, 200000 getpid calls, 2000 futex wakes, 10000 timer samples, 200 forced GCs"
+	argText := "the defaults: 20000 round trips, 500 threads, 200000 getpid calls, 2000 futex wakes, 10000 timer samples, 200 forced GCs, 2000 munmaps"
 	if len(args) > 0 {
 		argText = "`" + strings.Join(args, " ") + "`"
 	}
@@ -259,6 +259,7 @@ func runMicro(s *Session) Section {
 		{"gc-pause", "GC stop-the-world pause p50 (spinners on every hart; runtime/metrics)", "p50", "µs", "%.0f"},
 		{"gc-pause", "GC stop-the-world pause p99", "p99", "µs", "%.0f"},
 		{"gc-pause", "GC stop-the-world pause max", "max", "µs", "%.0f"},
+		{"munmap", "mmap, touch, munmap one page, spinners on the other harts (TLB shootdown)", "v", "µs", "%.1f"},
 	}
 	header := []string{"figure", "unit"}
 	for _, k := range s.Kinds {

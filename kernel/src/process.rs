@@ -22,6 +22,8 @@ pub struct Process {
     /// The address space's root page table, fixed for the program's life:
     /// read on every return to user without taking the `mm` lock.
     pub root: u64,
+    /// Its ASID (mm/asid.rs), given when a CPU first switches to it.
+    pub asid: crate::mm::asid::AsidSlot,
     /// Open descriptors and the working directory (fs/context.rs).
     pub fs: FsContext,
     actions: Lock<[SigAction; NSIG]>,
@@ -63,6 +65,7 @@ fn create(mm: AddressSpace, files: FdTable) -> &'static Process {
     let p = PROCESS.call_once(|| Process {
         pid: crate::param::PROGRAM_PID,
         root: mm.root,
+        asid: crate::mm::asid::AsidSlot::new(),
         mm: ProgramMemory::new(mm),
         fs: FsContext::new(files),
         actions: Lock::new(LockClass::SignalActions, [SigAction::default(); NSIG]),

@@ -30,6 +30,8 @@ extern "C" fn user_trap(frame: *mut TrapFrame) -> ! {
         }
         TrapCause::PageFault { addr, access } => page_fault(addr, access),
         TrapCause::Fault { signo, code, addr } => signal::force_fault(&current(), signo, code, addr),
+        // SAFETY: as above.
+        TrapCause::Undefined { addr } => undefined_instruction(unsafe { &mut *frame }, addr),
         TrapCause::Interrupt => {
             let cpu = this_cpu();
             cpu.stats.interrupts.fetch_add(1, Ordering::Relaxed);
@@ -66,9 +68,9 @@ pub fn return_to_user() -> ! {
     signal::deliver_pending(&mut user, &t);
     let cpu = this_cpu();
     // Not through the mm lock: every return to user passes here.
-    let root = crate::process::process().root;
-    if cpu.page_table.swap(root, Ordering::Relaxed) != root {
-        arch::activate_user_root(root);
+    let process = crate::process::process();
+    if cpu.page_table.swap(process.root, Ordering::Relaxed) != process.root {
+        crate::mm::asid::activate(process.root, &process.asid, cpu.index());
     }
     let kernel_sp = t.kernel_stack_top();
     let frame_ptr = t.frame_ptr();
@@ -103,6 +105,17 @@ impl InterruptSink for Sink<'_> {
 pub fn poll_interrupts(cpu: &Cpu) {
     let mut sink = Sink { cpu, slice_over: false };
     arch::poll_interrupts(cpu.hwid(), &mut sink);
+}
+
+/// An undefined instruction at `addr`: emulated if the architecture knows
+/// it (arm64's MRS of an ID register), SIGILL otherwise.
+fn undefined_instruction(frame: &mut TrapFrame, addr: u64) {
+    // SAFETY: a trap from user mode: this CPU holds no lock.
+    let mut user = unsafe { UserSpace::enter(&crate::process::process().mm) };
+    let insn = user.read(crate::mm::uaccess::UserPtr::<u32>::new(addr));
+    if !insn.is_ok_and(|insn| arch::emulate_instruction(frame, insn)) {
+        signal::force_fault(&current(), sig::SIGILL, sig::ILL_ILLOPC, addr);
+    }
 }
 
 /// A page fault in user code: demand paging, or a signal for the program.

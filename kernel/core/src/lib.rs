@@ -41,6 +41,7 @@ pub mod rlimit;
 pub mod placement;
 pub mod reuseport;
 pub mod adaptive;
+pub mod asid;
 pub mod threadprofile;
 pub mod topology;
 pub mod sigframe;

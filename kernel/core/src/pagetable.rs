@@ -35,6 +35,43 @@ impl Rights {
     }
 }
 
+/// What a page maps, for the memory type its entry gives it. RAM is
+/// cached and may be read speculatively, merged and reordered; a device's
+/// registers must be none of these (Arm's Device-nGnRE; riscv64 without
+/// Svpbmt leaves it to the platform's physical memory attributes and maps
+/// both alike).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Memory {
+    #[default]
+    Ram,
+    Device,
+}
+
+impl Memory {
+    /// What the physical page at `pa` is: RAM if one of the `ram` ranges
+    /// ([start, end), from the device tree's or UEFI's memory map) holds
+    /// it, a device's otherwise (a PCI BAR, a platform device's registers).
+    pub fn at(pa: u64, ram: &[(u64, u64)]) -> Memory {
+        if ram.iter().any(|&(start, end)| (start..end).contains(&pa)) {
+            Memory::Ram
+        } else {
+            Memory::Device
+        }
+    }
+
+    /// What the range [start, end) is: `Some` when it is all RAM or all
+    /// device memory, `None` when it holds both (a block of the kernel's
+    /// linear map that must be split).
+    pub fn of_range(start: u64, end: u64, ram: &[(u64, u64)]) -> Option<Memory> {
+        let covered: u64 = ram.iter().map(|&(s, e)| e.min(end).saturating_sub(s.max(start))).sum();
+        match covered {
+            0 => Some(Memory::Device),
+            c if c >= end - start => Some(Memory::Ram),
+            _ => None,
+        }
+    }
+}
+
 /// An architecture's page-table entry format.
 pub trait PteFormat {
     /// Levels of tables: the root is level `LEVELS - 1`, 4 KiB pages are
@@ -45,8 +82,11 @@ pub trait PteFormat {
     const USER_ROOT_ENTRIES: usize;
     /// An entry pointing at the next-level table at `pa`.
     fn table(pa: u64) -> u64;
-    /// A level-0 entry mapping the 4 KiB frame at `pa`.
-    fn page(pa: u64, rights: Rights) -> u64;
+    /// A level-0 entry mapping the 4 KiB page at `pa`, of memory type `memory`.
+    fn page(pa: u64, rights: Rights, memory: Memory) -> u64;
+    /// The memory type a valid page entry gives (`Ram` where the format
+    /// has no memory types).
+    fn memory(pte: u64) -> Memory;
     fn is_valid(pte: u64) -> bool;
     /// A valid entry at `level` > 0 that points to a table (not a block).
     fn is_table(pte: u64, level: usize) -> bool;
@@ -114,7 +154,14 @@ pub fn translate<P: PteFormat, F: Frames>(f: &F, root: u64, va: u64) -> Option<(
 }
 
 /// Maps the 4 KiB page at `va` to `pa`, creating intermediate tables.
-pub fn map_page<P: PteFormat, F: Frames>(f: &mut F, root: u64, va: u64, pa: u64, rights: Rights) -> Result<(), MapError> {
+pub fn map_page<P: PteFormat, F: Frames>(
+    f: &mut F,
+    root: u64,
+    va: u64,
+    pa: u64,
+    rights: Rights,
+    memory: Memory,
+) -> Result<(), MapError> {
     let mut table = root;
     for level in (1..P::LEVELS).rev() {
         let index = vpn(va, level);
@@ -133,7 +180,7 @@ pub fn map_page<P: PteFormat, F: Frames>(f: &mut F, root: u64, va: u64, pa: u64,
     if P::is_valid(f.read_pte(table, index)) {
         return Err(MapError::AlreadyMapped);
     }
-    f.write_pte(table, index, P::page(pa, rights));
+    f.write_pte(table, index, P::page(pa, rights, memory));
     Ok(())
 }
 
@@ -149,8 +196,8 @@ pub fn unmap_page<P: PteFormat, F: Frames>(f: &mut F, root: u64, va: u64) -> Opt
     Some(P::address(pte))
 }
 
-/// Replaces the rights of the 4 KiB mapping of `va`; false if `va` is not
-/// mapped by a 4 KiB page.
+/// Replaces the rights of the 4 KiB mapping of `va`, keeping its memory
+/// type; false if `va` is not mapped by a 4 KiB page.
 pub fn set_rights<P: PteFormat, F: Frames>(f: &mut F, root: u64, va: u64, rights: Rights) -> bool {
     let Ok((table, index)) = walk::<P, F>(f, root, va) else {
         return false;
@@ -159,7 +206,7 @@ pub fn set_rights<P: PteFormat, F: Frames>(f: &mut F, root: u64, va: u64, rights
     if !P::is_valid(pte) {
         return false;
     }
-    f.write_pte(table, index, P::page(P::address(pte), rights));
+    f.write_pte(table, index, P::page(P::address(pte), rights, P::memory(pte)));
     true
 }
 

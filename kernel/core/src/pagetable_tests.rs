@@ -8,7 +8,7 @@ fn translate(f: &FakeFrames, root: u64, va: u64) -> Option<(u64, Rights)> {
     super::translate::<Sv39, _>(f, root, va)
 }
 fn map_page(f: &mut FakeFrames, root: u64, va: u64, pa: u64, r: Rights) -> Result<(), MapError> {
-    super::map_page::<Sv39, _>(f, root, va, pa, r)
+    super::map_page::<Sv39, _>(f, root, va, pa, r, Memory::Ram)
 }
 fn unmap_page(f: &mut FakeFrames, root: u64, va: u64) -> Option<u64> {
     super::unmap_page::<Sv39, _>(f, root, va)
@@ -157,4 +157,21 @@ fn free_user_tables_frees_pages_and_tables() {
     assert!(vas.iter().all(|va| translate(&f, root, *va).is_none()));
     assert_eq!(f.read_pte(root, 300), kernel);
     assert!((0..256).all(|i| f.read_pte(root, i) == 0));
+}
+
+#[test]
+fn memory_types_from_the_memory_map() {
+    let ram = [(0x4000_0000, 0x8000_0000), (0x1_0000_0000, 0x1_0020_0000)];
+    assert_eq!(Memory::at(0x4000_0000, &ram), Memory::Ram);
+    assert_eq!(Memory::at(0x7fff_f000, &ram), Memory::Ram);
+    assert_eq!(Memory::at(0x8000_0000, &ram), Memory::Device);
+    assert_eq!(Memory::at(0x0900_0000, &ram), Memory::Device); // a PL011
+    assert_eq!(Memory::at(0x1_0010_0000, &ram), Memory::Ram);
+    assert_eq!(Memory::at(0x100_0000_0000, &[]), Memory::Device);
+    // Whole GiBs: devices only, RAM only, both (to be split).
+    assert_eq!(Memory::of_range(0, 0x4000_0000, &ram), Some(Memory::Device));
+    assert_eq!(Memory::of_range(0x4000_0000, 0x8000_0000, &ram), Some(Memory::Ram));
+    assert_eq!(Memory::of_range(0x1_0000_0000, 0x1_4000_0000, &ram), None);
+    assert_eq!(Memory::of_range(0x1_0000_0000, 0x1_0020_0000, &ram), Some(Memory::Ram));
+    assert_eq!(Memory::of_range(0x1_0020_0000, 0x1_0040_0000, &ram), Some(Memory::Device));
 }

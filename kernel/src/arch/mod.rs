@@ -57,10 +57,11 @@ pub use this::cpus::{describe_cpu_status, start_cpu};
 pub use this::elf::{cpuinfo, hwcaps, ELF_TARGET, O_DIRECTORY, O_LARGEFILE, O_NOFOLLOW, UNAME_MACHINE};
 pub use this::irq::{decode_dt_interrupt, reroute_irq, route_irq, send_ipi, set_irq_enabled, IRQ_CHIP};
 pub use this::machine::{cpu_unusable, read_machine, MachineInfo};
-pub use this::trap::trap_cause;
+pub use this::trap::{emulate_instruction, trap_cause};
 pub use this::mmu::{
-    activate_user_root, flush_tlb_all, flush_tlb_all_cpus, flush_tlb_page, init_user_root, kernel_load_address,
-    device_virt, map_high_device, phys_to_virt, sync_icache, virt_to_phys, PageFormat, LINEAR_MAP_END, USER_END,
+    activate_user_root, asid_bits, device_virt, flush_tlb_all, flush_tlb_all_cpus, flush_tlb_page, flush_user_range_all_cpus,
+    init_user_root, kernel_load_address, map_high_device, phys_to_virt, set_linear_map_memory, sync_icache, virt_to_phys,
+    PageFormat, LINEAR_MAP_END, USER_END,
 };
 pub use this::power::{exit_status_reaches_host, firmware_console_put, halt, power_off, reboot};
 pub use this::timer::set_timer;
@@ -129,6 +130,12 @@ pub enum TrapCause {
     Interrupt,
     /// Any other synchronous exception: the signal Linux sends for it.
     Fault { signo: usize, code: i32, addr: u64 },
+    /// An undefined instruction at `addr` (the pc): the generic code reads
+    /// it and offers it to [`emulate_instruction`] (arm64: an MRS of an ID
+    /// register, as Linux's HWCAP_CPUID promises), else SIGILL. riscv64
+    /// reports its illegal instructions as `Fault` (it emulates none).
+    #[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
+    Undefined { addr: u64 },
 }
 
 /// The kind of access that faulted.

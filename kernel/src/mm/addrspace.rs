@@ -56,10 +56,12 @@ pub struct AddressSpace {
     pub mapped_files: BTreeMap<u64, Arc<dyn super::pager::Pager>>,
 }
 
-/// Frames to free once every CPU has flushed its TLB for `root`.
+/// Frames to free once every CPU has flushed its TLB for `root`
+/// (`shootdown`: not done yet; false when the architecture broadcast it).
 pub struct Retired {
     pub root: u64,
     pub frames: Vec<u64>,
+    pub shootdown: bool,
 }
 
 const PAGE: u64 = PAGE_SIZE as u64;
@@ -186,9 +188,8 @@ impl AddressSpace {
         let removed = resident_removed + device_pages;
         self.resident = self.resident.saturating_sub(resident_removed);
         self.retired = retired;
-        if removed > 0 {
+        if removed > 0 && !crate::mm::tlb::flush_range(start, end, true) {
             self.stale_tlbs = true;
-            crate::mm::tlb::flush_range(start, end);
         }
     }
 
@@ -200,18 +201,18 @@ impl AddressSpace {
         if free {
             self.retired.push(pa);
         }
-        self.stale_tlbs = true;
+        // The caller (mremap) flushes the range it took the page from.
     }
 
     /// What other CPUs must forget before the frames can be reused: call
     /// after changing mappings, then release the lock and pass the result to
     /// `tlb::shootdown_and_free`.
     pub fn take_retired(&mut self) -> Option<Retired> {
-        if !self.stale_tlbs {
+        if !self.stale_tlbs && self.retired.is_empty() {
             return None;
         }
-        self.stale_tlbs = false;
-        Some(Retired { root: self.root, frames: core::mem::take(&mut self.retired) })
+        let shootdown = core::mem::take(&mut self.stale_tlbs);
+        Some(Retired { root: self.root, frames: core::mem::take(&mut self.retired), shootdown })
     }
 
     /// Maps a new area. With `fixed` it replaces whatever was there (MAP_FIXED);
@@ -266,8 +267,8 @@ impl AddressSpace {
         // table only causes a spurious fault, which the fault path answers
         // with a local flush; so untouched pages and upgrades cost no
         // shootdown (an mprotect storm that splits a mapping pays none).
-        crate::mm::tlb::flush_range(start, end);
-        if weakened {
+        let everywhere = crate::mm::tlb::flush_range(start, end, weakened);
+        if weakened && !everywhere {
             self.stale_tlbs = true;
         }
         Ok(())

@@ -4,6 +4,8 @@
 #[deny(unsafe_code)]
 pub mod addrspace;
 #[deny(unsafe_code)]
+pub mod asid;
+#[deny(unsafe_code)]
 pub mod devmap;
 pub mod frames;
 #[deny(unsafe_code)]
@@ -43,6 +45,11 @@ fn carve(ranges: Vec<Range>, hole: Range) -> Vec<Range> {
 /// the program it carries included), the initrd and the device tree itself.
 pub fn init(machine: &Machine, image: Range) {
     let page = crate::memlayout::PAGE_SIZE as u64;
+    let ram: Vec<(u64, u64)> = machine.memory.iter().map(|r| (r.start, r.end)).collect();
+    // The kernel's own map first (its blocks of RAM become Normal memory,
+    // of devices Device memory), while nothing but this CPU runs.
+    crate::arch::set_linear_map_memory(&ram);
+    pagetable::set_ram(ram);
     let mut free: Vec<Range> = machine.memory.clone();
     for &r in &machine.reserved {
         free = carve(free, r);

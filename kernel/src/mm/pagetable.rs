@@ -5,8 +5,26 @@
 use super::frames;
 use crate::arch::PageFormat;
 use crate::memlayout::{phys_to_virt, PAGE_SIZE};
-pub use gometal_core::pagetable::{MapError, Rights};
+pub use gometal_core::pagetable::{MapError, Memory, Rights};
+use alloc::vec::Vec;
 use gometal_core::pagetable::{self as pt, Frames, PteFormat};
+use spin::Once;
+
+/// The machine's RAM, [start, end) (the device tree's or UEFI's memory map,
+/// reserved parts included): every other physical page is a device's.
+static RAM: Once<Vec<(u64, u64)>> = Once::new();
+
+/// Records what is RAM (mm::init, once), so that a page mapped later gets
+/// the memory type of what it is.
+pub fn set_ram(ram: Vec<(u64, u64)>) {
+    RAM.call_once(|| ram);
+}
+
+/// Whether the physical page at `pa` is RAM or a device's (a UIO register
+/// map); RAM until the memory map is known.
+pub fn memory_at(pa: u64) -> Memory {
+    RAM.get().map_or(Memory::Ram, |ram| Memory::at(pa, ram))
+}
 
 /// Real frames, reached through the linear map.
 pub struct PhysFrames;
@@ -48,20 +66,22 @@ pub fn translate(root: u64, va: u64) -> Option<(u64, Rights)> {
     pt::translate::<PageFormat, _>(&PhysFrames, root, va)
 }
 
-/// Maps the 4 KiB page at `va` to the frame `pa`. An executable page's
+/// Maps the 4 KiB page at `va` to the physical page `pa`, with the memory
+/// type of what `pa` is (RAM, or device registers). An executable page's
 /// contents are first made visible to instruction fetch.
 pub fn map_page(root: u64, va: u64, pa: u64, rights: Rights) -> Result<(), MapError> {
-    if rights.exec {
+    let memory = memory_at(pa);
+    if rights.exec && memory == Memory::Ram {
         crate::arch::sync_icache(pa);
     }
-    pt::map_page::<PageFormat, _>(&mut PhysFrames, root, va, pa, rights)
+    pt::map_page::<PageFormat, _>(&mut PhysFrames, root, va, pa, rights, memory)
 }
 
 /// Changes what the page at `va` allows; false if it is not mapped.
 pub fn set_rights(root: u64, va: u64, rights: Rights) -> bool {
     if rights.exec {
         if let Some((pa, old)) = translate(root, va) {
-            if !old.exec {
+            if !old.exec && memory_at(pa) == Memory::Ram {
                 crate::arch::sync_icache(pa);
             }
         }

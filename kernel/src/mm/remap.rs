@@ -111,8 +111,9 @@ impl AddressSpace {
             }
         }
         // Entries left the old range: other CPUs must forget them.
-        self.stale_tlbs = true;
-        crate::mm::tlb::flush_range(old, old + keep);
+        if !crate::mm::tlb::flush_range(old, old + keep, true) {
+            self.stale_tlbs = true;
+        }
         // What is left of the old range (the part beyond new_len) goes.
         self.unmap(old, old_len);
         at

@@ -31,7 +31,7 @@
 //!   devices:  9P devices → 9P ring → virtio console → console input
 //!             → random → file limit → latency record
 //!             → IRQ affinity → IRQ enables
-//!   leaves:   mounts → dead fids → frames → console output → heap
+//!   leaves:   mounts → dead fids → ASIDs → frames → console output → heap
 //!
 //! Above every spin lock sit the sleep locks (sched/sleeplock.rs), which a
 //! thread may hold while it sleeps (a 9P round trip) and takes with no spin
@@ -170,18 +170,21 @@ pub enum LockClass {
     Mounts = 55,
     /// Fids of dropped share inodes, to clunk (fs/share.rs): a leaf, since an inode may be dropped under any lock.
     DeadFids = 56,
+    /// The ASID allocator (mm/asid.rs): taken with no lock held, on a
+    /// return to user that changes address space.
+    Asids = 57,
     /// The physical frame allocator (mm/frames.rs): a leaf, taken under any lock.
-    Frames = 57,
+    Frames = 58,
     /// Serialises kernel and UART output lines (console.rs).
-    ConsoleOutput = 58,
+    ConsoleOutput = 59,
     /// The kernel heap (mm/heap.rs): a leaf, taken under any lock, by every allocation.
-    Heap = 59,
+    Heap = 60,
 }
 
 impl LockClass {
     /// Every class, in order (index = discriminant).
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
-    pub const ALL: [LockClass; 60] = [LockClass::ProgramTimers, LockClass::ProcessThreads, LockClass::SignalActions, LockClass::FdTable, LockClass::Nic, LockClass::SocketBinding, LockClass::Cwd, LockClass::FileOffset, LockClass::EpollInterest, LockClass::FileLocks, LockClass::AddressSpace, LockClass::DirEntries, LockClass::DirEntriesChild, LockClass::InodeMeta, LockClass::InodePlace, LockClass::FileData, LockClass::HostData, LockClass::MappedFiles, LockClass::SocketState, LockClass::AcceptQueue, LockClass::SocketLocal, LockClass::SocketPeer, LockClass::SocketDgramPeer, LockClass::AbstractNames, LockClass::PortTable, LockClass::RawSockets, LockClass::SocketOptions, LockClass::AcceptedOptions, LockClass::SocketError, LockClass::KeepaliveChanges, LockClass::MessageQueue, LockClass::NetlinkPorts, LockClass::NetlinkQueue, LockClass::PipeBuffer, LockClass::EventCount, LockClass::PollLinks, LockClass::PollHub, LockClass::EpollReady, LockClass::FutexTable, LockClass::WaitQueue, LockClass::SleepLock, LockClass::ThreadState, LockClass::ThreadSignals, LockClass::Sleepers, LockClass::Placer, LockClass::RunQueue, LockClass::NinePDevices, LockClass::NinePRing, LockClass::VirtioConsole, LockClass::ConsoleInput, LockClass::Random, LockClass::FileLimit, LockClass::LatencyRecord, LockClass::IrqAffinity, LockClass::IrqEnables, LockClass::Mounts, LockClass::DeadFids, LockClass::Frames, LockClass::ConsoleOutput, LockClass::Heap];
+    pub const ALL: [LockClass; 61] = [LockClass::ProgramTimers, LockClass::ProcessThreads, LockClass::SignalActions, LockClass::FdTable, LockClass::Nic, LockClass::SocketBinding, LockClass::Cwd, LockClass::FileOffset, LockClass::EpollInterest, LockClass::FileLocks, LockClass::AddressSpace, LockClass::DirEntries, LockClass::DirEntriesChild, LockClass::InodeMeta, LockClass::InodePlace, LockClass::FileData, LockClass::HostData, LockClass::MappedFiles, LockClass::SocketState, LockClass::AcceptQueue, LockClass::SocketLocal, LockClass::SocketPeer, LockClass::SocketDgramPeer, LockClass::AbstractNames, LockClass::PortTable, LockClass::RawSockets, LockClass::SocketOptions, LockClass::AcceptedOptions, LockClass::SocketError, LockClass::KeepaliveChanges, LockClass::MessageQueue, LockClass::NetlinkPorts, LockClass::NetlinkQueue, LockClass::PipeBuffer, LockClass::EventCount, LockClass::PollLinks, LockClass::PollHub, LockClass::EpollReady, LockClass::FutexTable, LockClass::WaitQueue, LockClass::SleepLock, LockClass::ThreadState, LockClass::ThreadSignals, LockClass::Sleepers, LockClass::Placer, LockClass::RunQueue, LockClass::NinePDevices, LockClass::NinePRing, LockClass::VirtioConsole, LockClass::ConsoleInput, LockClass::Random, LockClass::FileLimit, LockClass::LatencyRecord, LockClass::IrqAffinity, LockClass::IrqEnables, LockClass::Mounts, LockClass::DeadFids, LockClass::Asids, LockClass::Frames, LockClass::ConsoleOutput, LockClass::Heap];
 
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
     pub const fn name(self) -> &'static str {
@@ -241,6 +244,7 @@ impl LockClass {
             LockClass::IrqEnables => "IRQ enables",
             LockClass::Mounts => "mounts",
             LockClass::DeadFids => "dead fids",
+            LockClass::Asids => "ASIDs",
             LockClass::Frames => "frames",
             LockClass::ConsoleOutput => "console output",
             LockClass::NetlinkPorts => "netlink ports",

@@ -14,6 +14,7 @@ pub fn init_cpu() {
     // The vector table (trap.S) is 2 KiB aligned, as VBAR_EL1 requires.
     write_sysreg!("vbar_el1", super::trap_vector as *const () as u64);
     write_sysreg!("cntkctl_el1", EL0VCTEN);
+    super::mmu::init_asids();
     super::timer::set_timer(u64::MAX);
     super::irq::init_this_cpu();
 }

@@ -11,12 +11,13 @@ pub const ELF_TARGET: Target = Target { machine: facts::ELF_MACHINE, user_end: f
 /// uname(2)'s machine field.
 pub const UNAME_MACHINE: &[u8] = b"aarch64";
 
-/// AT_HWCAP from ID_AA64ISAR0_EL1 and ID_AA64PFR0_EL1, and AT_HWCAP2
+/// AT_HWCAP from ID_AA64ISAR0_EL1 and ID_AA64PFR0_EL1 plus CPUID, and AT_HWCAP2
 /// (none of its features is offered).
 pub fn hwcaps() -> (u64, Option<u64>) {
     let isar0 = read_sysreg!("id_aa64isar0_el1");
     let pfr0 = read_sysreg!("id_aa64pfr0_el1");
-    (facts::hwcap::from_id_registers(isar0, pfr0), Some(0))
+    // HWCAP_CPUID: EL0 reads of the ID registers are emulated (trap.rs).
+    (facts::hwcap::from_id_registers(isar0, pfr0) | facts::hwcap::CPUID, Some(0))
 }
 
 /// CPU `index`'s paragraph of /proc/cpuinfo (every CPU is taken to be

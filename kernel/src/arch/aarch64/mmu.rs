@@ -16,20 +16,13 @@ pub const PHYS_OFFSET: u64 = 0xffff_ff80_0000_0000;
 
 /// The end of the physical addresses the linear map reaches (entry.S maps 510 GiB (LINEAR_MAP_GIB)):
 /// a device register above it (a BAR the firmware placed high) is out of reach.
-pub const LINEAR_MAP_END: u64 = 510 << 30;
+pub const LINEAR_MAP_END: u64 = (LINEAR_MAP_GIB as u64) << 30;
 
 /// The one root entry entry.S leaves free (after the linear map's 510 and
 /// the kernel window): `map_high_device` puts one GiB of device registers
 /// there, at HIGH_DEVICE_VA.
 const HIGH_DEVICE_ROOT: usize = 511;
 const HIGH_DEVICE_VA: u64 = 0xffff_ffff_c000_0000;
-const GIB: u64 = 1 << 30;
-/// A 1 GiB block of Device-nGnRE memory, never executable (entry.S's BLOCK_DEVICE).
-const BLOCK_DEVICE: u64 = 0x0060_0000_0000_0405;
-
-extern "C" {
-    static mut boot_page_table: [u64; 512];
-}
 
 /// The GiB of physical addresses `map_high_device` mapped (its base + 1,
 /// so that 0 means none).
@@ -77,7 +70,17 @@ pub const KERNEL_BASE: u64 = 0xffff_ffff_8000_0000;
 
 extern "C" {
     static kernel_phys_base: u64;
+    static mut boot_page_table: [u64; 512];
 }
+
+/// The linear map's GiBs (entry.S's LINEAR_MAP_GIB) and its 1 GiB block
+/// descriptors (entry.S's BLOCK_NORMAL and BLOCK_DEVICE): valid, AF;
+/// Normal write-back inner shareable, not executable at EL0; or
+/// Device-nGnRE, never executable.
+const LINEAR_MAP_GIB: usize = 510;
+const GIB: u64 = 1 << 30;
+const BLOCK_NORMAL: u64 = 0x0040_0000_0000_0701;
+const BLOCK_DEVICE: u64 = 0x0060_0000_0000_0405;
 
 /// The physical address the loader put the image at (entry.S stores it
 /// before the MMU is on; it never changes after).
@@ -102,17 +105,84 @@ pub fn virt_to_phys(va: u64) -> u64 {
     }
 }
 
+/// Gives each GiB of the kernel's linear map the memory type of what it
+/// holds, now that the memory map is known (entry.S guessed from QEMU
+/// virt's layout: devices below the kernel's GiB and from 256 GiB up):
+/// Normal where the GiB holds RAM, Device-nGnRE elsewhere, so device
+/// registers are never read speculatively or merged, and RAM a UEFI
+/// firmware put below the kernel is cached. A GiB only partly RAM is
+/// Normal (the rest may be empty, as QEMU virt's beyond a small RAM, or
+/// a device's registers on some boards, which would need 2 MiB blocks).
+/// Called on the boot CPU before the others start: a changed block goes
+/// through break-before-make.
+pub fn set_linear_map_memory(ram: &[(u64, u64)]) {
+    use gometal_core::pagetable::Memory;
+    // SAFETY: entry.S's root table in the kernel image; only the boot CPU
+    // runs, and it touches none of the linear map's GiBs while one is
+    // invalid: its code, stack and `ram` (the early heap) are in the
+    // kernel's window, entry 510.
+    let root = unsafe { &mut *core::ptr::addr_of_mut!(boot_page_table) };
+    for (i, entry) in root.iter_mut().enumerate().take(LINEAR_MAP_GIB) {
+        let pa = i as u64 * GIB;
+        let block = match Memory::of_range(pa, pa + GIB, ram) {
+            Some(Memory::Device) => BLOCK_DEVICE,
+            Some(Memory::Ram) | None => BLOCK_NORMAL,
+        };
+        let new = pa | block;
+        // SAFETY: the entry is a 1 GiB block nobody is using (see above);
+        // invalidate, flush every CPU's copy, then write the new one.
+        unsafe {
+            if core::ptr::read_volatile(entry) != new {
+                core::ptr::write_volatile(entry, 0);
+                let va = phys_to_virt(pa);
+                core::arch::asm!("dsb ishst", "tlbi vaae1is, {}", "dsb ish", in(reg) (va >> 12) & ((1 << 44) - 1), options(nostack));
+                core::ptr::write_volatile(entry, new);
+                core::arch::asm!("dsb ishst", "isb", options(nostack));
+            }
+        }
+    }
+}
+
 /// Nothing to copy: the kernel half lives in TTBR1, not in user roots.
 pub fn init_user_root(_root: u64) {}
 
-/// Installs `root` in TTBR0_EL1 and flushes this CPU's TLB (ASID 0 for
-/// every address space).
-pub fn activate_user_root(root: u64) {
+/// ID_AA64MMFR0_EL1.ASIDBits: 0b0010 for 16 bits, else 8.
+fn has_16_bit_asids() -> bool {
+    (read_sysreg!("id_aa64mmfr0_el1") >> 4) & 0xf == 2
+}
+
+/// How many ASID bits TTBR0 carries (mm/asid.rs allocates them).
+pub fn asid_bits() -> u32 {
+    if has_16_bit_asids() {
+        16
+    } else {
+        8
+    }
+}
+
+/// Per-CPU: use 16-bit ASIDs where the CPU has them (TCR_EL1.AS; A1 stays
+/// 0: the ASID is TTBR0's). Runs before this CPU enters user mode.
+pub fn init_asids() {
+    if has_16_bit_asids() {
+        let tcr = read_sysreg!("tcr_el1");
+        // The TLB may cache TCR's ASID size: flush after changing it. TTBR0
+        // holds ASID 0 (the boot tables), the kernel's entries are global.
+        write_sysreg!("tcr_el1", tcr | 1 << 36);
+        flush_tlb_all();
+    }
+}
+
+/// Installs `root` in TTBR0_EL1 with `asid` (nG user entries are tagged
+/// with it, so another address space's stay in the TLB unharmed); flushes
+/// this CPU's TLB first when the ASIDs rolled over (`flush`).
+pub fn activate_user_root(root: u64, asid: u64, flush: bool) {
+    if flush {
+        flush_tlb_all();
+    }
     // SAFETY: the dsb makes the root's entries visible to the walker
     // first; the kernel's own mappings are in TTBR1 and unaffected.
     unsafe { core::arch::asm!("dsb ishst", options(nostack)) };
-    write_sysreg!("ttbr0_el1", root);
-    flush_tlb_all();
+    write_sysreg!("ttbr0_el1", root | asid << 48);
 }
 
 /// Flushes this CPU's entry for the page at `va` (TLBI VAAE1, any ASID);
@@ -127,6 +197,35 @@ pub fn flush_tlb_page(va: u64) {
 pub fn flush_tlb_all() {
     // SAFETY: TLB maintenance only.
     unsafe { core::arch::asm!("dsb nshst", "tlbi vmalle1", "dsb nsh", "isb", options(nostack)) };
+}
+
+/// Beyond this many pages one broadcast by ASID beats one per page.
+const BROADCAST_PAGES: u64 = 64;
+
+/// Flushes the user translations of [start, end) from every CPU's TLB
+/// with broadcast TLBIs, completed (DSB ISH) before it returns: true, so
+/// mm frees the frames with no shootdown. Per page (`TLBI VAAE1IS`, any
+/// ASID) for small ranges, else everything of this address space's ASID
+/// (TTBR0's: the caller runs on the program's behalf).
+pub fn flush_user_range_all_cpus(start: u64, end: u64) -> bool {
+    let pages = end.saturating_sub(start).div_ceil(4096);
+    let asid = read_sysreg!("ttbr0_el1") >> 48;
+    // SAFETY: TLB maintenance only; the first barrier orders it after the
+    // page-table writes, the last waits until every CPU has done it.
+    unsafe {
+        core::arch::asm!("dsb ishst", options(nostack));
+        if pages > BROADCAST_PAGES {
+            core::arch::asm!("tlbi aside1is, {}", in(reg) asid << 48, options(nostack));
+        } else {
+            let mut va = start & !0xfff;
+            while va < end {
+                core::arch::asm!("tlbi vaae1is, {}", in(reg) (va >> 12) & ((1 << 44) - 1), options(nostack));
+                va += 4096;
+            }
+        }
+        core::arch::asm!("dsb ish", "isb", options(nostack));
+    }
+    true
 }
 
 /// Flushes every CPU's TLB with one broadcast TLBI: true, smp.rs need not

@@ -9,6 +9,38 @@ use super::irq;
 use super::sysreg::read_sysreg;
 use crate::arch::{FaultAccess, InterruptSink, TrapCause};
 use gometal_core::arch::aarch64::esr::{self, Exception};
+use gometal_core::arch::aarch64::idregs::{self, IdReg, ID_AA64ISAR0, ID_AA64ISAR1, ID_AA64ISAR2, ID_AA64PFR0, MIDR};
+
+const SIGILL: usize = 4;
+
+/// Emulates the undefined instruction `insn` at the pc if it is an MRS of
+/// an ID register (idregs.rs): the value goes to its target register and
+/// the pc past it. False: SIGILL.
+pub fn emulate_instruction(frame: &mut TrapFrame, insn: u32) -> bool {
+    let Some(access) = idregs::SysRegAccess::from_mrs(insn) else {
+        return false;
+    };
+    let Some(value) = idregs::emulate(access, read_id_register) else {
+        return false;
+    };
+    if access.rt != 31 {
+        frame.x[access.rt as usize] = value; // x31 is xzr here
+    }
+    frame.pc += 4;
+    true
+}
+
+/// This CPU's own value of an ID register that idregs.rs sanitizes.
+fn read_id_register(reg: IdReg) -> u64 {
+    match reg {
+        MIDR => read_sysreg!("midr_el1"),
+        ID_AA64PFR0 => read_sysreg!("id_aa64pfr0_el1"),
+        ID_AA64ISAR0 => read_sysreg!("id_aa64isar0_el1"),
+        ID_AA64ISAR1 => read_sysreg!("id_aa64isar1_el1"),
+        ID_AA64ISAR2 => read_sysreg!("s3_0_c0_c6_2"), // ID_AA64ISAR2_EL1
+        _ => 0,
+    }
+}
 
 /// trap.S's `vector` value for the IRQ and FIQ entries.
 const VECTOR_IRQ: u64 = 1;
@@ -32,6 +64,12 @@ pub fn trap_cause(frame: &mut TrapFrame) -> TrapCause {
             };
             TrapCause::PageFault { addr: read_sysreg!("far_el1"), access }
         }
+        // EL0's MRS of an ID register is an undefined instruction (class
+        // 0), or with FEAT_IDST a trapped one (class 0x18, like every MRS
+        // or MSR a control bit traps): the generic code reads it and
+        // emulate_instruction takes the ID register reads; the rest is SIGILL.
+        Exception::SysReg(_) => TrapCause::Undefined { addr: frame.pc },
+        Exception::Signal(SIGILL, _) if esr::class(syndrome) == 0 => TrapCause::Undefined { addr: frame.pc },
         Exception::Signal(signo, code) => {
             let ec = esr::class(syndrome);
             // Aborts and alignment faults name the data address; the

@@ -79,10 +79,22 @@ pub fn init_user_root(root: u64) {
     }
 }
 
+/// No ASIDs are used on riscv64 (satp's ASID stays 0): every switch of
+/// address space flushes.
+pub fn asid_bits() -> u32 {
+    0
+}
+
 /// Installs `root` (a root made by [`init_user_root`]) and flushes this
-/// hart's TLB.
-pub fn activate_user_root(root: u64) {
+/// hart's TLB (`asid` is 0, `flush` true: no ASIDs here).
+pub fn activate_user_root(root: u64, _asid: u64, _flush: bool) {
     csr::set_page_table(root);
+}
+
+/// No broadcast TLB maintenance on RISC-V: false, the caller flushes this
+/// hart and smp.rs shoots the others down with IPIs.
+pub fn flush_user_range_all_cpus(_start: u64, _end: u64) -> bool {
+    false
 }
 
 /// Flushes this hart's TLB entry for the page at `va`.
@@ -108,3 +120,8 @@ pub fn flush_tlb_all_cpus() -> bool {
 /// issued `fence.i` (hardware with an incoherent I-cache would need it on
 /// every hart that runs the program).
 pub fn sync_icache(_pa: u64) {}
+
+/// The kernel's linear map gets the memory type of what it maps: nothing
+/// to do here, where the platform's PMAs decide by physical address (no
+/// Svpbmt on QEMU 7.2).
+pub fn set_linear_map_memory(_ram: &[(u64, u64)]) {}

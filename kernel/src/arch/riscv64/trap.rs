@@ -100,3 +100,9 @@ extern "C" fn kernel_trap(frame: &TrapFrame) -> ! {
         frame.regs[2]
     )
 }
+
+/// riscv64 emulates no instruction: an illegal one is SIGILL (and is
+/// reported as a `Fault`, so this is never asked).
+pub fn emulate_instruction(_frame: &mut TrapFrame, _insn: u32) -> bool {
+    false
+}

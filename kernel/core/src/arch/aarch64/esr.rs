@@ -9,6 +9,9 @@ pub enum Exception {
     Svc,
     /// A translation or permission fault at FAR: demand paging or SIGSEGV.
     PageFault { write: bool, exec: bool },
+    /// A trapped MRS or MSR: emulated if it reads an ID register
+    /// (idregs.rs), else SIGILL.
+    SysReg(super::idregs::SysRegAccess),
     /// Anything else: (signal, si_code).
     Signal(usize, i32),
 }
@@ -65,7 +68,8 @@ pub fn decode(esr: u64) -> Exception {
         EC_PC_ALIGN | EC_SP_ALIGN => Exception::Signal(SIGBUS, BUS_ADRALN),
         EC_FP_EXC64 => Exception::Signal(SIGFPE, FPE_FLTINV),
         EC_BRK64 | EC_BREAKPOINT_LOW | EC_SOFTSTEP_LOW | EC_WATCHPOINT_LOW => Exception::Signal(SIGTRAP, TRAP_BRKPT),
-        EC_UNKNOWN | EC_FP_TRAPPED | EC_ILLEGAL_STATE | EC_SYSREG | EC_SVE => Exception::Signal(SIGILL, ILL_ILLOPC),
+        EC_SYSREG => Exception::SysReg(super::idregs::SysRegAccess::from_iss(iss)),
+        EC_UNKNOWN | EC_FP_TRAPPED | EC_ILLEGAL_STATE | EC_SVE => Exception::Signal(SIGILL, ILL_ILLOPC),
         _ => Exception::Signal(SIGSEGV, SEGV_ACCERR),
     }
 }
@@ -94,7 +98,7 @@ mod tests {
     #[test]
     fn signals() {
         assert_eq!(decode(esr(0x00, 0)), Exception::Signal(SIGILL, ILL_ILLOPC));
-        assert_eq!(decode(esr(0x18, 0x30_0000)), Exception::Signal(SIGILL, ILL_ILLOPC));
+        assert!(matches!(decode(esr(0x18, 0x30_0001)), Exception::SysReg(a) if a.op0 == 3 && a.read));
         assert_eq!(decode(esr(0x3c, 0)), Exception::Signal(SIGTRAP, TRAP_BRKPT));
         assert_eq!(decode(esr(0x22, 0)), Exception::Signal(SIGBUS, BUS_ADRALN));
     }

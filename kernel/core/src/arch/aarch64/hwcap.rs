@@ -1,9 +1,9 @@
 //! AT_HWCAP for arm64 from the CPU's ID registers, as Linux computes it:
 //! one bit per feature EL0 may use. Go's internal/cpu (cpu_arm64_hwcap.go)
 //! reads AES, PMULL, SHA1, SHA2, SHA3, SHA512, CRC32, ATOMICS (LSE), DIT
-//! and CPUID from it. HWCAP_CPUID is never offered: it promises that EL0
-//! reads of the ID registers (Go's getMIDR) are emulated, which this
-//! kernel does not do; Go then skips its Neoverse tuning.
+//! and CPUID from it. HWCAP_CPUID (added by the kernel, not computed
+//! here) promises that EL0 reads of the ID registers are emulated
+//! (idregs.rs); with it Go reads MIDR_EL1 (getMIDR) to spot Neoverse cores.
 
 pub const FP: u64 = 1 << 0;
 pub const ASIMD: u64 = 1 << 1;

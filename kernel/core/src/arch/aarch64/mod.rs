@@ -4,6 +4,7 @@
 
 pub mod esr;
 pub mod hwcap;
+pub mod idregs;
 pub mod pte;
 pub mod sigframe;
 

@@ -7,7 +7,7 @@
 //! per address space), AP[2:1] (EL0 access, read-only) and the
 //! execute-never bits UXN and PXN.
 
-use crate::pagetable::{PteFormat, Rights};
+use crate::pagetable::{Memory, PteFormat, Rights};
 
 /// One past the highest user address (TTBR0 root entries 0..256).
 pub const USER_END: u64 = 0x40_0000_0000;
@@ -19,6 +19,8 @@ pub const TABLE_OR_PAGE: u64 = 1 << 1;
 pub const ATTR_NORMAL: u64 = 0 << 2;
 /// AttrIndx 1: Device-nGnRE (MAIR_EL1 attribute 1 = 0x04).
 pub const ATTR_DEVICE: u64 = 1 << 2;
+/// The AttrIndx field.
+pub const ATTR_MASK: u64 = 7 << 2;
 /// AP[1]: EL0 may access.
 pub const AP_EL0: u64 = 1 << 6;
 /// AP[2]: read-only (at every level that may access).
@@ -45,9 +47,16 @@ impl PteFormat for Aarch64 {
         (pa & ADDR_MASK) | TABLE_OR_PAGE | VALID
     }
 
-    fn page(pa: u64, r: Rights) -> u64 {
+    fn page(pa: u64, r: Rights, memory: Memory) -> u64 {
         let user = r.user && (r.read || r.write || r.exec);
-        let mut e = (pa & ADDR_MASK) | TABLE_OR_PAGE | VALID | ATTR_NORMAL | SH_INNER | AF | PXN;
+        // Device registers: Device-nGnRE (no gathering, no reordering, no
+        // speculative reads) and never executable, as Linux's UIO and
+        // ioremap mappings; RAM: Normal write-back, inner shareable.
+        let (attr, r) = match memory {
+            Memory::Ram => (ATTR_NORMAL | SH_INNER, r),
+            Memory::Device => (ATTR_DEVICE, Rights { exec: false, ..r }),
+        };
+        let mut e = (pa & ADDR_MASK) | TABLE_OR_PAGE | VALID | attr | AF | PXN;
         if user {
             // EL0 readable whenever it has any right: AArch64 has no
             // execute-only or write-only pages for EL0 here.
@@ -78,6 +87,14 @@ impl PteFormat for Aarch64 {
         pte & ADDR_MASK
     }
 
+    fn memory(pte: u64) -> Memory {
+        if pte & ATTR_MASK == ATTR_DEVICE {
+            Memory::Device
+        } else {
+            Memory::Ram
+        }
+    }
+
     fn rights(pte: u64) -> Rights {
         let user = pte & AP_EL0 != 0;
         Rights { user, read: true, write: pte & AP_RO == 0, exec: user && pte & UXN == 0 }
@@ -91,18 +108,37 @@ mod tests {
 
     #[test]
     fn user_pages() {
-        let rw = Aarch64::page(0x4012_3000, Rights { user: true, read: true, write: true, exec: false });
+        let rw = Aarch64::page(0x4012_3000, URW, Memory::Ram);
         assert_eq!(rw, 0x4012_3000 | 0b11 | SH_INNER | AF | NG | AP_EL0 | PXN | UXN);
         assert_eq!(Aarch64::rights(rw), Rights { user: true, read: true, write: true, exec: false });
         assert_eq!(Aarch64::address(rw), 0x4012_3000);
-        let rx = Aarch64::page(0x5000, Rights { user: true, read: true, write: false, exec: true });
+        let rx = Aarch64::page(0x5000, Rights { user: true, read: true, write: false, exec: true }, Memory::Ram);
         assert_eq!(rx & (AP_RO | AP_EL0 | UXN | PXN), AP_RO | AP_EL0 | PXN);
         assert_eq!(Aarch64::rights(rx), Rights { user: true, read: true, write: false, exec: true });
     }
 
+    const URW: Rights = Rights { user: true, read: true, write: true, exec: false };
+
+    #[test]
+    fn device_pages() {
+        let rwx = Rights { exec: true, ..URW };
+        let dev = Aarch64::page(0x1000_0000, rwx, Memory::Device);
+        assert_eq!(dev & ATTR_MASK, ATTR_DEVICE);
+        assert_eq!(dev & SH_INNER, 0);
+        assert_eq!(dev & (UXN | PXN), UXN | PXN, "device memory is never executable");
+        assert_eq!(Aarch64::memory(dev), Memory::Device);
+        assert_eq!(Aarch64::rights(dev), URW);
+        let ram = Aarch64::page(0x4000_0000, URW, Memory::Ram);
+        assert_eq!(ram & ATTR_MASK, ATTR_NORMAL);
+        assert_eq!(Aarch64::memory(ram), Memory::Ram);
+        // mprotect keeps the memory type (pagetable::set_rights).
+        let none = Aarch64::page(0x1000_0000, Rights::NONE, Aarch64::memory(dev));
+        assert_eq!(Aarch64::memory(none), Memory::Device);
+    }
+
     #[test]
     fn prot_none_keeps_the_frame() {
-        let none = Aarch64::page(0x6000, Rights { user: true, read: false, write: false, exec: false });
+        let none = Aarch64::page(0x6000, Rights { user: true, read: false, write: false, exec: false }, Memory::Ram);
         assert!(Aarch64::is_valid(none));
         assert_eq!(none & AP_EL0, 0);
         assert_eq!(Aarch64::address(none), 0x6000);

@@ -4,7 +4,7 @@
 //! sets A and D on every leaf so no hardware ever has to (or faults
 //! because it will not).
 
-use crate::pagetable::{PteFormat, Rights};
+use crate::pagetable::{Memory, PteFormat, Rights};
 
 /// One past the highest user address: the lower half of Sv39 (root entries
 /// 0..256). Root entries 256..512 hold the kernel mappings every table shares.
@@ -38,7 +38,9 @@ impl PteFormat for Sv39 {
         entry(pa, V)
     }
 
-    fn page(pa: u64, r: Rights) -> u64 {
+    fn page(pa: u64, r: Rights, _memory: Memory) -> u64 {
+        // Without Svpbmt (QEMU 7.2) the platform's PMAs decide whether a
+        // physical address is cacheable: a device's is not, whatever the entry says.
         // A user page with no rights at all is PROT_NONE too.
         let r = if r.user && !(r.read || r.write || r.exec) { Rights::NONE } else { r };
         let mut flags = V | A | D;
@@ -72,6 +74,10 @@ impl PteFormat for Sv39 {
         ((pte >> 10) & PPN_MASK) << 12
     }
 
+    fn memory(_pte: u64) -> Memory {
+        Memory::Ram
+    }
+
     fn rights(pte: u64) -> Rights {
         Rights { user: pte & U != 0, read: pte & R != 0, write: pte & W != 0, exec: pte & X != 0 }
     }
@@ -94,13 +100,13 @@ mod tests {
 
     #[test]
     fn pages_get_a_d_and_writable_implies_readable() {
-        let p = Sv39::page(0x9000_0000, Rights { user: true, read: false, write: true, exec: false });
+        let p = Sv39::page(0x9000_0000, Rights { user: true, read: false, write: true, exec: false }, Memory::Ram);
         assert_eq!(p & 0xff, V | R | W | U | A | D);
         // PROT_NONE: kernel-only and readable, so the leaf stays a leaf.
-        let none = Sv39::page(0x9000_0000, Rights::NONE);
+        let none = Sv39::page(0x9000_0000, Rights::NONE, Memory::Ram);
         assert_eq!(none & 0xff, V | R | A | D);
         assert!(!Sv39::rights(none).user);
-        let x = Sv39::page(0x9000_0000, Rights { user: true, read: false, write: false, exec: true });
+        let x = Sv39::page(0x9000_0000, Rights { user: true, read: false, write: false, exec: true }, Memory::Ram);
         assert_eq!(x & 0xff, V | X | U | A | D);
     }
 }
