@@ -113,6 +113,7 @@ func TestImageArm64Firmware(t *testing.T) {
 		disk := sdCard(t, map[string][]byte{"EFI/BOOT/BOOTAA64.EFI": mustReadFile(t, img)})
 		out, _ := bootArm64(t, edk2Arm64, "", disk, "typed\n\x04")
 		expect(t, out, -1, 0, "no device tree: the machine from ACPI tables (2 CPUs in the MADT, console from the SPCR)",
+			"timer: the virtual timer's interrupt is INTID 27, level-triggered, from the GTDT",
 			"PCIe ECAM at 0x4010000000", "gometal: no entropy source", passed, "gometal: exit status 3; powering off")
 	})
 }
