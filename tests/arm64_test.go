@@ -94,4 +94,18 @@ func TestImageArm64(t *testing.T) {
 			Extra: []string{"-bios", arm64UBoot, "-drive", "file=" + disk + ",format=raw,if=virtio"}}, "typed\n\x04")
 		expect(t, out, status, 3, "Starting kernel", "PASS board (NumCPU=2, exiting with 3)")
 	})
+	t.Run("uboot-relocated", func(t *testing.T) {
+		t.Parallel()
+		if _, err := os.Stat(arm64UBoot); err != nil {
+			t.Skipf("U-Boot for QEMU is not installed (%v): make deps installs u-boot-qemu", err)
+		}
+		// text_offset 4 KiB past 2 MiB: booti puts the image at an address
+		// Linux could not run at (booting.rst wants 2 MiB alignment); the
+		// kernel maps itself in 4 KiB pages there.
+		conf := extlinux + "    append semihosting\n"
+		disk := sdCard(t, map[string][]byte{"app.img": withTextOffset(t, img, 0x201000), "extlinux/extlinux.conf": []byte(conf)})
+		out, status := bootQEMU(t, qemu.Config{Machine: machine.ARM64Virt, SMP: 2, Memory: "512M",
+			Extra: []string{"-bios", arm64UBoot, "-drive", "file=" + disk + ",format=raw,if=virtio"}}, "typed\n\x04")
+		expect(t, out, status, 3, "kernel and program image at 0x40401000", "PASS board (NumCPU=2, exiting with 3)")
+	})
 }

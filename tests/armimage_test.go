@@ -114,6 +114,7 @@ func TestImageArm64Firmware(t *testing.T) {
 		disk := sdCard(t, map[string][]byte{"EFI/BOOT/BOOTAA64.EFI": mustReadFile(t, img)})
 		out, _ := bootArm64(t, edk2Arm64, "", disk, "typed\n\x04")
 		expect(t, out, -1, 0, "no device tree: the machine from ACPI tables (2 CPUs in the MADT, console from the SPCR)",
+			"timer: the virtual timer's interrupt is INTID 27, level-triggered, from the GTDT",
 			"PCIe ECAM at 0x4010000000", "gometal: no entropy source", passed, "gometal: exit status 3; powering off")
 	})
 	t.Run("uefi-acpi-virtio-pci", func(t *testing.T) {
@@ -158,12 +159,14 @@ func TestImageArm64Firmware(t *testing.T) {
 }
 
 // TestBadImageArm64: damaged arm64 images under QEMU's -kernel and under
-// UEFI: one line each and a power-off, never a silent hang. (An image for the other architecture is
-// TestBadImage/cli-arm64: gometal run refuses it.)
+// UEFI, and loaders that start a good one where it cannot run: one line
+// each and a power-off, never a silent hang. (An image for the other
+// architecture is TestBadImage/cli-arm64: gometal run refuses it.)
 func TestBadImageArm64(t *testing.T) {
 	needArm64(t)
 	dir := t.TempDir()
-	good := mustReadFile(t, buildArm64Image(t, filepath.Join(dir, "good.img"), nil, "1", "0", "yes"))
+	goodPath := buildArm64Image(t, filepath.Join(dir, "good.img"), nil, "1", "0", "yes")
+	good := mustReadFile(t, goodPath)
 	write := func(name string, b []byte) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, b, 0o644); err != nil {
@@ -188,6 +191,28 @@ func TestBadImageArm64(t *testing.T) {
 		t.Parallel()
 		out, _ := bootArm64(t, "", corruptPath, "", "")
 		expect(t, out, -1, 0, damagedCode)
+	})
+	// Before the kernel has a device tree it says what is wrong on the
+	// image's early console (QEMU virt's PL011 by default).
+	t.Run("uboot-misaligned", func(t *testing.T) {
+		t.Parallel()
+		// booti puts the image text_offset past a 2 MiB boundary: 2 KiB
+		// past one here, an address the kernel cannot run at.
+		img := withTextOffset(t, goodPath, 0x200800)
+		out, _ := bootArm64(t, arm64UBoot, "", sdCard(t, map[string][]byte{"app.img": img, "extlinux/extlinux.conf": []byte(extlinux)}), "")
+		expect(t, out, -1, 0, "gometal: the kernel image must be loaded at a 4 KiB aligned address (it is at 0x40400800)", "gometal: powering off")
+	})
+	t.Run("no-device-tree", func(t *testing.T) {
+		t.Parallel()
+		// A loader that jumps to the image with no device tree in x0:
+		// QEMU's generic loader (x0 = 0). U-Boot's go would be the board's
+		// case (x0 = argc), but Debian's U-Boot 2023.01 hangs in its own
+		// PL011 flush before it jumps (docs/boards.md).
+		m := *machine.ARM64Virt
+		m.Boot = machine.Boot{Name: "test", Load: machine.LoadKernel}
+		out, _ := bootQEMU(t, qemu.Config{Machine: &m, SMP: 1, Memory: "256M", Extra: []string{
+			"-device", "loader,file=" + goodPath + ",addr=0x40200000,force-raw=on", "-device", "loader,addr=0x40200000,cpu-num=0"}}, "")
+		expect(t, out, -1, 0, "gometal: no device tree at the address the loader passed (x0 = 0x0)", "gometal: powering off")
 	})
 	t.Run("uefi-corrupt", func(t *testing.T) {
 		t.Parallel()

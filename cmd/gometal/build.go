@@ -30,6 +30,8 @@ type buildFlags struct {
 	out        string
 	arch       string
 	onExit     string
+	earlycon   string
+	early      bootimage.EarlyConsole
 	cores      int
 	verbose    bool
 	env        listFlag
@@ -82,6 +84,7 @@ Examples:
 	gometal build -o hello.img ./examples/hello
 	gometal build -o app.img -env TZ=UTC -add testdata:/testdata ./prog -flag value
 	gometal build -o app.img -on-exit reboot ./prog
+	gometal build -o app.img -arch arm64 -earlycon pl011,0xfe201000 ./prog   (Raspberry Pi 4)
 `)
 }
 
@@ -92,6 +95,7 @@ func newBuildFlagSet() (*flag.FlagSet, *buildFlags) {
 	fs.StringVar(&f.out, "o", "", "the image file to write (required)")
 	fs.StringVar(&f.arch, "arch", "riscv64", "the architecture: riscv64 or arm64")
 	fs.StringVar(&f.onExit, "on-exit", "poweroff", "what the machine does when the program ends: "+strings.Join(onExitModes, ", "))
+	fs.StringVar(&f.earlycon, "earlycon", "", "arm64: the UART that says why the kernel cannot boot before it has a device tree (no device tree, a bad load address), as Linux's earlycon=: pl011,ADDRESS, uart8250,mmio,ADDRESS, uart8250,mmio32,ADDRESS or none (default: QEMU virt's PL011, "+bootimage.QEMUVirtEarlyConsole.String()+")")
 	fs.IntVar(&f.cores, "cores", 0, fmt.Sprintf("use at most this many CPU cores, 1 to %d (0: all the machine has)", maxCores))
 	fs.BoolVar(&f.verbose, "v", false, "verbose: the kernel logs its boot")
 	fs.Var(&f.env, "env", "set `KEY=VALUE` in the program's environment (repeatable); KEY alone copies gometal's own value")
@@ -125,6 +129,16 @@ func (f *buildFlags) validate() error {
 		return usageErrorf("build", "build: -cores %d: want 0 to %d", f.cores, maxCores)
 	case f.sched != "" && !slices.Contains(schedPolicies, f.sched):
 		return usageErrorf("build", "build: -sched %q: want one of %s", f.sched, strings.Join(schedPolicies, ", "))
+	}
+	if f.earlycon != "" {
+		if f.arch != "arm64" {
+			return usageErrorf("build", "build: -earlycon is for arm64 images (riscv64 prints through its SBI firmware)")
+		}
+		c, err := bootimage.ParseEarlyConsole(f.earlycon)
+		if err != nil {
+			return usageErrorf("build", "build: -earlycon %v", err)
+		}
+		f.early = c
 	}
 	for i, kv := range f.env {
 		full, err := envPair(kv, os.LookupEnv)
@@ -217,6 +231,11 @@ func buildMain(args []string) error {
 	img, err := bootimage.WithPayload(kernel, cmd, cpio)
 	if err != nil {
 		return err
+	}
+	if f.earlycon != "" {
+		if err := bootimage.SetEarlyConsole(img, f.early); err != nil {
+			return inputError(err)
+		}
 	}
 	return writeImage(f.out, img)
 }

@@ -21,6 +21,8 @@ func TestBuildErrors(t *testing.T) {
 		{[]string{"build", "-o", img, "-arch", "mips", "prog"}, "-arch \"mips\": want riscv64"},
 		{[]string{"build", "-o", img, "-on-exit", "explode", "prog"}, "-on-exit \"explode\": want one of poweroff, reboot, halt"},
 		{[]string{"build", "-o", img, "-cores", "99", "prog"}, "-cores 99: want 0 to 64"},
+		{[]string{"build", "-o", img, "-earlycon", "pl011,0x9000000", "prog"}, "-earlycon is for arm64 images"},
+		{[]string{"build", "-o", img, "-arch", "arm64", "-earlycon", "cdns,0x1000", "prog"}, `-earlycon "cdns,0x1000": want none, pl011,ADDRESS`},
 		{[]string{"build", "-o", img, "./no/such/prog"}, "./no/such/prog: no such file or directory"},
 	}
 	for _, c := range cases {

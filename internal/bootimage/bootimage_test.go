@@ -131,3 +131,44 @@ func TestPEHeader(t *testing.T) {
 		t.Errorf("restamp: %v, entry %#x", err, le.Uint32(img[0x200+24+16:]))
 	}
 }
+
+// The early console: Linux's earlycon= spellings, and the record written
+// into an arm64 image under its checksum.
+func TestEarlyConsole(t *testing.T) {
+	for in, want := range map[string]EarlyConsole{
+		"none":                       {},
+		"pl011,0x9000000":            {EarlyConsolePL011, 0x9000000},
+		"pl011,mmio32,0xfe201000":    {EarlyConsolePL011, 0xfe201000},
+		"uart8250,mmio,0x10000000":   {EarlyConsole8250, 0x10000000},
+		"uart8250,mmio32,0xfe215040": {EarlyConsole8250MMIO, 0xfe215040},
+	} {
+		got, err := ParseEarlyConsole(in)
+		if err != nil || got != want {
+			t.Errorf("ParseEarlyConsole(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "pl011", "pl011,", "pl011,mmio,0x9000000", "pl011,0x9000002", "cdns,0x1000", "uart8250,io,0x3f8"} {
+		if _, err := ParseEarlyConsole(in); err == nil {
+			t.Errorf("ParseEarlyConsole(%q) accepted", in)
+		}
+	}
+	k := fakeKernel(t)
+	if err := SetEarlyConsole(k, QEMUVirtEarlyConsole); err == nil {
+		t.Error("SetEarlyConsole took a riscv64 image")
+	}
+	le := binary.LittleEndian
+	le.PutUint32(k, 0x14000400) // b 0x1000
+	copy(k[offMagic2:], "ARM\x64")
+	copy(k[offEarlyConsole:], "GMEARLYC")
+	le.PutUint64(k[offCodeSum:], Checksum(k[codeStart:2*page]))
+	want := EarlyConsole{EarlyConsolePL011, 0xfe201000}
+	if err := SetEarlyConsole(k, want); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := ReadEarlyConsole(k); !ok || got != want {
+		t.Errorf("ReadEarlyConsole = %v, %v; want %v", got, ok, want)
+	}
+	if _, err := Check(k); err != nil {
+		t.Errorf("Check after SetEarlyConsole: %v", err)
+	}
+}

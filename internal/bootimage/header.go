@@ -17,7 +17,8 @@
 //	0x40 "GOMETAL\0", then checked_size, code_sum, payload_offset,
 //	     cmdline_len, initramfs_offset, initramfs_len, payload_sum
 //	0x80 the first instruction (riscv64); on arm64 the PE/COFF header
-//	     (pe.go), zeros to 0x1000 and the first instruction there
+//	     (pe.go), zeros to 0x1000, the early console there (earlycon.go)
+//	     and the first instruction after it
 package bootimage
 
 import (

@@ -26,7 +26,7 @@
 //!
 //! aarch64 also has efi (the image as a UEFI application: its entry,
 //! the memory map it hands over), acpi (the MADT's CPUs and GIC, the
-//! SPCR's UART, for boot/acpi.rs) and imagecheck (entry.S's code-checksum
+//! GTDT's timer interrupt, the SPCR's UART, for boot/acpi.rs) and imagecheck (entry.S's code-checksum
 //! verdict); the other architectures answer those with the stubs below.
 //!
 //! The kernel runs with interrupts masked. An interrupt is taken only from
@@ -70,7 +70,7 @@ pub use aarch64::efi::{firmware_memory, firmware_rsdp};
 #[cfg(target_arch = "aarch64")]
 pub use aarch64::imagecheck::image_code_damaged;
 #[cfg(target_arch = "aarch64")]
-pub use aarch64::acpi::{read_madt, spcr_uart};
+pub use aarch64::acpi::{read_acpi_timer, read_madt, spcr_uart};
 
 /// The CPUs and interrupt controller from ACPI's MADT: not read on this
 /// architecture (RISC-V's RINTC entries), so ACPI-only firmware fails.
@@ -81,6 +81,10 @@ pub fn read_madt(
 ) -> Option<(MachineInfo, alloc::vec::Vec<usize>)> {
     None
 }
+
+/// The timer's interrupt from ACPI's tables: nothing to read here.
+#[cfg(not(target_arch = "aarch64"))]
+pub fn read_acpi_timer<H: acpi::AcpiHandler>(_tables: &acpi::AcpiTables<H>, _info: &mut MachineInfo) {}
 
 /// The console driver and register width for an SPCR interface type.
 #[cfg(not(target_arch = "aarch64"))]

@@ -6,7 +6,8 @@
 //! - RAM: the UEFI memory map (the EFI entry recorded it; ACPI has none);
 //! - CPUs and the interrupt controller: the MADT (the architecture reads
 //!   its own entries: GICC/GICD/GICR on arm64), the PSCI conduit from the
-//!   FADT's boot flags;
+//!   FADT's boot flags, the timer's interrupt (the architecture's table:
+//!   the GTDT on arm64);
 //! - the console: the SPCR (a PL011 or a 16550, with its interrupt);
 //! - PCIe: the MCFG's ECAM window; the firmware placed the BARs, and the
 //!   INTx routing is read from the DSDT's static `_PRT` package (core's
@@ -16,8 +17,6 @@
 //! What only the DSDT's device objects describe (virtio-mmio slots, the
 //! RTC, GPIO) is not found: no virtio-mmio, no RTC (the clock starts at
 //! 1970).
-//! The generic timer's frequency is CNTFRQ_EL0 (the GTDT's interrupts are
-//! the architected PPIs the kernel already uses).
 
 use super::machine::{Machine, Range};
 use super::serial::SerialNode;
@@ -67,7 +66,8 @@ pub fn read(rsdp: u64) -> Result<Machine, AcpiMachineError> {
     }
     let fadt = tables.find_table::<acpi::fadt::Fadt>().ok();
     let madt = tables.find_table::<acpi::madt::Madt>().map_err(AcpiMachineError::Tables)?;
-    let (info, hwids) = crate::arch::read_madt(madt.get(), fadt.as_ref().map(|f| f.get())).ok_or(AcpiMachineError::NoCpus)?;
+    let (mut info, hwids) = crate::arch::read_madt(madt.get(), fadt.as_ref().map(|f| f.get())).ok_or(AcpiMachineError::NoCpus)?;
+    crate::arch::read_acpi_timer(&tables, &mut info);
     m.arch = info;
     m.cpu_caches = vec![Default::default(); hwids.len()];
     m.hwids = hwids;

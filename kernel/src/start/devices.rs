@@ -59,6 +59,9 @@ pub fn report_image(m: &machine::Machine, image: &image::Image) {
     }
     if m.fdt.end == 0 {
         crate::println!("gometal: no device tree: the machine from ACPI tables ({} CPUs in the MADT, console from the SPCR)", m.hwids.len());
+        if let Some(timer) = m.arch.timer_note() {
+            crate::println!("gometal: {timer}");
+        }
         for (base, first, last) in &m.ecam {
             crate::println!("gometal: PCIe ECAM at {base:#x} (buses {first}..={last}) from the MCFG: BARs as the firmware placed them, INTx from the DSDT's _PRT");
         }

@@ -1,14 +1,22 @@
-//! What aarch64 reads from ACPI's MADT for itself (boot/acpi.rs reads the
-//! rest): the CPUs (GICC entries: their MPIDR, enabled or not), the GIC
-//! (GICD: distributor and version; GICR, or each GICC's redistributor,
-//! on GICv3; the GICC's CPU interface on GICv2), and the PSCI conduit
-//! the FADT named. The counter frequency is CNTFRQ_EL0.
+//! What aarch64 reads from ACPI's tables for itself (boot/acpi.rs reads
+//! the rest): the CPUs (the MADT's GICC entries: their MPIDR, enabled or
+//! not), the GIC (GICD: distributor and version; GICR, or each GICC's
+//! redistributor, on GICv3; the GICC's CPU interface on GICv2), the PSCI
+//! conduit the FADT named, and the virtual timer's interrupt and trigger
+//! mode from the GTDT (the `acpi` crate has no GTDT type: `Gtdt` below,
+//! ACPI 6.5 section 5.2.25). The counter frequency is CNTFRQ_EL0. Not
+//! read: the GTDT's platform timers (memory-mapped timers and watchdogs,
+//! which the kernel does not use), the IORT (no device behind an SMMU or
+//! ITS is used) and the PPTT (cache topology: none).
 
 use super::irq::GicInfo;
 use super::machine::MachineInfo;
+use super::timer::TimerIrq;
 use acpi::fadt::Fadt;
 use acpi::madt::{Madt, MadtEntry};
+use acpi::sdt::{SdtHeader, Signature};
 use acpi::spcr::SpcrInterfaceType;
+use acpi::{AcpiHandler, AcpiTable, AcpiTables};
 use alloc::vec::Vec;
 use core::pin::Pin;
 
@@ -64,6 +72,47 @@ pub fn read_madt(madt: Pin<&Madt>, fadt: Option<Pin<&Fadt>>) -> Option<(MachineI
         (_, _, Some(cpu)) => GicInfo::V2 { dist, cpu },
         _ => return None,
     };
-    let info = MachineInfo { gic: Some(gic), psci_smc: !psci_hvc, timebase_hz: super::cpu::counter_hz() };
+    let info = MachineInfo { gic: Some(gic), psci_smc: !psci_hvc, timebase_hz: super::cpu::counter_hz(), timer: None };
     Some((info, hwids))
+}
+
+/// The Generic Timer Description Table, up to its platform timers
+/// (revision 2 and later; GSIVs are GIC INTIDs; flags bit 0: edge
+/// triggered, bit 1: active low, bit 2: always on).
+#[repr(C, packed)]
+pub struct Gtdt {
+    header: SdtHeader,
+    cnt_control_base: u64,
+    _reserved: u32,
+    secure_el1_gsiv: u32,
+    secure_el1_flags: u32,
+    non_secure_el1_gsiv: u32,
+    non_secure_el1_flags: u32,
+    virtual_el1_gsiv: u32,
+    virtual_el1_flags: u32,
+    el2_gsiv: u32,
+    el2_flags: u32,
+    cnt_read_base: u64,
+    platform_timer_count: u32,
+    platform_timer_offset: u32,
+}
+
+// SAFETY: Gtdt is the table's layout (repr(C, packed)), its header first.
+unsafe impl AcpiTable for Gtdt {
+    const SIGNATURE: Signature = Signature::GTDT;
+
+    fn header(&self) -> &SdtHeader {
+        &self.header
+    }
+}
+
+/// The virtual timer's interrupt from the GTDT (the architected INTID 27
+/// stays where there is no GTDT, or it names no PPI).
+pub fn read_acpi_timer<H: AcpiHandler>(tables: &AcpiTables<H>, info: &mut MachineInfo) {
+    let Ok(gtdt) = tables.find_table::<Gtdt>() else { return };
+    let (length, gsiv, flags) = (gtdt.header.length, gtdt.virtual_el1_gsiv, gtdt.virtual_el1_flags);
+    if (length as usize) < core::mem::offset_of!(Gtdt, el2_gsiv) {
+        return;
+    }
+    info.timer = TimerIrq::checked(gsiv, flags & 1 != 0, "the GTDT");
 }

@@ -18,8 +18,8 @@
 //! `core::fmt`, no panics, no trait objects; every address it uses is
 //! PC-relative or one the firmware gave). It finds the device tree
 //! (DEVICE_TREE_GUID) and the ACPI 2.0 RSDP in the configuration table,
-//! copies the image to a 2 MiB aligned block of memory (the kernel's
-//! early boot needs that alignment; the firmware aligns to 4 KiB), records
+//! copies the image to a 2 MiB aligned block of memory in the lowest GiB
+//! of RAM (there the kernel's window is 2 MiB blocks), records
 //! the usable memory from the EFI memory map in the copy, exits boot
 //! services, turns the MMU off and enters the copy's Image entry with the
 //! device tree in x0, as a Linux loader would. Errors before that are one
@@ -46,7 +46,10 @@ const MAX_RANGES: usize = 64;
 /// The room .text.efihead keeps for the PE header.
 const PE_SPACE: u64 = 256;
 
+/// entry.S reads `magic` (as `efi_handoff`): with it, x0 = 0 is no
+/// device tree because the ACPI tables describe the machine.
 #[link_section = ".data.boot"]
+#[export_name = "efi_handoff"]
 static mut HANDOFF: Handoff = Handoff { magic: 0, rsdp: 0, count: 0, memory: [[0; 2]; MAX_RANGES] };
 
 impl Handoff {

@@ -48,6 +48,9 @@ const GICD_IGROUPR: usize = 0x80;
 const GICD_ISENABLER: usize = 0x100;
 const GICD_ICENABLER: usize = 0x180;
 const GICD_IPRIORITYR: usize = 0x400;
+/// The trigger configuration of INTIDs 16..32 (2 bits each; the upper
+/// one set: edge).
+const GICD_ICFGR1: usize = 0xc04;
 const GICD_ITARGETSR: usize = 0x800;
 const GICD_SGIR: usize = 0xf00;
 const GICD_IROUTER: usize = 0x6000;
@@ -135,10 +138,16 @@ pub fn init_this_cpu() {
 /// GICv2 distributor's banked registers, or a GICv3 SGI frame).
 fn private_setup(regs: &Mmio) {
     regs.write32(GICD_ICENABLER, u32::MAX);
-    for line in [IPI_SGI, timer::TIMER_INTID] {
+    let timer = timer::intid();
+    for line in [IPI_SGI, timer] {
         regs.write8(GICD_IPRIORITYR + line as usize, PRIORITY);
     }
-    regs.write32(GICD_ISENABLER, (1 << IPI_SGI) | (1 << timer::TIMER_INTID));
+    // The firmware's trigger mode (a GIC may keep PPIs' fixed: then the
+    // write changes nothing).
+    let bit = 1 << (2 * (timer - 16) + 1);
+    let cfg = regs.read32(GICD_ICFGR1);
+    regs.write32(GICD_ICFGR1, if timer::edge_triggered() { cfg | bit } else { cfg & !bit });
+    regs.write32(GICD_ISENABLER, (1 << IPI_SGI) | (1 << timer));
 }
 
 fn this_hwid() -> u64 {
@@ -272,7 +281,7 @@ pub fn take_pending(_hwid: usize, sink: &mut dyn InterruptSink) {
             return;
         }
         match intid {
-            timer::TIMER_INTID => {
+            _ if intid == timer::intid() => {
                 timer::disarm();
                 end_of_interrupt(gic, iar);
                 sink.timer();

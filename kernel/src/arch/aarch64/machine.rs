@@ -1,10 +1,12 @@
 //! What aarch64 reads from the device tree for itself: the GIC (version,
 //! distributor, redistributors or CPU interface), the PSCI conduit (HVC or
 //! SMC), and the counter frequency (CNTFRQ_EL0, or the timer node's
-//! clock-frequency where firmware left CNTFRQ unset). The generic machine
+//! clock-frequency where firmware left CNTFRQ unset), and the virtual
+//! timer's interrupt (the timer node's third `interrupts` entry). The generic machine
 //! description (boot/) keeps this beside what every architecture reads.
 
 use super::irq::GicInfo;
+use super::timer::TimerIrq;
 use fdt::standard_nodes::Cpu;
 use fdt::Fdt;
 
@@ -15,12 +17,20 @@ pub struct MachineInfo {
     pub psci_smc: bool,
     /// Ticks per second of the virtual counter.
     pub timebase_hz: u64,
+    /// The virtual timer's interrupt, where the firmware describes it.
+    pub timer: Option<TimerIrq>,
 }
 
 impl MachineInfo {
     /// A line for `-v` about the CPU's own entropy source: none is used.
     pub fn entropy_note(&self) -> Option<&'static str> {
         None
+    }
+
+    /// A line for `-v` about the timer's interrupt, where the firmware
+    /// described it.
+    pub fn timer_note(&self) -> Option<TimerIrq> {
+        self.timer
     }
 }
 
@@ -70,5 +80,19 @@ pub fn read_machine(fdt: &Fdt) -> MachineInfo {
             .and_then(|p| u32_prop(p.value))
             .unwrap_or(0) as u64;
     }
-    MachineInfo { gic, psci_smc, timebase_hz }
+    MachineInfo { gic, psci_smc, timebase_hz, timer: dt_timer(fdt) }
+}
+
+/// The virtual timer's interrupt: the third of the timer node's four
+/// (secure, non-secure, virtual, hypervisor), a PPI with its trigger
+/// flags (1, 2: edge; 4, 8: level).
+fn dt_timer(fdt: &Fdt) -> Option<TimerIrq> {
+    let node = fdt.find_compatible(&["arm,armv8-timer", "arm,armv7-timer"])?;
+    let cells = node.property("interrupts")?.value;
+    let spec = cells.get(24..36)?;
+    let cell = |i: usize| u32_prop(&spec[4 * i..]);
+    if cell(0)? != 1 {
+        return None;
+    }
+    TimerIrq::checked(16 + cell(1)?, cell(2)? & 3 != 0, "the device tree")
 }

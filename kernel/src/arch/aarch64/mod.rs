@@ -84,9 +84,11 @@ pub fn restore_fp(state: &FpState) {
 }
 
 /// Brings up what the boot CPU needs before devices: the interrupt
-/// controller and the PSCI conduit the device tree named.
+/// controller, the timer's interrupt and the PSCI conduit the firmware
+/// named.
 pub fn init_platform(m: &machine::MachineInfo) {
     psci::set_method_smc(m.psci_smc);
+    timer::configure(m.timer);
     if let Some(gic) = m.gic {
         // SAFETY: the GIC's registers as the device tree gives them.
         unsafe { irq::init(gic) };

@@ -1,14 +1,66 @@
-//! The per-CPU timer: the EL1 virtual timer (CNTV), which raises PPI 27 at
-//! the GIC when the virtual counter reaches CNTV_CVAL_EL0. irq.rs disarms
-//! it when it fires; the next `set_timer` arms it again.
+//! The per-CPU timer: the EL1 virtual timer (CNTV), which raises a PPI at
+//! the GIC when the virtual counter reaches CNTV_CVAL_EL0. Which PPI, and
+//! whether level or edge triggered, is the firmware's to say (the device
+//! tree's /timer, ACPI's GTDT); INTID 27, level, where it says nothing.
+//! irq.rs disarms the timer when it fires; the next `set_timer` arms it
+//! again.
 
 use super::sysreg::write_sysreg;
+use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 /// CNTV_CTL_EL0.ENABLE (IMASK clear).
 const ENABLE: u64 = 1;
 
-/// The virtual timer's interrupt (a PPI, INTID 16 + 11).
-pub const TIMER_INTID: u32 = 27;
+/// The virtual timer's architected interrupt (a PPI, INTID 16 + 11).
+pub const DEFAULT_INTID: u32 = 27;
+
+static INTID: AtomicU32 = AtomicU32::new(DEFAULT_INTID);
+static EDGE: AtomicBool = AtomicBool::new(false);
+
+/// The virtual timer's interrupt as the firmware describes it.
+#[derive(Clone, Copy, Debug)]
+pub struct TimerIrq {
+    /// The GIC INTID (a PPI: 16..32).
+    pub intid: u32,
+    /// Edge triggered (else level).
+    pub edge: bool,
+    /// Where it was read ("the GTDT", "the device tree").
+    pub source: &'static str,
+}
+
+impl TimerIrq {
+    /// The description, if it names a PPI (the only kind of line a
+    /// per-CPU timer can have).
+    pub fn checked(intid: u32, edge: bool, source: &'static str) -> Option<TimerIrq> {
+        (16..32).contains(&intid).then_some(TimerIrq { intid, edge, source })
+    }
+}
+
+impl core::fmt::Display for TimerIrq {
+    fn fmt(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
+        let kind = if self.edge { "edge" } else { "level" };
+        write!(f, "timer: the virtual timer's interrupt is INTID {}, {kind}-triggered, from {}", self.intid, self.source)
+    }
+}
+
+/// Uses the firmware's description of the timer's interrupt (before the
+/// interrupt controller is set up).
+pub fn configure(irq: Option<TimerIrq>) {
+    if let Some(t) = irq {
+        INTID.store(t.intid, Ordering::Relaxed);
+        EDGE.store(t.edge, Ordering::Relaxed);
+    }
+}
+
+/// The timer's INTID.
+pub fn intid() -> u32 {
+    INTID.load(Ordering::Relaxed)
+}
+
+/// Whether the timer's PPI is edge triggered.
+pub fn edge_triggered() -> bool {
+    EDGE.load(Ordering::Relaxed)
+}
 
 /// Arms this CPU's timer for counter value `ticks` (u64::MAX: never).
 pub fn set_timer(ticks: u64) {

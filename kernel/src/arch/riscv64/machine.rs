@@ -35,6 +35,12 @@ impl MachineInfo {
         // 7.2's OpenSBI 1.1 does not, and a read then traps. Not used.
         self.has_zkr.then_some("the CPU has Zkr, but S-mode use of its seed CSR depends on the firmware; not used")
     }
+
+    /// A line for `-v` about the timer's interrupt: none (the SBI's or
+    /// Sstc's timer has a fixed one).
+    pub fn timer_note(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 fn first_reg(fdt: &Fdt, compatible: &[&str]) -> Option<u64> {
