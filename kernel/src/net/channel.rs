@@ -1,7 +1,10 @@
-//! One direction of a connection: a byte pipe (TCP, AF_UNIX stream) or a
-//! message pipe (AF_UNIX seqpacket), behind one interface for stream.rs.
+//! One direction of a connection: a byte pipe (TCP, AF_UNIX stream), a
+//! message pipe (AF_UNIX seqpacket), or, for what a TCP connection through
+//! the NIC receives, that connection's smoltcp receive buffer itself
+//! (nic/rx.rs), behind one interface for stream.rs.
 
 use super::msgpipe::MsgPipe;
+use super::nic::rx::NicRx;
 use crate::fs::pipe::Pipe;
 use alloc::sync::Arc;
 use core::sync::atomic::Ordering;
@@ -10,6 +13,9 @@ use gometal_core::errno::{Errno, ENOBUFS};
 pub enum Channel {
     Bytes(Arc<Pipe>),
     Messages(Arc<MsgPipe>),
+    /// Read straight from smoltcp; never written (the NIC's side only
+    /// closes it).
+    Nic(Arc<NicRx>),
 }
 
 impl Clone for Channel {
@@ -17,6 +23,7 @@ impl Clone for Channel {
         match self {
             Channel::Bytes(p) => Channel::Bytes(p.clone()),
             Channel::Messages(m) => Channel::Messages(m.clone()),
+            Channel::Nic(r) => Channel::Nic(r.clone()),
         }
     }
 }
@@ -26,6 +33,7 @@ macro_rules! both {
         match $self {
             Channel::Bytes($c) => $e,
             Channel::Messages($c) => $e,
+            Channel::Nic($c) => $e,
         }
     };
 }
@@ -41,6 +49,7 @@ impl Channel {
         match self {
             Channel::Bytes(p) => p.read_until(buf, nonblock, deadline),
             Channel::Messages(m) => m.read(buf, nonblock, deadline),
+            Channel::Nic(r) => r.read(buf, nonblock, deadline),
         }
     }
 
@@ -49,6 +58,7 @@ impl Channel {
         match self {
             Channel::Bytes(p) => p.write_until(data, nonblock, deadline),
             Channel::Messages(m) => m.write(data, nonblock, deadline),
+            Channel::Nic(_) => Err(gometal_core::errno::EPIPE),
         }
     }
 
@@ -61,7 +71,11 @@ impl Channel {
     }
 
     pub fn writable(&self) -> bool {
-        both!(self, c => c.writable())
+        match self {
+            Channel::Bytes(p) => p.writable(),
+            Channel::Messages(m) => m.writable(),
+            Channel::Nic(_) => false,
+        }
     }
 
     pub fn hung_up_for_reader(&self) -> bool {

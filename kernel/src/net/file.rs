@@ -8,7 +8,7 @@ use crate::fs::fd::OpenFile;
 use crate::fs::file::File;
 use crate::fs::pollhub::PollHub;
 use crate::fs::stat::Stat;
-use crate::mm::uaccess::{UserPtr, UserSpace};
+use crate::mm::uaccess::{UserPtr, UserSlice, UserSpace};
 use gometal_core::errno::{Errno, EBADF, ENOTTY};
 
 const FIONREAD: u32 = 0x541b;
@@ -17,6 +17,10 @@ const S_IFSOCK: u32 = 0o140000;
 impl File for Socket {
     fn read(&self, of: &OpenFile, buf: &mut [u8], _: Option<u64>) -> Result<usize, Errno> {
         Ok(data::recv(self, buf, of.nonblocking(), false)?.copied)
+    }
+
+    fn read_user(&self, of: &OpenFile, user: &mut UserSpace, buf: UserSlice) -> Option<Result<usize, Errno>> {
+        data::recv_user(self, user, buf, of.nonblocking())
     }
 
     fn write(&self, of: &OpenFile, bytes: &[u8], _: Option<u64>) -> Result<usize, Errno> {

@@ -6,6 +6,10 @@
 //! What a pipe lacks is the reset: a TCP socket closed with unread data
 //! makes Linux send RST, and the peer's next read (after what it already
 //! has) fails with ECONNRESET. `Link` carries that between the two ends.
+//!
+//! A TCP connection through the NIC has one pipe only, for what the
+//! program sends (the NIC's pump empties it into smoltcp); what it
+//! receives it reads straight from smoltcp's buffer (nic/rx.rs).
 
 use super::socket::{stream_bits, Socket, State};
 use super::channel::Channel;
@@ -20,9 +24,6 @@ use crate::sync::{Lock, LockClass};
 struct Link {
     /// reset[i]: end i was reset by its peer.
     reset: [AtomicBool; 2],
-    /// The NIC's pump found the program's receive pipe full (nic/tcp.rs):
-    /// the program's next read must make it look again.
-    room_wanted: AtomicBool,
 }
 
 /// One end of a connected stream.
@@ -59,7 +60,26 @@ impl Endpoint {
         }
         let a_to_b = Channel::new(messages)?;
         let b_to_a = Channel::new(messages)?;
-        let link = Arc::new(Link { reset: [AtomicBool::new(false), AtomicBool::new(false)], room_wanted: AtomicBool::new(false) });
+        Ok(Self::join(a_to_b, b_to_a, tcp))
+    }
+
+    /// The ends of a TCP connection through NIC socket set `shard` whose
+    /// smoltcp socket is `handle`: (the program's, the NIC's). The program
+    /// reads from smoltcp directly and writes to a pipe the NIC empties.
+    pub fn nic_pair(shard: usize, handle: smoltcp::iface::SocketHandle) -> Result<(Endpoint, Endpoint), Errno> {
+        if !crate::mm::heap::has_room() {
+            return Err(ENOBUFS);
+        }
+        let to_nic = Channel::new(false)?;
+        let from_nic = Channel::Nic(Arc::new(crate::net::nic::rx::NicRx::new(shard, handle)));
+        let (mut program, nic) = Self::join(to_nic, from_nic, true);
+        program.nic_shard = Some(shard);
+        Ok((program, nic))
+    }
+
+    /// The two ends over directions `a_to_b` and `b_to_a`.
+    fn join(a_to_b: Channel, b_to_a: Channel, tcp: bool) -> (Endpoint, Endpoint) {
+        let link = Arc::new(Link { reset: [AtomicBool::new(false), AtomicBool::new(false)] });
         let end = |rx: &Channel, tx: &Channel, side| Endpoint {
             rx: rx.clone(),
             tx: tx.clone(),
@@ -72,13 +92,16 @@ impl Endpoint {
             linked: AtomicBool::new(false),
             nic_shard: None,
         };
-        Ok((end(&b_to_a, &a_to_b, 0), end(&a_to_b, &b_to_a, 1)))
+        (end(&b_to_a, &a_to_b, 0), end(&a_to_b, &b_to_a, 1))
     }
 
-    /// Makes this the program's end of a connection pumped by NIC socket
-    /// set `shard`.
-    pub fn tag_nic(&mut self, shard: usize) {
-        self.nic_shard = Some(shard);
+    /// The receive direction read straight from smoltcp, if this end is
+    /// either end of a connection through the NIC.
+    pub fn nic_rx(&self) -> Option<&Arc<crate::net::nic::rx::NicRx>> {
+        match (&self.rx, &self.tx) {
+            (Channel::Nic(r), _) | (_, Channel::Nic(r)) => Some(r),
+            _ => None,
+        }
     }
 
     /// The NIC socket set that pumps this end's connection, if one does.
@@ -110,15 +133,21 @@ impl Endpoint {
         self.rx.read(buf, nonblock, deadline)
     }
 
-    /// The writer found this pipe's reader's side full and waits for room
-    /// (set before it tries once more, so a read in between is not missed).
-    pub fn want_room(&self) {
-        self.link.room_wanted.store(true, Ordering::SeqCst);
-    }
-
-    /// Whether a writer waits for the room a read just made (once).
-    pub fn take_room_wanted(&self) -> bool {
-        self.link.room_wanted.swap(false, Ordering::SeqCst)
+    /// read(2) straight into the program's memory, for the program's end
+    /// of a connection through the NIC (None for any other: the caller
+    /// reads into a kernel buffer).
+    pub fn read_user(&self, user: &mut crate::mm::uaccess::UserSpace, buf: crate::mm::uaccess::UserSlice, nonblock: bool, deadline: Option<u64>) -> Option<Result<usize, Errno>> {
+        let Channel::Nic(rx) = &self.rx else { return None };
+        if self.rd_shut.load(Ordering::Acquire) {
+            return Some(Ok(0));
+        }
+        if self.was_reset() {
+            return Some(match rx.read_user(user, buf, true, None) {
+                Ok(n) if n > 0 => Ok(n),
+                _ => Err(ECONNRESET),
+            });
+        }
+        Some(rx.read_user(user, buf, nonblock, deadline))
     }
 
     /// Copies what has arrived without taking it (MSG_PEEK; never waits).
@@ -131,13 +160,9 @@ impl Endpoint {
         }
     }
 
-    /// Writes some of `data`; EPIPE once this end shut down writing or the
-    /// peer is gone (ECONNRESET first when it reset the connection).
-    pub fn write(&self, data: &[u8], nonblock: bool) -> Result<usize, Errno> {
-        self.write_until(data, nonblock, None)
-    }
-
-    /// `write`, waiting no later than `deadline` (SO_SNDTIMEO): EAGAIN after.
+    /// Writes some of `data`, waiting no later than `deadline` (SO_SNDTIMEO;
+    /// EAGAIN after); EPIPE once this end shut down writing or the peer is
+    /// gone (ECONNRESET first when it reset the connection).
     pub fn write_until(&self, data: &[u8], nonblock: bool, deadline: Option<u64>) -> Result<usize, Errno> {
         if self.wr_shut.load(Ordering::Acquire) {
             return Err(EPIPE);
