@@ -54,6 +54,14 @@ pub trait File: Any + Send + Sync {
         None
     }
 
+    /// write(2) straight from the program's buffer `buf` (not yet
+    /// checked), for a file that can take it without a kernel buffer in
+    /// between (a TCP connection through the NIC); None: use `write`.
+    fn write_user(&self, of: &OpenFile, user: &mut UserSpace, buf: UserSlice) -> Option<Result<usize, Errno>> {
+        let _ = (of, user, buf);
+        None
+    }
+
     /// write(2) of `data` at the offset (the end with O_APPEND), or at
     /// `at` for pwrite; a short count when only part fit.
     fn write(&self, of: &OpenFile, data: &[u8], at: Option<u64>) -> Result<usize, Errno> {

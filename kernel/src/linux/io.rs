@@ -50,6 +50,11 @@ fn write_file(user: &mut UserSpace, file: &Arc<OpenFile>, buf: UserSlice, at: Op
     if file.discards_writes() {
         return Ok(len.min(MAX_RW_COUNT));
     }
+    if at.is_none() {
+        if let Some(r) = file.write_user(file, user, buf) {
+            return r.inspect_err(|&e| raise_sigpipe(e));
+        }
+    }
     let step = file.io_chunk();
     let mut done = 0;
     while done < len {

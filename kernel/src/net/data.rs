@@ -66,6 +66,20 @@ pub fn send(sock: &Arc<Socket>, data: &[u8], dest: Option<SockAddr>, nonblock: b
     }
 }
 
+/// write(2) to a connection through the NIC straight from the program's
+/// buffer into smoltcp's (nic/tx.rs); None for every other socket.
+pub fn send_user(sock: &Socket, user: &mut crate::mm::uaccess::UserSpace, buf: crate::mm::uaccess::UserSlice, nonblock: bool) -> Option<Result<usize, Errno>> {
+    if sock.ty != SockType::Stream {
+        return None;
+    }
+    let e = endpoint(sock)?;
+    let r = e.write_user(user, buf, nonblock, super::timeo::send_deadline(sock))?;
+    if let Some(shard) = e.nic_shard() {
+        super::nic::kick(shard); // its connection sends it now
+    }
+    Some(r)
+}
+
 /// Bytes a read would return now (ioctl FIONREAD).
 pub fn pending(sock: &Socket) -> usize {
     if let Some(q) = &sock.queue {

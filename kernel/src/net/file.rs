@@ -29,6 +29,10 @@ impl File for Socket {
         data::send(&me, bytes, None, of.nonblocking())
     }
 
+    fn write_user(&self, of: &OpenFile, user: &mut UserSpace, buf: UserSlice) -> Option<Result<usize, Errno>> {
+        data::send_user(self, user, buf, of.nonblocking())
+    }
+
     fn ioctl(&self, user: &mut UserSpace, request: u32, arg: u64) -> Result<usize, Errno> {
         if request != FIONREAD {
             return Err(ENOTTY);

@@ -7,12 +7,15 @@
 //! makes Linux send RST, and the peer's next read (after what it already
 //! has) fails with ECONNRESET. `Link` carries that between the two ends.
 //!
-//! A TCP connection through the NIC has one pipe only, for what the
-//! program sends (the NIC's pump empties it into smoltcp); what it
-//! receives it reads straight from smoltcp's buffer (nic/rx.rs).
+//! A TCP connection through the NIC has no pipe: its two directions are
+//! smoltcp's receive and send buffers, which the program reads and writes
+//! itself (nic/rx.rs, nic/tx.rs); the NIC's end of it only tells them
+//! what arrived, what was acknowledged, and how the connection ended.
 
 use super::socket::{stream_bits, Socket, State};
 use super::channel::Channel;
+use super::nic::rx::NicRx;
+use super::nic::tx::NicTx;
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicBool, Ordering};
@@ -64,14 +67,14 @@ impl Endpoint {
     }
 
     /// The ends of a TCP connection through NIC socket set `shard` whose
-    /// smoltcp socket is `handle`: (the program's, the NIC's). The program
-    /// reads from smoltcp directly and writes to a pipe the NIC empties.
-    pub fn nic_pair(shard: usize, handle: smoltcp::iface::SocketHandle) -> Result<(Endpoint, Endpoint), Errno> {
+    /// smoltcp socket is `handle` with a send buffer of `send_capacity`
+    /// bytes: (the program's, the NIC's).
+    pub fn nic_pair(shard: usize, handle: smoltcp::iface::SocketHandle, send_capacity: usize) -> Result<(Endpoint, Endpoint), Errno> {
         if !crate::mm::heap::has_room() {
             return Err(ENOBUFS);
         }
-        let to_nic = Channel::new(false)?;
-        let from_nic = Channel::Nic(Arc::new(crate::net::nic::rx::NicRx::new(shard, handle)));
+        let to_nic = Channel::NicTx(Arc::new(NicTx::new(shard, handle, send_capacity)));
+        let from_nic = Channel::NicRx(Arc::new(NicRx::new(shard, handle)));
         let (mut program, nic) = Self::join(to_nic, from_nic, true);
         program.nic_shard = Some(shard);
         Ok((program, nic))
@@ -97,11 +100,25 @@ impl Endpoint {
 
     /// The receive direction read straight from smoltcp, if this end is
     /// either end of a connection through the NIC.
-    pub fn nic_rx(&self) -> Option<&Arc<crate::net::nic::rx::NicRx>> {
+    pub fn nic_rx(&self) -> Option<&Arc<NicRx>> {
         match (&self.rx, &self.tx) {
-            (Channel::Nic(r), _) | (_, Channel::Nic(r)) => Some(r),
+            (Channel::NicRx(r), _) | (_, Channel::NicRx(r)) => Some(r),
             _ => None,
         }
+    }
+
+    /// The send direction written straight into smoltcp, likewise.
+    pub fn nic_tx(&self) -> Option<&Arc<NicTx>> {
+        match (&self.rx, &self.tx) {
+            (Channel::NicTx(t), _) | (_, Channel::NicTx(t)) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Whether the other end reset this one (or closed with unread data,
+    /// or with SO_LINGER 0): the NIC's end then resets the connection.
+    pub fn is_reset(&self) -> bool {
+        self.was_reset()
     }
 
     /// The NIC socket set that pumps this end's connection, if one does.
@@ -114,12 +131,8 @@ impl Endpoint {
     }
 
     /// Reads what has arrived (0: the peer shut down its writing, or this
-    /// end its reading). ECONNRESET once the data before a reset is read.
-    pub fn read(&self, buf: &mut [u8], nonblock: bool) -> Result<usize, Errno> {
-        self.read_until(buf, nonblock, None)
-    }
-
-    /// `read`, waiting no later than `deadline` (SO_RCVTIMEO): EAGAIN after.
+    /// end its reading), waiting no later than `deadline` (SO_RCVTIMEO:
+    /// EAGAIN after). ECONNRESET once the data before a reset is read.
     pub fn read_until(&self, buf: &mut [u8], nonblock: bool, deadline: Option<u64>) -> Result<usize, Errno> {
         if self.rd_shut.load(Ordering::Acquire) {
             return Ok(0);
@@ -137,7 +150,7 @@ impl Endpoint {
     /// of a connection through the NIC (None for any other: the caller
     /// reads into a kernel buffer).
     pub fn read_user(&self, user: &mut crate::mm::uaccess::UserSpace, buf: crate::mm::uaccess::UserSlice, nonblock: bool, deadline: Option<u64>) -> Option<Result<usize, Errno>> {
-        let Channel::Nic(rx) = &self.rx else { return None };
+        let Channel::NicRx(rx) = &self.rx else { return None };
         if self.rd_shut.load(Ordering::Acquire) {
             return Some(Ok(0));
         }
@@ -164,19 +177,38 @@ impl Endpoint {
     /// EAGAIN after); EPIPE once this end shut down writing or the peer is
     /// gone (ECONNRESET first when it reset the connection).
     pub fn write_until(&self, data: &[u8], nonblock: bool, deadline: Option<u64>) -> Result<usize, Errno> {
+        if let Some(r) = self.write_gate(data.len()) {
+            return r;
+        }
+        self.tx.write(data, nonblock, deadline)
+    }
+
+    /// write(2) straight from the program's memory, for the program's end
+    /// of a connection through the NIC (None for any other: the caller
+    /// copies into a kernel buffer and calls `write_until`).
+    pub fn write_user(&self, user: &mut crate::mm::uaccess::UserSpace, buf: crate::mm::uaccess::UserSlice, nonblock: bool, deadline: Option<u64>) -> Option<Result<usize, Errno>> {
+        let Channel::NicTx(tx) = &self.tx else { return None };
+        if let Some(r) = self.write_gate(buf.len()) {
+            return Some(r);
+        }
+        Some(tx.write_user(user, buf, nonblock, deadline))
+    }
+
+    /// What a write gets before it looks for room, if it gets no room.
+    fn write_gate(&self, len: usize) -> Option<Result<usize, Errno>> {
         if self.wr_shut.load(Ordering::Acquire) {
-            return Err(EPIPE);
+            return Some(Err(EPIPE));
         }
         if self.link.reset[self.side].swap(false, Ordering::AcqRel) {
             self.wr_shut.store(true, Ordering::Release);
-            return Err(ECONNRESET);
+            return Some(Err(ECONNRESET));
         }
         // On Linux the first write after the peer closed still succeeds
         // (the peer's kernel answers it with a reset); the next is EPIPE.
         if self.tcp && self.tx.broken_for_writer() && !self.wrote_to_closed.swap(true, Ordering::AcqRel) {
-            return Ok(data.len());
+            return Some(Ok(len));
         }
-        self.tx.write(data, nonblock, deadline)
+        None
     }
 
     /// shutdown(2): SHUT_RD makes reads return 0; SHUT_WR gives the peer

@@ -27,6 +27,7 @@ mod outbound;
 mod poll;
 pub mod rx;
 mod shard;
+pub mod tx;
 pub mod stats;
 mod tcp;
 pub mod udp;

@@ -55,7 +55,8 @@ pub fn start(iface: &mut Interface, sock: &Arc<Socket>, to: InetAddr) -> Result<
         !refused
     });
     let handle = handle.ok_or(if refused { EADDRNOTAVAIL } else { ENOBUFS })?;
-    let (program, far) = match Endpoint::nic_pair(set, handle) {
+    let capacity = sh.sockets.get::<tcp::Socket>(handle).send_capacity();
+    let (program, far) = match Endpoint::nic_pair(set, handle, capacity) {
         Ok(ends) => ends,
         Err(e) => {
             sh.tcp.buffers.remove(&mut sh.sockets, handle);

@@ -174,6 +174,11 @@ impl NicRx {
         set.sockets.get_mut::<tcp::Socket>(self.handle).peek_slice(buf).unwrap_or(0)
     }
 
+    /// Never written by the program; for Channel's one interface.
+    pub fn writable(&self) -> bool {
+        false
+    }
+
     pub fn readable(&self) -> bool {
         self.len() > 0 || self.hung_up_for_reader()
     }

@@ -19,7 +19,6 @@ use crate::net::socket::{Family, SockType, Socket, State};
 use crate::net::stream::Endpoint;
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
-use gometal_core::errno::EAGAIN;
 use gometal_core::netshard::Syn;
 use gometal_core::sockaddr::SockAddr;
 use smoltcp::iface::{SocketHandle, SocketSet};
@@ -124,6 +123,9 @@ impl Tcp {
                 if let Some(rx) = c.end.nic_rx() {
                     rx.remove();
                 }
+                if let Some(tx) = c.end.nic_tx() {
+                    tx.remove();
+                }
                 self.buffers.remove(sockets, c.handle);
             } else {
                 i += 1;
@@ -219,7 +221,7 @@ fn accept(s: &tcp::Socket, handle: SocketHandle, port: u16, shard: usize) -> Acc
         return Accept::QueueFull;
     }
     let v6 = listening.family == Family::Inet6;
-    let Ok((program_end, far_end)) = Endpoint::nic_pair(shard, handle) else { return Accept::Refused };
+    let Ok((program_end, far_end)) = Endpoint::nic_pair(shard, handle, s.send_capacity()) else { return Accept::Refused };
     let accepted = Socket::new(listening.family, SockType::Stream);
     *accepted.local.lock() = Some(SockAddr::Inet(local.as_family(v6)));
     *accepted.peer.lock() = Some(SockAddr::Inet(remote.as_family(v6)));
@@ -233,8 +235,8 @@ fn accept(s: &tcp::Socket, handle: SocketHandle, port: u16, shard: usize) -> Acc
     Accept::Queued(far_end, weak)
 }
 
-/// Moves what it can towards the remote, tells the program what arrived;
-/// (anything moved, the connection is over).
+/// Tells the program's end what arrived and what room was freed, passes
+/// FINs and resets on; (anything changed, the connection is over).
 fn pump(c: &mut Conn, s: &mut tcp::Socket) -> (bool, bool) {
     let mut moved = false;
     // Remote to program: the program reads smoltcp's buffer itself; it
@@ -249,26 +251,21 @@ fn pump(c: &mut Conn, s: &mut tcp::Socket) -> (bool, bool) {
         }
         rx.note(s);
     }
-    // Program to remote, as far as smoltcp's buffer has room.
-    while !c.fin_sent && s.can_send() {
-        let r = s.send(|buf| match c.end.read(buf, true) {
-            Ok(n) => (n, Ok(n)),
-            Err(e) => (0, Err(e)),
-        });
-        match r {
-            Ok(Ok(0)) => {
-                s.close(); // the program closed or shut down writing: FIN
-                c.fin_sent = true;
-                moved = true;
-            }
-            Ok(Ok(_)) => moved = true,
-            Ok(Err(EAGAIN)) | Err(_) => break,
-            Ok(Err(_)) => {
-                s.abort();
-                c.fin_sent = true;
-                moved = true;
-            }
+    // Program to remote: the program wrote into smoltcp's buffer itself.
+    // Its end reset (closed with unread bytes, or SO_LINGER 0) resets the
+    // connection; its shutdown of writing (or close) is the FIN, sent
+    // after what the buffer holds.
+    if let Some(tx) = c.end.nic_tx() {
+        if !c.fin_sent && c.end.is_reset() {
+            s.abort();
+            c.fin_sent = true;
+            moved = true;
+        } else if !c.fin_sent && tx.closing() {
+            s.close();
+            c.fin_sent = true;
+            moved = true;
         }
+        tx.note(s);
     }
     let state = s.state();
     // The remote's FIN or reset: end of file (or ECONNRESET) once the
