@@ -11,7 +11,8 @@
 //! behave as on loopback.
 //!
 //! smoltcp defaults changed, and why: Nagle is off and delayed ACK is off
-//! (the pipe already batches what the program writes, and a request/reply
+//! (what writes put in smoltcp's buffer between two polls leaves together
+//! anyway, and a request/reply
 //! exchange over slirp should not wait 10 ms for an ACK); buffer sizes and
 //! the cap on connections are buffers.rs's.
 
