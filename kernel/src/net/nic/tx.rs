@@ -172,8 +172,10 @@ impl NicTx {
         }
     }
 
+    /// A quarter of the buffer free, or the connection over (a write then
+    /// fails at once, as a pipe with no reader is writable).
     pub fn writable(&self) -> bool {
-        self.roomy(self.room.load(Ordering::Acquire)) && !self.broken_for_writer()
+        self.roomy(self.room.load(Ordering::Acquire)) || self.broken_for_writer()
     }
 
     /// The connection is over (the NIC's end dropped it).
