@@ -26,7 +26,7 @@ use super::inode::{Inode, Kind};
 use super::pollhub::PollHub;
 use super::stat::Stat;
 use crate::mm::addrspace::AddressSpace;
-use crate::mm::uaccess::UserSpace;
+use crate::mm::uaccess::{UserSlice, UserSpace};
 use alloc::sync::Arc;
 use core::any::Any;
 use gometal_core::errno::{Errno, EINVAL, ENODEV, ENOTTY, ESPIPE};
@@ -44,6 +44,22 @@ pub trait File: Any + Send + Sync {
     fn read(&self, of: &OpenFile, buf: &mut [u8], at: Option<u64>) -> Result<usize, Errno> {
         let _ = (of, buf, at);
         Err(EINVAL)
+    }
+
+    /// read(2) straight into the program's buffer `buf` (not yet checked),
+    /// for a file that can fill it without a kernel buffer in between (a
+    /// TCP connection through the NIC, net/nic/rx.rs); None: use `read`.
+    fn read_user(&self, of: &OpenFile, user: &mut UserSpace, buf: UserSlice) -> Option<Result<usize, Errno>> {
+        let _ = (of, user, buf);
+        None
+    }
+
+    /// write(2) straight from the program's buffer `buf` (not yet
+    /// checked), for a file that can take it without a kernel buffer in
+    /// between (a TCP connection through the NIC); None: use `write`.
+    fn write_user(&self, of: &OpenFile, user: &mut UserSpace, buf: UserSlice) -> Option<Result<usize, Errno>> {
+        let _ = (of, user, buf);
+        None
     }
 
     /// write(2) of `data` at the offset (the end with O_APPEND), or at

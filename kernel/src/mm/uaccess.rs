@@ -216,6 +216,13 @@ impl UserSpace {
         Ok(buf)
     }
 
+    /// Copies the first `buf.len()` bytes of `s` into `buf` (a kernel
+    /// buffer the caller owns: a TCP send goes straight into smoltcp's).
+    pub fn read_into(&mut self, s: UserSlice, buf: &mut [u8]) -> UResult<()> {
+        let n = buf.len().min(s.len);
+        copy_in(&mut self.lock(), s.addr, &mut buf[..n])
+    }
+
     /// How many bytes from the start of `s` the program lets the kernel
     /// write (`write`) or read: the pages up to the first one that is
     /// unmapped or forbids the access, faulted in as a copy would. A call

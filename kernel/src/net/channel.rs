@@ -1,7 +1,11 @@
-//! One direction of a connection: a byte pipe (TCP, AF_UNIX stream) or a
-//! message pipe (AF_UNIX seqpacket), behind one interface for stream.rs.
+//! One direction of a connection: a byte pipe (TCP, AF_UNIX stream), a
+//! message pipe (AF_UNIX seqpacket), or, for a TCP connection through the
+//! NIC, that connection's smoltcp receive or send buffer itself (nic/rx.rs,
+//! nic/tx.rs), behind one interface for stream.rs.
 
 use super::msgpipe::MsgPipe;
+use super::nic::rx::NicRx;
+use super::nic::tx::NicTx;
 use crate::fs::pipe::Pipe;
 use alloc::sync::Arc;
 use core::sync::atomic::Ordering;
@@ -10,6 +14,12 @@ use gometal_core::errno::{Errno, ENOBUFS};
 pub enum Channel {
     Bytes(Arc<Pipe>),
     Messages(Arc<MsgPipe>),
+    /// What the NIC receives, read straight from smoltcp (the NIC's side
+    /// only closes it).
+    NicRx(Arc<NicRx>),
+    /// What the program sends, written straight into smoltcp (the NIC's
+    /// side only closes it).
+    NicTx(Arc<NicTx>),
 }
 
 impl Clone for Channel {
@@ -17,6 +27,8 @@ impl Clone for Channel {
         match self {
             Channel::Bytes(p) => Channel::Bytes(p.clone()),
             Channel::Messages(m) => Channel::Messages(m.clone()),
+            Channel::NicRx(r) => Channel::NicRx(r.clone()),
+            Channel::NicTx(t) => Channel::NicTx(t.clone()),
         }
     }
 }
@@ -26,6 +38,8 @@ macro_rules! both {
         match $self {
             Channel::Bytes($c) => $e,
             Channel::Messages($c) => $e,
+            Channel::NicRx($c) => $e,
+            Channel::NicTx($c) => $e,
         }
     };
 }
@@ -41,6 +55,8 @@ impl Channel {
         match self {
             Channel::Bytes(p) => p.read_until(buf, nonblock, deadline),
             Channel::Messages(m) => m.read(buf, nonblock, deadline),
+            Channel::NicRx(r) => r.read(buf, nonblock, deadline),
+            Channel::NicTx(_) => Err(gometal_core::errno::EBADF),
         }
     }
 
@@ -49,6 +65,8 @@ impl Channel {
         match self {
             Channel::Bytes(p) => p.write_until(data, nonblock, deadline),
             Channel::Messages(m) => m.write(data, nonblock, deadline),
+            Channel::NicTx(t) => t.write(data, nonblock, deadline),
+            Channel::NicRx(_) => Err(gometal_core::errno::EPIPE),
         }
     }
 

@@ -35,12 +35,17 @@ pub fn recv(sock: &Socket, buf: &mut [u8], nonblock: bool, peek: bool) -> Result
         return Err(sock.take_error().unwrap_or(ENOTCONN));
     };
     let n = if peek { e.peek(buf)? } else { e.read_until(buf, nonblock, super::timeo::recv_deadline(sock))? };
-    if e.take_room_wanted() {
-        if let Some(shard) = e.nic_shard() {
-            super::nic::room(shard); // room in the pipe the network had filled: polled from the timer
-        }
-    }
     Ok(Received { copied: n, full: n, from: None, info: None })
+}
+
+/// read(2) of a connection through the NIC straight into the program's
+/// buffer (nic/rx.rs); None for every other socket (the caller reads into
+/// a kernel buffer with `recv`).
+pub fn recv_user(sock: &Socket, user: &mut crate::mm::uaccess::UserSpace, buf: crate::mm::uaccess::UserSlice, nonblock: bool) -> Option<Result<usize, Errno>> {
+    if sock.ty != SockType::Stream {
+        return None;
+    }
+    endpoint(sock)?.read_user(user, buf, nonblock, super::timeo::recv_deadline(sock))
 }
 
 /// Sends `data` (to `dest` for an unconnected datagram socket). EPIPE from
@@ -59,6 +64,20 @@ pub fn send(sock: &Arc<Socket>, data: &[u8], dest: Option<SockAddr>, nonblock: b
         }
         None => Err(sock.take_error().unwrap_or(if sock.is_tcp() { EPIPE } else { ENOTCONN })),
     }
+}
+
+/// write(2) to a connection through the NIC straight from the program's
+/// buffer into smoltcp's (nic/tx.rs); None for every other socket.
+pub fn send_user(sock: &Socket, user: &mut crate::mm::uaccess::UserSpace, buf: crate::mm::uaccess::UserSlice, nonblock: bool) -> Option<Result<usize, Errno>> {
+    if sock.ty != SockType::Stream {
+        return None;
+    }
+    let e = endpoint(sock)?;
+    let r = e.write_user(user, buf, nonblock, super::timeo::send_deadline(sock))?;
+    if let Some(shard) = e.nic_shard() {
+        super::nic::kick(shard); // its connection sends it now
+    }
+    Some(r)
 }
 
 /// Bytes a read would return now (ioctl FIONREAD).

@@ -8,7 +8,7 @@ use crate::fs::fd::OpenFile;
 use crate::fs::file::File;
 use crate::fs::pollhub::PollHub;
 use crate::fs::stat::Stat;
-use crate::mm::uaccess::{UserPtr, UserSpace};
+use crate::mm::uaccess::{UserPtr, UserSlice, UserSpace};
 use gometal_core::errno::{Errno, EBADF, ENOTTY};
 
 const FIONREAD: u32 = 0x541b;
@@ -19,10 +19,18 @@ impl File for Socket {
         Ok(data::recv(self, buf, of.nonblocking(), false)?.copied)
     }
 
+    fn read_user(&self, of: &OpenFile, user: &mut UserSpace, buf: UserSlice) -> Option<Result<usize, Errno>> {
+        data::recv_user(self, user, buf, of.nonblocking())
+    }
+
     fn write(&self, of: &OpenFile, bytes: &[u8], _: Option<u64>) -> Result<usize, Errno> {
         // A datagram names its sender: send takes the socket as a reference.
         let me = of.downcast_arc::<Socket>().ok_or(EBADF)?;
         data::send(&me, bytes, None, of.nonblocking())
+    }
+
+    fn write_user(&self, of: &OpenFile, user: &mut UserSpace, buf: UserSlice) -> Option<Result<usize, Errno>> {
+        data::send_user(self, user, buf, of.nonblocking())
     }
 
     fn ioctl(&self, user: &mut UserSpace, request: u32, arg: u64) -> Result<usize, Errno> {

@@ -6,9 +6,16 @@
 //! What a pipe lacks is the reset: a TCP socket closed with unread data
 //! makes Linux send RST, and the peer's next read (after what it already
 //! has) fails with ECONNRESET. `Link` carries that between the two ends.
+//!
+//! A TCP connection through the NIC has no pipe: its two directions are
+//! smoltcp's receive and send buffers, which the program reads and writes
+//! itself (nic/rx.rs, nic/tx.rs); the NIC's end of it only tells them
+//! what arrived, what was acknowledged, and how the connection ended.
 
 use super::socket::{stream_bits, Socket, State};
 use super::channel::Channel;
+use super::nic::rx::NicRx;
+use super::nic::tx::NicTx;
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicBool, Ordering};
@@ -20,9 +27,6 @@ use crate::sync::{Lock, LockClass};
 struct Link {
     /// reset[i]: end i was reset by its peer.
     reset: [AtomicBool; 2],
-    /// The NIC's pump found the program's receive pipe full (nic/tcp.rs):
-    /// the program's next read must make it look again.
-    room_wanted: AtomicBool,
 }
 
 /// One end of a connected stream.
@@ -59,7 +63,26 @@ impl Endpoint {
         }
         let a_to_b = Channel::new(messages)?;
         let b_to_a = Channel::new(messages)?;
-        let link = Arc::new(Link { reset: [AtomicBool::new(false), AtomicBool::new(false)], room_wanted: AtomicBool::new(false) });
+        Ok(Self::join(a_to_b, b_to_a, tcp))
+    }
+
+    /// The ends of a TCP connection through NIC socket set `shard` whose
+    /// smoltcp socket is `handle` with a send buffer of `send_capacity`
+    /// bytes: (the program's, the NIC's).
+    pub fn nic_pair(shard: usize, handle: smoltcp::iface::SocketHandle, send_capacity: usize) -> Result<(Endpoint, Endpoint), Errno> {
+        if !crate::mm::heap::has_room() {
+            return Err(ENOBUFS);
+        }
+        let to_nic = Channel::NicTx(Arc::new(NicTx::new(shard, handle, send_capacity)));
+        let from_nic = Channel::NicRx(Arc::new(NicRx::new(shard, handle)));
+        let (mut program, nic) = Self::join(to_nic, from_nic, true);
+        program.nic_shard = Some(shard);
+        Ok((program, nic))
+    }
+
+    /// The two ends over directions `a_to_b` and `b_to_a`.
+    fn join(a_to_b: Channel, b_to_a: Channel, tcp: bool) -> (Endpoint, Endpoint) {
+        let link = Arc::new(Link { reset: [AtomicBool::new(false), AtomicBool::new(false)] });
         let end = |rx: &Channel, tx: &Channel, side| Endpoint {
             rx: rx.clone(),
             tx: tx.clone(),
@@ -72,13 +95,30 @@ impl Endpoint {
             linked: AtomicBool::new(false),
             nic_shard: None,
         };
-        Ok((end(&b_to_a, &a_to_b, 0), end(&a_to_b, &b_to_a, 1)))
+        (end(&b_to_a, &a_to_b, 0), end(&a_to_b, &b_to_a, 1))
     }
 
-    /// Makes this the program's end of a connection pumped by NIC socket
-    /// set `shard`.
-    pub fn tag_nic(&mut self, shard: usize) {
-        self.nic_shard = Some(shard);
+    /// The receive direction read straight from smoltcp, if this end is
+    /// either end of a connection through the NIC.
+    pub fn nic_rx(&self) -> Option<&Arc<NicRx>> {
+        match (&self.rx, &self.tx) {
+            (Channel::NicRx(r), _) | (_, Channel::NicRx(r)) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The send direction written straight into smoltcp, likewise.
+    pub fn nic_tx(&self) -> Option<&Arc<NicTx>> {
+        match (&self.rx, &self.tx) {
+            (Channel::NicTx(t), _) | (_, Channel::NicTx(t)) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Whether the other end reset this one (or closed with unread data,
+    /// or with SO_LINGER 0): the NIC's end then resets the connection.
+    pub fn is_reset(&self) -> bool {
+        self.was_reset()
     }
 
     /// The NIC socket set that pumps this end's connection, if one does.
@@ -91,12 +131,8 @@ impl Endpoint {
     }
 
     /// Reads what has arrived (0: the peer shut down its writing, or this
-    /// end its reading). ECONNRESET once the data before a reset is read.
-    pub fn read(&self, buf: &mut [u8], nonblock: bool) -> Result<usize, Errno> {
-        self.read_until(buf, nonblock, None)
-    }
-
-    /// `read`, waiting no later than `deadline` (SO_RCVTIMEO): EAGAIN after.
+    /// end its reading), waiting no later than `deadline` (SO_RCVTIMEO:
+    /// EAGAIN after). ECONNRESET once the data before a reset is read.
     pub fn read_until(&self, buf: &mut [u8], nonblock: bool, deadline: Option<u64>) -> Result<usize, Errno> {
         if self.rd_shut.load(Ordering::Acquire) {
             return Ok(0);
@@ -110,15 +146,21 @@ impl Endpoint {
         self.rx.read(buf, nonblock, deadline)
     }
 
-    /// The writer found this pipe's reader's side full and waits for room
-    /// (set before it tries once more, so a read in between is not missed).
-    pub fn want_room(&self) {
-        self.link.room_wanted.store(true, Ordering::SeqCst);
-    }
-
-    /// Whether a writer waits for the room a read just made (once).
-    pub fn take_room_wanted(&self) -> bool {
-        self.link.room_wanted.swap(false, Ordering::SeqCst)
+    /// read(2) straight into the program's memory, for the program's end
+    /// of a connection through the NIC (None for any other: the caller
+    /// reads into a kernel buffer).
+    pub fn read_user(&self, user: &mut crate::mm::uaccess::UserSpace, buf: crate::mm::uaccess::UserSlice, nonblock: bool, deadline: Option<u64>) -> Option<Result<usize, Errno>> {
+        let Channel::NicRx(rx) = &self.rx else { return None };
+        if self.rd_shut.load(Ordering::Acquire) {
+            return Some(Ok(0));
+        }
+        if self.was_reset() {
+            return Some(match rx.read_user(user, buf, true, None) {
+                Ok(n) if n > 0 => Ok(n),
+                _ => Err(ECONNRESET),
+            });
+        }
+        Some(rx.read_user(user, buf, nonblock, deadline))
     }
 
     /// Copies what has arrived without taking it (MSG_PEEK; never waits).
@@ -131,27 +173,42 @@ impl Endpoint {
         }
     }
 
-    /// Writes some of `data`; EPIPE once this end shut down writing or the
-    /// peer is gone (ECONNRESET first when it reset the connection).
-    pub fn write(&self, data: &[u8], nonblock: bool) -> Result<usize, Errno> {
-        self.write_until(data, nonblock, None)
+    /// Writes some of `data`, waiting no later than `deadline` (SO_SNDTIMEO;
+    /// EAGAIN after); EPIPE once this end shut down writing or the peer is
+    /// gone (ECONNRESET first when it reset the connection).
+    pub fn write_until(&self, data: &[u8], nonblock: bool, deadline: Option<u64>) -> Result<usize, Errno> {
+        if let Some(r) = self.write_gate(data.len()) {
+            return r;
+        }
+        self.tx.write(data, nonblock, deadline)
     }
 
-    /// `write`, waiting no later than `deadline` (SO_SNDTIMEO): EAGAIN after.
-    pub fn write_until(&self, data: &[u8], nonblock: bool, deadline: Option<u64>) -> Result<usize, Errno> {
+    /// write(2) straight from the program's memory, for the program's end
+    /// of a connection through the NIC (None for any other: the caller
+    /// copies into a kernel buffer and calls `write_until`).
+    pub fn write_user(&self, user: &mut crate::mm::uaccess::UserSpace, buf: crate::mm::uaccess::UserSlice, nonblock: bool, deadline: Option<u64>) -> Option<Result<usize, Errno>> {
+        let Channel::NicTx(tx) = &self.tx else { return None };
+        if let Some(r) = self.write_gate(buf.len()) {
+            return Some(r);
+        }
+        Some(tx.write_user(user, buf, nonblock, deadline))
+    }
+
+    /// What a write gets before it looks for room, if it gets no room.
+    fn write_gate(&self, len: usize) -> Option<Result<usize, Errno>> {
         if self.wr_shut.load(Ordering::Acquire) {
-            return Err(EPIPE);
+            return Some(Err(EPIPE));
         }
         if self.link.reset[self.side].swap(false, Ordering::AcqRel) {
             self.wr_shut.store(true, Ordering::Release);
-            return Err(ECONNRESET);
+            return Some(Err(ECONNRESET));
         }
         // On Linux the first write after the peer closed still succeeds
         // (the peer's kernel answers it with a reset); the next is EPIPE.
         if self.tcp && self.tx.broken_for_writer() && !self.wrote_to_closed.swap(true, Ordering::AcqRel) {
-            return Ok(data.len());
+            return Some(Ok(len));
         }
-        self.tx.write(data, nonblock, deadline)
+        None
     }
 
     /// shutdown(2): SHUT_RD makes reads return 0; SHUT_WR gives the peer

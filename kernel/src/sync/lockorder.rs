@@ -13,7 +13,8 @@
 //! The order, outermost first (the enum below, with a line on each):
 //!
 //!   process:  program timers → process threads → signal actions → fd table → NIC (a
-//!             connect binds its socket under it) → socket binding (a Unix
+//!             connect binds its socket under it) → NIC socket set (a
+//!             read copies from smoltcp to the program under it) → socket binding (a Unix
 //!             bind makes its file in the tree) → cwd → file offset
 //!             → epoll interest → file locks
 //!   memory:   address space (a page fault holds it while it fills a page
@@ -64,127 +65,129 @@ pub enum LockClass {
     FdTable = 3,
     /// The network interface and smoltcp (net/nic): under it, a connect binds the socket and sets its addresses, and the NIC updates sockets' state.
     Nic = 4,
+    /// One of the NIC's socket sets (net/nic/shard.rs): taken under the NIC lock by a poll, one set at a time, and alone by a program's read, which copies out of smoltcp's buffer into the program's memory under it (address space comes after).
+    NicSet = 5,
     /// A socket's binding (net/socket.rs): a Unix bind makes its file in the tree under it, an inet bind takes the port table.
-    SocketBinding = 5,
+    SocketBinding = 6,
     /// A process's working directory (process.rs).
-    Cwd = 6,
+    Cwd = 7,
     /// One open file's offset (fs/fd.rs); never held across a device wait.
-    FileOffset = 7,
+    FileOffset = 8,
     /// One epoll instance's interest map (fs/epoll.rs).
-    EpollInterest = 8,
+    EpollInterest = 9,
     /// The flock/fcntl lock table (fs/locks.rs).
-    FileLocks = 9,
+    FileLocks = 10,
     /// A program's memory map and page table (mm/uaccess.rs); a page fault holds it while it reads a file page.
-    AddressSpace = 10,
+    AddressSpace = 11,
     /// A directory's entries (fs/inode.rs).
-    DirEntries = 11,
+    DirEntries = 12,
     /// A directory's entries taken under its parent's (`lock_nested`: rmdir looks into the child).
-    DirEntriesChild = 12,
+    DirEntriesChild = 13,
     /// An inode's mode, owner, times, links (fs/inode.rs).
-    InodeMeta = 13,
+    InodeMeta = 14,
     /// Where a directory hangs in the tree (fs/inode.rs).
-    InodePlace = 14,
+    InodePlace = 15,
     /// An in-memory file's bytes (fs/inode.rs).
-    FileData = 15,
+    FileData = 16,
     /// A share file's fid, size and page cache (fs/hostfile.rs); never held across a 9P round trip.
-    HostData = 16,
+    HostData = 17,
     /// Share files mapped shared and writable (fs/hostfile.rs).
-    MappedFiles = 17,
+    MappedFiles = 18,
     /// A socket's state (net/socket.rs).
-    SocketState = 18,
+    SocketState = 19,
     /// A listening stream socket's queue (net/stream.rs).
-    AcceptQueue = 19,
+    AcceptQueue = 20,
     /// A socket's local address (net/socket.rs).
-    SocketLocal = 20,
+    SocketLocal = 21,
     /// A socket's peer address (net/socket.rs).
-    SocketPeer = 21,
+    SocketPeer = 22,
     /// A datagram socket's connected peer (net/socket.rs).
-    SocketDgramPeer = 22,
+    SocketDgramPeer = 23,
     /// The abstract Unix socket names (net/unixns.rs).
-    AbstractNames = 23,
+    AbstractNames = 24,
     /// The bound ports of a protocol (net/inet.rs): the NIC looks them up under its lock.
-    PortTable = 24,
+    PortTable = 25,
     /// The ping/raw sockets (net/ping.rs).
-    RawSockets = 25,
+    RawSockets = 26,
     /// A socket's options (net/socket.rs): the NIC applies keep-alive options under its lock.
-    SocketOptions = 26,
+    SocketOptions = 27,
     /// The options of a socket being accepted, under its listener's (`lock_nested`: accept copies them).
-    AcceptedOptions = 27,
+    AcceptedOptions = 28,
     /// A socket's pending error (net/socket.rs).
-    SocketError = 28,
+    SocketError = 29,
     /// Sockets whose keep-alive changed (net/nic/keepalive.rs).
-    KeepaliveChanges = 29,
+    KeepaliveChanges = 30,
     /// A datagram or message pipe's queue (net/dgram.rs, net/msgpipe.rs).
-    MessageQueue = 30,
+    MessageQueue = 31,
     /// The netlink port ids in use (net/netlink.rs).
-    NetlinkPorts = 31,
+    NetlinkPorts = 32,
     /// A netlink socket's queued answers (net/netlink.rs).
-    NetlinkQueue = 32,
+    NetlinkQueue = 33,
     /// A pipe's bytes (fs/pipe.rs).
-    PipeBuffer = 33,
+    PipeBuffer = 34,
     /// An eventfd's counter (fs/eventfd.rs).
-    EventCount = 34,
+    EventCount = 35,
     /// The poll hubs linked to a pipe or socket pair's ends (fs/pipe.rs, net/msgpipe.rs).
-    PollLinks = 35,
+    PollLinks = 36,
     /// The epoll watches on one pollable object (fs/pollhub.rs).
-    PollHub = 36,
+    PollHub = 37,
     /// One epoll instance's ready list (fs/pollhub.rs).
-    EpollReady = 37,
+    EpollReady = 38,
     /// The futex table (linux/futex.rs).
-    FutexTable = 38,
+    FutexTable = 39,
     /// A wait queue's list of waiters (sched/wait.rs).
-    WaitQueue = 39,
+    WaitQueue = 40,
     /// The value slot of a sleep lock (sched/sleeplock.rs), held only to take or put back the value.
-    SleepLock = 40,
+    SleepLock = 41,
     /// One thread's run state and current wait (sched/thread.rs).
-    ThreadState = 41,
+    ThreadState = 42,
     /// One thread's pending and blocked signals (sched/thread.rs).
-    ThreadSignals = 42,
+    ThreadSignals = 43,
     /// The sleepers ordered by deadline (sched/timer.rs).
-    Sleepers = 43,
+    Sleepers = 44,
     /// One CPU's placement policy state (sched/place.rs).
-    Placer = 44,
+    Placer = 45,
     /// One CPU's run queue (sched/runqueue.rs).
-    RunQueue = 45,
+    RunQueue = 46,
     /// The virtio-9p devices (drivers/virtio/p9.rs).
-    NinePDevices = 46,
+    NinePDevices = 47,
     /// One virtio-9p device's queue and requests in flight (drivers/virtio/p9.rs); held to add or reap, never across a round trip.
-    NinePRing = 47,
+    NinePRing = 48,
     /// The virtio console's queues and ports (drivers/virtio/console).
-    VirtioConsole = 48,
+    VirtioConsole = 49,
     /// The UART console's input (console.rs).
-    ConsoleInput = 49,
+    ConsoleInput = 50,
     /// The kernel's random generator (random.rs).
-    Random = 50,
+    Random = 51,
     /// RLIMIT_NOFILE (fs/fd.rs).
-    FileLimit = 51,
+    FileLimit = 52,
     /// The slowest wakeups seen (sched/latency.rs).
-    LatencyRecord = 52,
+    LatencyRecord = 53,
     /// Interrupt affinity changes (uio/affinity.rs).
-    IrqAffinity = 53,
+    IrqAffinity = 54,
     /// The interrupt controller's enable words (arch/<arch>/irq.rs).
     /// Unused where the controller has set/clear registers for them.
     #[allow(dead_code)]
-    IrqEnables = 54,
+    IrqEnables = 55,
     /// The shares mounted, for /proc/mounts (fs/share.rs).
-    Mounts = 55,
+    Mounts = 56,
     /// Fids of dropped share inodes, to clunk (fs/share.rs): a leaf, since an inode may be dropped under any lock.
-    DeadFids = 56,
+    DeadFids = 57,
     /// The ASID allocator (mm/asid.rs): taken with no lock held, on a
     /// return to user that changes address space.
-    Asids = 57,
+    Asids = 58,
     /// The physical frame allocator (mm/frames.rs): a leaf, taken under any lock.
-    Frames = 58,
+    Frames = 59,
     /// Serialises kernel and UART output lines (console.rs).
-    ConsoleOutput = 59,
+    ConsoleOutput = 60,
     /// The kernel heap (mm/heap.rs): a leaf, taken under any lock, by every allocation.
-    Heap = 60,
+    Heap = 61,
 }
 
 impl LockClass {
     /// Every class, in order (index = discriminant).
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
-    pub const ALL: [LockClass; 61] = [LockClass::ProgramTimers, LockClass::ProcessThreads, LockClass::SignalActions, LockClass::FdTable, LockClass::Nic, LockClass::SocketBinding, LockClass::Cwd, LockClass::FileOffset, LockClass::EpollInterest, LockClass::FileLocks, LockClass::AddressSpace, LockClass::DirEntries, LockClass::DirEntriesChild, LockClass::InodeMeta, LockClass::InodePlace, LockClass::FileData, LockClass::HostData, LockClass::MappedFiles, LockClass::SocketState, LockClass::AcceptQueue, LockClass::SocketLocal, LockClass::SocketPeer, LockClass::SocketDgramPeer, LockClass::AbstractNames, LockClass::PortTable, LockClass::RawSockets, LockClass::SocketOptions, LockClass::AcceptedOptions, LockClass::SocketError, LockClass::KeepaliveChanges, LockClass::MessageQueue, LockClass::NetlinkPorts, LockClass::NetlinkQueue, LockClass::PipeBuffer, LockClass::EventCount, LockClass::PollLinks, LockClass::PollHub, LockClass::EpollReady, LockClass::FutexTable, LockClass::WaitQueue, LockClass::SleepLock, LockClass::ThreadState, LockClass::ThreadSignals, LockClass::Sleepers, LockClass::Placer, LockClass::RunQueue, LockClass::NinePDevices, LockClass::NinePRing, LockClass::VirtioConsole, LockClass::ConsoleInput, LockClass::Random, LockClass::FileLimit, LockClass::LatencyRecord, LockClass::IrqAffinity, LockClass::IrqEnables, LockClass::Mounts, LockClass::DeadFids, LockClass::Asids, LockClass::Frames, LockClass::ConsoleOutput, LockClass::Heap];
+    pub const ALL: [LockClass; 62] = [LockClass::ProgramTimers, LockClass::ProcessThreads, LockClass::SignalActions, LockClass::FdTable, LockClass::Nic, LockClass::NicSet, LockClass::SocketBinding, LockClass::Cwd, LockClass::FileOffset, LockClass::EpollInterest, LockClass::FileLocks, LockClass::AddressSpace, LockClass::DirEntries, LockClass::DirEntriesChild, LockClass::InodeMeta, LockClass::InodePlace, LockClass::FileData, LockClass::HostData, LockClass::MappedFiles, LockClass::SocketState, LockClass::AcceptQueue, LockClass::SocketLocal, LockClass::SocketPeer, LockClass::SocketDgramPeer, LockClass::AbstractNames, LockClass::PortTable, LockClass::RawSockets, LockClass::SocketOptions, LockClass::AcceptedOptions, LockClass::SocketError, LockClass::KeepaliveChanges, LockClass::MessageQueue, LockClass::NetlinkPorts, LockClass::NetlinkQueue, LockClass::PipeBuffer, LockClass::EventCount, LockClass::PollLinks, LockClass::PollHub, LockClass::EpollReady, LockClass::FutexTable, LockClass::WaitQueue, LockClass::SleepLock, LockClass::ThreadState, LockClass::ThreadSignals, LockClass::Sleepers, LockClass::Placer, LockClass::RunQueue, LockClass::NinePDevices, LockClass::NinePRing, LockClass::VirtioConsole, LockClass::ConsoleInput, LockClass::Random, LockClass::FileLimit, LockClass::LatencyRecord, LockClass::IrqAffinity, LockClass::IrqEnables, LockClass::Mounts, LockClass::DeadFids, LockClass::Asids, LockClass::Frames, LockClass::ConsoleOutput, LockClass::Heap];
 
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
     pub const fn name(self) -> &'static str {
@@ -193,6 +196,7 @@ impl LockClass {
             LockClass::SignalActions => "signal actions",
             LockClass::FdTable => "fd table",
             LockClass::Nic => "NIC",
+            LockClass::NicSet => "NIC socket set",
             LockClass::SocketBinding => "socket binding",
             LockClass::Cwd => "cwd",
             LockClass::FileOffset => "file offset",

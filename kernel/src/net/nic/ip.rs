@@ -118,8 +118,10 @@ pub fn send(pair: fn(&super::Nic) -> &RawPair, src: &InetAddr, dst: &InetAddr, p
             super::shard::mark(0); // the raw sockets' set
             super::poll::poll(nic); // the queue drains into the device; try once more
         }
-        let s = nic.shards[0].sockets.get_mut::<raw::Socket>(h);
+        let mut first = super::shard::set(0).lock();
+        let s = first.sockets.get_mut::<raw::Socket>(h);
         r = if v4 { send_v4(s, ip4(src), ip4(dst), proto, len, &fill) } else { send_v6(s, src.ip, dst.ip, proto, len, &fill) };
+        drop(first);
         if r != Err(ENOBUFS) {
             break;
         }

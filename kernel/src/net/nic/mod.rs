@@ -25,7 +25,9 @@ mod ip;
 pub mod keepalive;
 mod outbound;
 mod poll;
+pub mod rx;
 mod shard;
+pub mod tx;
 pub mod stats;
 mod tcp;
 pub mod udp;
@@ -51,8 +53,9 @@ use spin::Once;
 struct Nic {
     dev: NetDevice,
     iface: Interface,
-    /// The socket sets; the first also holds the raw UDP and ICMP sockets.
-    shards: alloc::vec::Vec<shard::Shard>,
+    /// Each socket set's smoltcp deadline (the sets themselves have a
+    /// lock each, shard.rs; the first also holds the raw UDP and ICMP sockets).
+    timing: alloc::vec::Vec<shard::Timing>,
     /// The ports programs listen on: a SYN to one of them gets a listening
     /// socket in its set (tcp.rs); to any other port, a reset.
     listened: alloc::vec::Vec<u16>,
@@ -88,9 +91,12 @@ pub fn add(transport: crate::drivers::virtio::VirtioTransport, irq: u32) {
     config.random_seed = crate::arch::ticks();
     let mut iface = Interface::new(config, &mut dev, now());
     addr::add_ipv6(&mut iface);
-    let mut shards = shard::make();
-    let (udp, icmp) = (udp::Udp::new(&mut shards[0].sockets), icmp::Icmp::new(&mut shards[0].sockets));
-    *guard = Some(Nic { dev, iface, shards, listened: alloc::vec::Vec::new(), udp, icmp, mac });
+    let timing = shard::make();
+    let (udp, icmp) = {
+        let mut first = shard::set(0).lock();
+        (udp::Udp::new(&mut first.sockets), icmp::Icmp::new(&mut first.sockets))
+    };
+    *guard = Some(Nic { dev, iface, timing, listened: alloc::vec::Vec::new(), udp, icmp, mac });
     IRQ.call_once(|| irq);
     MAC.call_once(|| mac);
     PRESENT.store(true, Ordering::Release);
@@ -162,10 +168,10 @@ pub fn kick(shard: usize) {
     poll_soon();
 }
 
-/// A program read from a connection of set `shard` whose pipe the network
-/// had filled: the bytes smoltcp holds move on at the next poll, which the
-/// NIC's timer event runs now, from the timer interrupt (never the read
-/// itself: a read() costs the reader its copy and nothing more).
+/// A program read from a connection of set `shard` whose receive buffer
+/// was more than half full: the window it opened is sent at the next poll,
+/// which the NIC's timer event runs now, from the timer interrupt (never
+/// the read itself: a read() costs the reader its copy and nothing more).
 pub fn room(shard: usize) {
     stats::POLL_ROOM.add(1);
     shard::mark(shard);
@@ -220,7 +226,7 @@ pub fn connect(sock: &Arc<Socket>, to: InetAddr, nonblock: bool) -> Result<usize
     {
         let mut guard = NIC.lock();
         let nic = guard.as_mut().ok_or(ENETUNREACH)?;
-        let set = outbound::start(&mut nic.iface, &mut nic.shards, sock, to)?;
+        let set = outbound::start(&mut nic.iface, sock, to)?;
         shard::mark(set);
     }
     poll_soon();

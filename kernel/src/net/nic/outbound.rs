@@ -6,7 +6,6 @@
 //! is ECONNREFUSED: from connect itself when it blocks, else as SO_ERROR.
 
 use super::buffers::Buffers;
-use super::shard::Shard;
 use crate::net::socket::{Family, Socket, State};
 use crate::net::stream::Endpoint;
 use alloc::sync::{Arc, Weak};
@@ -32,7 +31,7 @@ pub fn routes(to: &InetAddr) -> bool {
 
 /// Starts the connection in smoltcp, in the socket set its addresses hash
 /// to (returned); the caller waits for the outcome.
-pub fn start(iface: &mut Interface, shards: &mut [Shard], sock: &Arc<Socket>, to: InetAddr) -> Result<usize, Errno> {
+pub fn start(iface: &mut Interface, sock: &Arc<Socket>, to: InetAddr) -> Result<usize, Errno> {
     let port = match sock.local.lock().clone() {
         Some(SockAddr::Inet(a)) => a.port,
         _ => 0,
@@ -47,16 +46,24 @@ pub fn start(iface: &mut Interface, shards: &mut [Shard], sock: &Arc<Socket>, to
     *sock.local.lock() = Some(SockAddr::Inet(super::addr::own_for(&to, port).as_family(v6)));
     let remote = super::addr::endpoint_of(&to);
     let set = super::shard::of(&to, port);
-    let Shard { sockets, tcp, .. } = &mut shards[set];
-    let (mut program, far) = Endpoint::pair(true, false)?;
-    program.tag_nic(set);
+    let mut guard = super::shard::set(set).lock();
+    let sh = &mut *guard;
     let mut refused = false;
     let cx = iface.context();
-    let handle = tcp.buffers.add(sockets, |s| {
+    let handle = sh.tcp.buffers.add(&mut sh.sockets, |s| {
         refused = s.connect(cx, remote, port).is_err();
         !refused
     });
     let handle = handle.ok_or(if refused { EADDRNOTAVAIL } else { ENOBUFS })?;
+    let capacity = sh.sockets.get::<tcp::Socket>(handle).send_capacity();
+    let (program, far) = match Endpoint::nic_pair(set, handle, capacity) {
+        Ok(ends) => ends,
+        Err(e) => {
+            sh.tcp.buffers.remove(&mut sh.sockets, handle);
+            return Err(e);
+        }
+    };
+    let tcp = &mut sh.tcp;
     tcp.outbound.push(Pending { handle, owner: Arc::downgrade(sock), program, far, peer: SockAddr::Inet(to) });
     Ok(set)
 }

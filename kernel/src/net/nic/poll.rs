@@ -81,13 +81,13 @@ pub(super) fn poll_by(ns: u64) {
 /// that interval at the latest, when the timer steps it and asks again, so
 /// no deadline is missed by more than that.
 fn note_deadline(nic: &mut Nic, s: usize, now_ns: u64) {
-    let sh = &mut nic.shards[s];
-    if now_ns < sh.asked + DEADLINE_EVERY_NS {
-        sh.deadline = sh.deadline.min(sh.asked + DEADLINE_EVERY_NS);
+    let t = &mut nic.timing[s];
+    if now_ns < t.asked + DEADLINE_EVERY_NS {
+        t.deadline = t.deadline.min(t.asked + DEADLINE_EVERY_NS);
         return;
     }
-    sh.asked = now_ns;
-    sh.deadline = match nic.iface.poll_at(now(), &sh.sockets) {
+    t.asked = now_ns;
+    t.deadline = match nic.iface.poll_at(now(), &shard::set(s).lock().sockets) {
         Some(t) => (t.total_micros().max(0) as u64).saturating_mul(1000).max(now_ns + TIMER_MIN_NS),
         None => u64::MAX,
     };
@@ -98,10 +98,10 @@ fn note_deadline(nic: &mut Nic, s: usize, now_ns: u64) {
 fn due(nic: &mut Nic) -> DirtySet {
     let now_ns = crate::sched::clock::monotonic_ns();
     let mut due = DirtySet::default();
-    for (s, sh) in nic.shards.iter_mut().enumerate() {
-        if sh.deadline <= now_ns {
+    for (s, t) in nic.timing.iter_mut().enumerate() {
+        if t.deadline <= now_ns {
             due = due.with(s);
-            sh.deadline = u64::MAX;
+            t.deadline = u64::MAX;
         }
     }
     due
@@ -112,7 +112,7 @@ fn due(nic: &mut Nic) -> DirtySet {
 fn arm_timer(nic: &Nic) {
     let now_ns = crate::sched::clock::monotonic_ns();
     let forced = POLL_BY.swap(u64::MAX, Ordering::SeqCst);
-    let soonest = nic.shards.iter().map(|sh| sh.deadline).min().unwrap_or(u64::MAX);
+    let soonest = nic.timing.iter().map(|t| t.deadline).min().unwrap_or(u64::MAX);
     TIMER.arm(soonest.min(forced.max(now_ns + TIMER_MIN_NS)));
 }
 
@@ -167,7 +167,11 @@ pub fn drain() {
         let Some(nic) = guard.as_mut() else { return };
         shard::mark_all();
         poll(nic);
-        if nic.shards.iter().all(|sh| sh.tcp.all_sent(&sh.sockets)) {
+        let sent = |s: usize| {
+            let sh = shard::set(s).lock();
+            sh.tcp.all_sent(&sh.sockets)
+        };
+        if (0..netshard::SHARDS).all(sent) {
             return;
         }
         drop(guard);
@@ -211,7 +215,8 @@ pub(super) fn poll(nic: &mut Nic) {
         work = work.union(ingress(nic)).union(shard::take());
         let t1 = clock();
         for s in work.iter() {
-            let sh = &mut nic.shards[s];
+            let mut guard = shard::set(s).lock();
+            let sh = &mut *guard;
             let settled: &[usize] = if noted_sets.has(s) { &noted } else { &[] };
             sh.tcp.step(&mut sh.sockets, settled);
             if s == 0 {
@@ -227,10 +232,11 @@ pub(super) fn poll(nic: &mut Nic) {
         // pass per set as before.
         let mut extra = EGRESS_PASSES;
         for s in work.iter() {
-            let mut r = nic.iface.poll_egress(now(), &mut nic.dev, &mut nic.shards[s].sockets);
+            let mut sh = shard::set(s).lock();
+            let mut r = nic.iface.poll_egress(now(), &mut nic.dev, &mut sh.sockets);
             while r != smoltcp::iface::PollResult::None && extra > 0 {
                 extra -= 1;
-                r = nic.iface.poll_egress(now(), &mut nic.dev, &mut nic.shards[s].sockets);
+                r = nic.iface.poll_egress(now(), &mut nic.dev, &mut sh.sockets);
             }
         }
         nic.dev.flush();
@@ -267,7 +273,8 @@ fn ingress(nic: &mut Nic) -> DirtySet {
         let set = match netshard::route(frame) {
             Route::Tcp { shard, syn } => {
                 if let Some(syn) = syn.filter(|s| nic.listened.contains(&s.to_port)) {
-                    let sh = &mut nic.shards[shard];
+                    let mut guard = shard::set(shard).lock();
+                    let sh = &mut *guard;
                     sh.tcp.ensure_listener(&mut sh.sockets, &syn);
                 }
                 shard
@@ -279,7 +286,8 @@ fn ingress(nic: &mut Nic) -> DirtySet {
             Route::Other => 0,
         };
         got = got.with(set);
-        let sh = &mut nic.shards[set];
+        let mut guard = shard::set(set).lock();
+        let sh = &mut *guard;
         match nic.iface.poll_ingress_single(now(), &mut nic.dev, &mut sh.sockets) {
             PollIngressSingleResult::None => break,
             PollIngressSingleResult::PacketProcessed => stats::FRAMES_IN.add(1),

@@ -12,20 +12,34 @@
 //! set: a socket anywhere may wait for the answer). Shard 0 also holds the
 //! raw UDP and ICMP sockets, so datagrams mark it. An idle CPU sweeps one
 //! more set in turn, so a change nothing marked still moves, a little later.
+//!
+//! Each set has its own lock (class NicSet): a poll takes it under the NIC
+//! lock, one set at a time, to hand smoltcp a frame, step the set or send
+//! its segments; a program's read takes it alone and copies straight out
+//! of its connection's smoltcp receive buffer (rx.rs), so a read waits at
+//! most for one set's step, never for a whole poll.
 
 use super::tcp::Tcp;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use gometal_core::netshard::{self, DirtySet, SHARDS, WORDS};
 use gometal_core::sockaddr::InetAddr;
+use crate::sync::{Lock, LockClass};
+use alloc::boxed::Box;
 use smoltcp::iface::SocketSet;
+use spin::Once;
 
 /// One socket set and its TCP bookkeeping.
 pub struct Shard {
     pub sockets: SocketSet<'static>,
     pub tcp: Tcp,
-    /// When smoltcp was last asked for this set's next deadline.
+}
+
+/// When a set's smoltcp deadline was last asked, and what it is (kept
+/// under the NIC lock: the timer looks at every set's).
+#[derive(Clone, Copy)]
+pub struct Timing {
     pub asked: u64,
-    /// This set's next deadline (monotonic ns; u64::MAX: none).
+    /// Monotonic ns; u64::MAX: none.
     pub deadline: u64,
 }
 
@@ -33,13 +47,23 @@ impl Shard {
     fn new(shard: usize) -> Shard {
         let mut tcp = Tcp::default();
         tcp.shard = shard;
-        Shard { sockets: SocketSet::new(alloc::vec::Vec::new()), tcp, asked: 0, deadline: u64::MAX }
+        Shard { sockets: SocketSet::new(alloc::vec::Vec::new()), tcp }
     }
 }
 
-/// All the sets, made when the NIC comes up.
-pub fn make() -> alloc::vec::Vec<Shard> {
-    (0..SHARDS).map(Shard::new).collect()
+static SETS: Once<Box<[Lock<Shard>]>> = Once::new();
+
+/// Makes all the sets (when the NIC comes up) and their timings.
+pub fn make() -> alloc::vec::Vec<Timing> {
+    SETS.call_once(|| (0..SHARDS).map(|s| Lock::new(LockClass::NicSet, Shard::new(s))).collect());
+    alloc::vec![Timing { asked: 0, deadline: u64::MAX }; SHARDS]
+}
+
+/// Set `shard` behind its lock (the NIC is up: a connection tagged with a
+/// set exists only then).
+pub fn set(shard: usize) -> &'static Lock<Shard> {
+    let sets = SETS.get().expect("NIC socket sets made before use");
+    &sets[shard % SHARDS]
 }
 
 /// The sets with work waiting, a bit each.

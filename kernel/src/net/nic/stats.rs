@@ -24,15 +24,16 @@ pub static POLL_IRQ: Counter = Counter::new();
 pub static POLL_KICK: Counter = Counter::new();
 pub static POLL_IDLE: Counter = Counter::new();
 pub static POLL_TIMER: Counter = Counter::new();
-/// Reads that found their pipe had been full (a poll was asked of the timer).
+/// Reads that asked the timer for a poll (nic::room).
 pub static POLL_ROOM: Counter = Counter::new();
 pub static FRAMES_IN: Counter = Counter::new();
 pub static FRAMES_OUT: Counter = Counter::new();
 /// Frames sent while a poll the timer started ran (retransmissions,
 /// keep-alive probes: what only the timer sends when nothing else polls).
 pub static TIMER_FRAMES: Counter = Counter::new();
-/// The pump left bytes in smoltcp because the program's pipe was full.
-pub static PIPE_FULL: Counter = Counter::new();
+/// Reads that emptied a receive buffer more than half full (the window
+/// they opened is sent at the next poll, which they asked of the timer).
+pub static WINDOW_LOW: Counter = Counter::new();
 /// A poll found the lock held and left it to the holder.
 pub static LOCK_BUSY: Counter = Counter::new();
 /// Connections kept waiting for room on their listener's full queue.
@@ -61,7 +62,7 @@ pub fn report() {
         return;
     }
     crate::println!(
-        "gometal: net: polls irq {} kick {} idle {} timer {}, left to the lock holder {}; frames in {} out {}, out from timer polls {}; pipe full {}; keepalive {}; accept queue full {}; reads that asked the timer for a poll {}",
+        "gometal: net: polls irq {} kick {} idle {} timer {}, left to the lock holder {}; frames in {} out {}, out from timer polls {}; reads from a receive buffer over half full {}; keepalive {}; accept queue full {}; reads that asked the timer for a poll {}",
         POLL_IRQ.get(),
         POLL_KICK.get(),
         POLL_IDLE.get(),
@@ -70,7 +71,7 @@ pub fn report() {
         FRAMES_IN.get(),
         FRAMES_OUT.get(),
         TIMER_FRAMES.get(),
-        PIPE_FULL.get(),
+        WINDOW_LOW.get(),
         KEEPALIVE_SET.get(),
         QUEUE_FULL.get(),
         POLL_ROOM.get()

@@ -2,13 +2,17 @@
 //! SYN to a port some program listens on finds a smoltcp listening socket
 //! for that port in its set, made just before smoltcp sees the SYN (poll.rs),
 //! so every set need not keep one per port; a connection smoltcp establishes is handed
-//! to the program's listener as an ordinary connected stream (the pipe
-//! pair loopback uses, stream.rs), and from then on `pump` moves bytes
-//! between the smoltcp socket and the far end of those pipes. So accept,
-//! read, write, epoll and close behave exactly as on loopback.
+//! to the program's listener as an ordinary connected stream (stream.rs's
+//! Endpoint, as loopback's), whose receive direction is smoltcp's receive
+//! buffer itself (rx.rs: the program reads it under this set's lock) and
+//! whose send direction is a pipe. From then on `pump` empties that pipe
+//! into smoltcp, tells the receive side what arrived (`NicRx::note`), and
+//! passes FINs and resets on. So accept, read, write, epoll and close
+//! behave as on loopback.
 //!
 //! smoltcp defaults changed, and why: Nagle is off and delayed ACK is off
-//! (the pipes already batch what the program writes, and a request/reply
+//! (what writes put in smoltcp's buffer between two polls leaves together
+//! anyway, and a request/reply
 //! exchange over slirp should not wait 10 ms for an ACK); buffer sizes and
 //! the cap on connections are buffers.rs's.
 
@@ -16,14 +20,13 @@ use crate::net::socket::{Family, SockType, Socket, State};
 use crate::net::stream::Endpoint;
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
-use gometal_core::errno::EAGAIN;
 use gometal_core::netshard::Syn;
 use gometal_core::sockaddr::SockAddr;
 use smoltcp::iface::{SocketHandle, SocketSet};
 use smoltcp::socket::tcp::{self, State as TcpState};
 
-/// A connection handed to a program: its smoltcp socket and the far end
-/// of its pipes.
+/// A connection handed to a program: its smoltcp socket and the NIC's end
+/// of its connection (the send pipe's reader, the receive side's closer).
 struct Conn {
     handle: SocketHandle,
     end: Endpoint,
@@ -118,6 +121,12 @@ impl Tcp {
             moved |= m;
             if done {
                 let c = self.conns.swap_remove(i);
+                if let Some(rx) = c.end.nic_rx() {
+                    rx.remove();
+                }
+                if let Some(tx) = c.end.nic_tx() {
+                    tx.remove();
+                }
                 self.buffers.remove(sockets, c.handle);
             } else {
                 i += 1;
@@ -148,7 +157,7 @@ impl Tcp {
                     continue;
                 }
                 TcpState::Closed | TcpState::TimeWait => self.buffers.remove(sockets, h),
-                _ => match accept(s, port, self.shard) {
+                _ => match accept(s, h, port, self.shard) {
                     Accept::QueueFull => {
                         // Kept established until the program accepts (Linux
                         // holds the handshake back instead; neither resets).
@@ -192,7 +201,7 @@ impl Conn {
 
 /// What became of an established connection offered to its listener.
 enum Accept {
-    /// On the listener's queue: the far end of its pipes and the program's socket.
+    /// On the listener's queue: the NIC's end of it and the program's socket.
     Queued(Endpoint, Weak<Socket>),
     /// The listener's queue is full: try again later.
     QueueFull,
@@ -201,7 +210,7 @@ enum Accept {
 }
 
 /// Queues an established connection on the listener for its port.
-fn accept(s: &tcp::Socket, port: u16, shard: usize) -> Accept {
+fn accept(s: &tcp::Socket, handle: SocketHandle, port: u16, shard: usize) -> Accept {
     let Some(remote) = s.remote_endpoint().map(super::addr::inet_of) else { return Accept::Refused };
     let local = super::addr::own_for(&remote, port);
     let Some(listening) = crate::net::inet::find_listener(&local, Some(&remote)) else { return Accept::Refused };
@@ -213,8 +222,7 @@ fn accept(s: &tcp::Socket, port: u16, shard: usize) -> Accept {
         return Accept::QueueFull;
     }
     let v6 = listening.family == Family::Inet6;
-    let Ok((mut program_end, far_end)) = Endpoint::pair(true, false) else { return Accept::Refused };
-    program_end.tag_nic(shard);
+    let Ok((program_end, far_end)) = Endpoint::nic_pair(shard, handle, s.send_capacity()) else { return Accept::Refused };
     let accepted = Socket::new(listening.family, SockType::Stream);
     *accepted.local.lock() = Some(SockAddr::Inet(local.as_family(v6)));
     *accepted.peer.lock() = Some(SockAddr::Inet(remote.as_family(v6)));
@@ -228,65 +236,43 @@ fn accept(s: &tcp::Socket, port: u16, shard: usize) -> Accept {
     Accept::Queued(far_end, weak)
 }
 
-/// Moves what it can both ways; (anything moved, the connection is over).
+/// Tells the program's end what arrived and what room was freed, passes
+/// FINs and resets on; (anything changed, the connection is over).
 fn pump(c: &mut Conn, s: &mut tcp::Socket) -> (bool, bool) {
     let mut moved = false;
-    // Remote to program, as far as the pipe has room.
-    while s.can_recv() && !c.fin_given {
-        let r = s.recv(|buf| match c.end.write(buf, true) {
-            Ok(n) => (n, Ok(n)),
-            Err(e) => (0, Err(e)),
-        });
-        match r {
-            Ok(Err(EAGAIN)) => {
-                // Full: the program's next read kicks the NIC. Noted
-                // before one more try, so a read in between is not missed.
-                super::stats::PIPE_FULL.add(1);
-                c.end.want_room();
-                if s.recv(|buf| match c.end.write(buf, true) {
-                    Ok(n) => (n, n),
-                    Err(_) => (0, 0),
-                }) != Ok(0)
-                {
-                    moved = true;
-                    continue;
-                }
-                break;
-            }
-            Ok(Ok(0)) | Err(_) => break,
-            Ok(Ok(_)) => moved = true,
-            Ok(Err(_)) => {
-                // The program closed its socket: Linux resets.
-                s.abort();
-                c.fin_given = true;
-                c.fin_sent = true;
-                return (true, false);
-            }
+    // Remote to program: the program reads smoltcp's buffer itself; it
+    // only hears that bytes came. Bytes for a program that closed its
+    // socket reset the connection, as on Linux.
+    if let Some(rx) = c.end.nic_rx() {
+        if rx.broken_for_writer() && s.recv_queue() > 0 && !(c.fin_given && c.fin_sent) {
+            s.abort();
+            c.fin_given = true;
+            c.fin_sent = true;
+            return (true, false);
         }
+        rx.note(s);
     }
-    // Program to remote, as far as smoltcp's buffer has room.
-    while !c.fin_sent && s.can_send() {
-        let r = s.send(|buf| match c.end.read(buf, true) {
-            Ok(n) => (n, Ok(n)),
-            Err(e) => (0, Err(e)),
-        });
-        match r {
-            Ok(Ok(0)) => {
-                s.close(); // the program closed or shut down writing: FIN
-                c.fin_sent = true;
-                moved = true;
-            }
-            Ok(Ok(_)) => moved = true,
-            Ok(Err(EAGAIN)) | Err(_) => break,
-            Ok(Err(_)) => {
-                s.abort();
-                c.fin_sent = true;
-                moved = true;
-            }
+    // Program to remote: the program wrote into smoltcp's buffer itself.
+    // Its end reset (closed with unread bytes, or SO_LINGER 0) resets the
+    // connection; its shutdown of writing (or close) is the FIN, sent
+    // after what the buffer holds.
+    if let Some(tx) = c.end.nic_tx() {
+        if !c.fin_sent && c.end.is_reset() {
+            s.abort();
+            c.fin_sent = true;
+            moved = true;
+        } else if !c.fin_sent && tx.closing() {
+            s.close();
+            c.fin_sent = true;
+            moved = true;
         }
+        tx.note(s);
     }
     let state = s.state();
-    if !c.fin_given && !s.may_recv() && s.recv_queue() == 0 {
+    // The remote's FIN or reset: end of file (or ECONNRESET) once the
+    // program has read what smoltcp holds before it.
+    let remote_done = !matches!(state, TcpState::Established | TcpState::FinWait1 | TcpState::FinWait2 | TcpState::SynSent | TcpState::SynReceived | TcpState::Listen);
+    if !c.fin_given && remote_done {
         if state == TcpState::Closed && !c.fin_sent {
             c.end.abort(); // the remote reset the connection
         } else {
@@ -295,6 +281,9 @@ fn pump(c: &mut Conn, s: &mut tcp::Socket) -> (bool, bool) {
         c.fin_given = true;
         moved = true;
     }
-    let done = matches!(state, TcpState::Closed | TcpState::TimeWait) && c.fin_given;
+    // Kept while the program has bytes of it to read (or has not yet seen
+    // the end of file), unless nobody reads any more.
+    let unread = s.recv_queue() > 0 && c.end.nic_rx().is_some_and(|rx| !rx.broken_for_writer());
+    let done = matches!(state, TcpState::Closed | TcpState::TimeWait) && c.fin_given && !unread;
     (moved, done)
 }

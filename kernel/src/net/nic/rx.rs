@@ -1,0 +1,232 @@
+//! The receive direction of a TCP connection through the NIC: a program's
+//! read copies straight out of the connection's smoltcp receive buffer,
+//! under its socket set's lock (shard.rs), into the program's memory
+//! (`read_user`, read(2) and readv) or a kernel buffer (`read`: recvfrom,
+//! recvmsg, splice). There is no pipe in between and no pump: a received
+//! byte is copied from the device's buffer into smoltcp's and from there
+//! to the program, once each.
+//!
+//! What a pipe did besides holding bytes lives here as a few words the
+//! poll keeps up to date under the set's lock (tcp.rs calls `note` after
+//! each step of the set): how many bytes smoltcp holds (readiness, epoll
+//! and FIONREAD without the lock), whether the remote's FIN or reset came
+//! (end of file after those bytes; the reset itself is stream.rs's Link),
+//! and whether the program's end is closed (then arriving data resets the
+//! connection, as Linux does). Readers sleep on `waiters`; the poll wakes
+//! them and the socket's epoll hubs when bytes arrive.
+//!
+//! A read never polls the NIC: it marks its set (the window it opened goes
+//! out with the next segment or poll), and when the buffer had been more
+//! than half full (the sender may be waiting for that window) it has the
+//! NIC's timer event poll from this CPU's next timer interrupt (nic::room).
+
+use super::shard;
+use crate::fs::pollhub::{notify_linked, Hub};
+use crate::mm::uaccess::{UserSlice, UserSpace};
+use crate::sched::wait::WaitQueue;
+use crate::sync::{Lock, LockClass};
+use alloc::sync::Arc;
+use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use gometal_core::errno::{Errno, EAGAIN, EFAULT};
+use smoltcp::iface::SocketHandle;
+use smoltcp::socket::tcp;
+
+/// The most one read(2) copies straight to the program (smoltcp's largest
+/// receive buffer, buffers.rs's BIG_BYTES).
+pub const MAX_READ: usize = super::buffers::BIG_BYTES;
+
+pub struct NicRx {
+    shard: usize,
+    handle: SocketHandle,
+    /// smoltcp's socket is removed (written under the set's lock): the
+    /// handle may name another connection's socket now.
+    gone: AtomicBool,
+    /// Bytes smoltcp held at the last look (a poll's or a read's).
+    queued: AtomicUsize,
+    /// The remote's FIN (or reset) came: after what smoltcp holds, end of
+    /// file. Also set when the far end goes (the connection is dropped).
+    eof: AtomicBool,
+    /// The program's end is closed: nobody reads any more.
+    reader_gone: AtomicBool,
+    waiters: WaitQueue,
+    /// Bumped at every change, for edge-triggered epoll.
+    pub generation: AtomicU64,
+    /// The hub of the program's socket (stream.rs links it).
+    pub linked: Lock<[Option<Arc<Hub>>; 2]>,
+}
+
+/// Where a read's bytes go.
+enum Dest<'a> {
+    Kernel(&'a mut [u8]),
+    User(&'a mut UserSpace, UserSlice),
+}
+
+impl NicRx {
+    pub fn new(shard: usize, handle: SocketHandle) -> NicRx {
+        NicRx {
+            shard,
+            handle,
+            gone: AtomicBool::new(false),
+            queued: AtomicUsize::new(0),
+            eof: AtomicBool::new(false),
+            reader_gone: AtomicBool::new(false),
+            waiters: WaitQueue::new(),
+            generation: AtomicU64::new(0),
+            linked: Lock::new(LockClass::PollLinks, [None, None]),
+        }
+    }
+
+    fn changed(&self) {
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        self.waiters.wake_all();
+        notify_linked(&self.linked);
+    }
+
+    /// After a step of the set (its lock held): what smoltcp holds now;
+    /// readers and epoll hear of new bytes.
+    pub fn note(&self, s: &tcp::Socket) {
+        let now = s.recv_queue();
+        if self.queued.swap(now, Ordering::AcqRel) < now {
+            self.changed();
+        }
+    }
+
+    /// smoltcp's socket is about to be removed (the set's lock held).
+    pub fn remove(&self) {
+        self.gone.store(true, Ordering::Release);
+        self.queued.store(0, Ordering::Release);
+        self.eof.store(true, Ordering::Release);
+        self.changed();
+    }
+
+    /// Reads into a kernel buffer, waiting (unless `nonblock`) no later
+    /// than `deadline`; 0 at end of file.
+    pub fn read(&self, buf: &mut [u8], nonblock: bool, deadline: Option<u64>) -> Result<usize, Errno> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        let mut dest = Dest::Kernel(buf);
+        self.wait(nonblock, deadline, || self.take(&mut dest))
+    }
+
+    /// read(2) into the program's buffer `buf`: only the part the program
+    /// may write is filled (EFAULT when none is), nothing is consumed that
+    /// could not be copied.
+    pub fn read_user(&self, user: &mut UserSpace, buf: UserSlice, nonblock: bool, deadline: Option<u64>) -> Result<usize, Errno> {
+        let buf = buf.prefix(MAX_READ);
+        if buf.len() == 0 {
+            return Ok(0);
+        }
+        let room = user.accessible_prefix(buf, true)?;
+        if room == 0 {
+            return Err(EFAULT);
+        }
+        let mut dest = Dest::User(user, buf.prefix(room));
+        self.wait(nonblock, deadline, || self.take(&mut dest))
+    }
+
+    fn wait(&self, nonblock: bool, deadline: Option<u64>, mut take: impl FnMut() -> Option<Result<usize, Errno>>) -> Result<usize, Errno> {
+        if nonblock {
+            return take().unwrap_or(Err(EAGAIN));
+        }
+        self.waiters.wait_until(deadline, take).map_err(crate::fs::pipe::wait_errno)?
+    }
+
+    /// One look: Some(bytes copied), Some(0) at end of file, None when
+    /// nothing has come yet.
+    fn take(&self, dest: &mut Dest) -> Option<Result<usize, Errno>> {
+        let mut set = shard::set(self.shard).lock();
+        if self.gone.load(Ordering::Acquire) {
+            return self.eof.load(Ordering::Acquire).then_some(Ok(0));
+        }
+        let s = set.sockets.get_mut::<tcp::Socket>(self.handle);
+        let (before, capacity) = (s.recv_queue(), s.recv_capacity());
+        if before == 0 {
+            drop(set);
+            return self.eof.load(Ordering::Acquire).then_some(Ok(0));
+        }
+        let got = match dest {
+            Dest::Kernel(buf) => Ok(s.recv_slice(buf).unwrap_or(0)),
+            Dest::User(user, buf) => to_user(s, user, *buf),
+        };
+        self.queued.store(s.recv_queue(), Ordering::Release);
+        drop(set);
+        if let Ok(n) = got {
+            if n == 0 {
+                return None;
+            }
+            self.generation.fetch_add(1, Ordering::AcqRel);
+            shard::mark(self.shard); // the window update goes out with the next poll
+            if before * 2 > capacity {
+                super::stats::WINDOW_LOW.add(1);
+                super::room(self.shard); // the sender may wait for it: poll soon
+            }
+        }
+        Some(got)
+    }
+
+    /// A copy of what has come, without taking it (MSG_PEEK).
+    pub fn peek(&self, buf: &mut [u8]) -> usize {
+        let mut set = shard::set(self.shard).lock();
+        if self.gone.load(Ordering::Acquire) {
+            return 0;
+        }
+        set.sockets.get_mut::<tcp::Socket>(self.handle).peek_slice(buf).unwrap_or(0)
+    }
+
+    /// Never written by the program; for Channel's one interface.
+    pub fn writable(&self) -> bool {
+        false
+    }
+
+    pub fn readable(&self) -> bool {
+        self.len() > 0 || self.hung_up_for_reader()
+    }
+
+    pub fn hung_up_for_reader(&self) -> bool {
+        self.eof.load(Ordering::Acquire)
+    }
+
+    pub fn broken_for_writer(&self) -> bool {
+        self.reader_gone.load(Ordering::Acquire)
+    }
+
+    /// Bytes a read would get now (as of the last look).
+    pub fn len(&self) -> usize {
+        self.queued.load(Ordering::Acquire)
+    }
+
+    /// The far end (the NIC's side) closing is end of file; the program's
+    /// end closing means nobody reads any more (the set is marked by
+    /// stream.rs, so the next poll sees it).
+    pub fn close_end(&self, write_end: bool) {
+        if write_end {
+            self.eof.store(true, Ordering::Release);
+        } else {
+            self.reader_gone.store(true, Ordering::Release);
+        }
+        self.changed();
+    }
+}
+
+/// Copies what smoltcp holds into the program's `buf` (at most two pieces:
+/// the ring may wrap); a fault after some bytes ends the copy short.
+fn to_user(s: &mut tcp::Socket, user: &mut UserSpace, buf: UserSlice) -> Result<usize, Errno> {
+    let mut done = 0;
+    while done < buf.len() {
+        let r = s.recv(|piece| {
+            let n = piece.len().min(buf.len() - done);
+            match user.write_bytes(buf.skip(done), &piece[..n]) {
+                Ok(()) => (n, Ok(n)),
+                Err(e) => (0, Err(e)),
+            }
+        });
+        match r {
+            Ok(Ok(0)) | Err(_) => break,
+            Ok(Ok(n)) => done += n,
+            Ok(Err(e)) if done == 0 => return Err(e),
+            Ok(Err(_)) => break,
+        }
+    }
+    Ok(done)
+}
