@@ -195,7 +195,7 @@ func TestNetTapStress(t *testing.T) {
 			t.Parallel()
 			ns := newTapNS(t)
 			ns.ip(t, "addr", "add", "10.77.0.3/24", "dev", "gmtap0") // the peer that will vanish
-			s := ns.boot(t, "ip=10.77.0.2/24,gw=10.77.0.1", []string{"-cores", strconv.Itoa(cores)}, "netbulk: listening", progDir+"netbulk")
+			s := ns.boot(t, "ip=10.77.0.2/24,gw=10.77.0.1", []string{"-cores", strconv.Itoa(cores), "-kernel-args", "stats"}, "netbulk: listening", progDir+"netbulk")
 			const addr = "10.77.0.2:7"
 			begin := time.Now()
 			// A connection the bad peers must not disturb.
@@ -401,6 +401,9 @@ func TestNetTapStress(t *testing.T) {
 			c.Close()
 			if strings.Contains(s.output(), "panic") {
 				t.Errorf("the output has a panic:\n%s", tail(s.output(), 40))
+			}
+			if m := regexp.MustCompile(`half-open dropped for new SYNs \d+`).FindString(s.output()); m != "" {
+				t.Logf("kernel statistics: %s", m)
 			}
 			t.Logf("all in %v", time.Since(begin).Round(time.Millisecond))
 		})
