@@ -45,17 +45,27 @@ func startServer(t *testing.T, cores int, guest int, ready string, prog string, 
 // startServerWith is startServer with more gometal flags.
 func startServerWith(t *testing.T, flags []string, cores int, guest int, ready string, prog string, args ...string) *netServer {
 	t.Helper()
+	port := freePort(t)
+	flags = append([]string{"run", "-timeout", "120s", "-cores", strconv.Itoa(cores), "-net",
+		"-p", fmt.Sprintf("%d:%d", port, guest)}, flags...)
+	s := startBoot(t, exec.Command(gometal, append(append(flags, prog), args...)...), ready)
+	s.port = port
+	return s
+}
+
+// startBoot starts cmd (a gometal run, perhaps inside `ip netns exec`)
+// with the kernel under test, and waits until its output has `ready`. The
+// machine is stopped when the test ends.
+func startBoot(t *testing.T, cmd *exec.Cmd, ready string) *netServer {
+	t.Helper()
 	bootSem <- struct{}{}
 	t.Cleanup(func() { <-bootSem })
-	s := &netServer{port: freePort(t), done: make(chan error, 1)}
+	s := &netServer{done: make(chan error, 1), cmd: cmd}
 	out, err := os.Create(filepath.Join(t.TempDir(), "out"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.out = out
-	flags = append([]string{"run", "-timeout", "120s", "-cores", strconv.Itoa(cores), "-net",
-		"-p", fmt.Sprintf("%d:%d", s.port, guest)}, flags...)
-	s.cmd = exec.Command(gometal, append(append(flags, prog), args...)...)
 	s.cmd.Dir = modRoot
 	s.cmd.Env = gometalEnv()
 	s.cmd.Stdout, s.cmd.Stderr = out, out
@@ -73,14 +83,26 @@ func startServerWith(t *testing.T, flags []string, cores int, guest int, ready s
 		select {
 		case err := <-s.done:
 			s.done <- err
-			t.Fatalf("%s ended before it was ready (%v):\n%s", prog, err, s.output())
+			t.Fatalf("%v ended before it was ready (%v):\n%s", cmd.Args, err, s.output())
 		case <-time.After(100 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s not ready after 60s:\n%s", prog, s.output())
+			t.Fatalf("%v not ready after 60s:\n%s", cmd.Args, s.output())
 		}
 	}
 	return s
+}
+
+// wait waits up to `within` for the machine to stop by itself and returns
+// how gometal ended.
+func (s *netServer) wait(within time.Duration) error {
+	select {
+	case err := <-s.done:
+		s.done <- err
+		return err
+	case <-time.After(within):
+		return fmt.Errorf("still running after %v", within)
+	}
 }
 
 func (s *netServer) output() string {
@@ -122,6 +144,12 @@ func echo(addr string, data []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return echoConn(c, data)
+}
+
+// echoConn writes data on c (then half-closes) while reading everything
+// back, and closes c.
+func echoConn(c net.Conn, data []byte) ([]byte, error) {
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(90 * time.Second))
 	sent := make(chan error, 1)

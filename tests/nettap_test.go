@@ -17,15 +17,14 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,6 +33,9 @@ import (
 
 // tapNS is a network namespace holding tap device "gmtap0" at 10.77.0.1/24.
 type tapNS struct{ name string }
+
+// tapCount numbers the namespaces this process makes.
+var tapCount atomic.Int32
 
 func newTapNS(t *testing.T) tapNS {
 	t.Helper()
@@ -46,7 +48,7 @@ func newTapNS(t *testing.T) tapNS {
 	if _, err := exec.LookPath("ip"); err != nil {
 		t.Skip("no ip(8)")
 	}
-	ns := tapNS{name: fmt.Sprintf("gmtap%d", os.Getpid())}
+	ns := tapNS{name: fmt.Sprintf("gmtap%d-%d", os.Getpid(), tapCount.Add(1))}
 	run := func(args ...string) {
 		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
 			t.Fatalf("ip %s: %v\n%s", strings.Join(args, " "), err, out)
@@ -88,23 +90,24 @@ func (ns tapNS) dial(addr string) (net.Conn, error) {
 	return r.c, r.err
 }
 
-// echoConn writes data (then half-closes) while reading everything back.
-func echoConn(c net.Conn, data []byte) ([]byte, error) {
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(90 * time.Second))
-	sent := make(chan error, 1)
-	go func() {
-		_, err := c.Write(data)
-		if err == nil {
-			err = c.(*net.TCPConn).CloseWrite()
-		}
-		sent <- err
-	}()
-	back, err := io.ReadAll(c)
-	if err2 := <-sent; err == nil {
-		err = err2
+// ip runs `ip -n NS args...` (fatal on failure).
+func (ns tapNS) ip(t *testing.T, args ...string) {
+	t.Helper()
+	if out, err := exec.Command("ip", append([]string{"-n", ns.name}, args...)...).CombinedOutput(); err != nil {
+		t.Fatalf("ip -n %s %s: %v\n%s", ns.name, strings.Join(args, " "), err, out)
 	}
-	return back, err
+}
+
+// boot boots `prog args` on the namespace's tap with `-net tap=gmtap0,PLAN`
+// and more gometal flags, and waits for `ready`.
+func (ns tapNS) boot(t *testing.T, plan string, flags []string, ready, prog string, args ...string) *netServer {
+	t.Helper()
+	net := "tap=gmtap0"
+	if plan != "" {
+		net += "," + plan
+	}
+	argv := append([]string{"netns", "exec", ns.name, gometal, "run", "-timeout", "240s", "-net", net}, flags...)
+	return startBoot(t, exec.Command("ip", append(append(argv, prog), args...)...), ready)
 }
 
 func TestNetTap(t *testing.T) { parallelArches(t, testNetTap) }
@@ -112,39 +115,8 @@ func TestNetTap(t *testing.T) { parallelArches(t, testNetTap) }
 func testNetTap(t *testing.T, a *arch) {
 	// Not parallel: the architectures take turns with the one namespace name.
 	ns := newTapNS(t)
-	bootSem <- struct{}{}
-	t.Cleanup(func() { <-bootSem })
-	outPath := filepath.Join(t.TempDir(), "out")
-	out, err := os.Create(outPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("ip", "netns", "exec", ns.name, gometal, "run", "-timeout", "150s", "-cores", "2",
-		"-net", "tap=gmtap0,ip=10.77.0.2/24,gw=10.77.0.1", "-kernel-args", "stats", a.prog("tcpecho"), "quit")
-	cmd.Dir = modRoot
-	cmd.Env = gometalEnv()
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-done
-		out.Close()
-	})
-	output := func() string { b, _ := os.ReadFile(outPath); return string(b) }
-	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(output(), "tcpecho: listening"); {
-		if time.Now().After(deadline) {
-			t.Fatalf("not ready after 60s:\n%s", output())
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("ended before it was ready (%v):\n%s", err, output())
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	srv := ns.boot(t, "ip=10.77.0.2/24,gw=10.77.0.1", []string{"-cores", "2", "-kernel-args", "stats"}, "tcpecho: listening", a.prog("tcpecho"), "quit")
+	output := srv.output
 	if !strings.Contains(output(), "address 10.77.0.2/24") || !strings.Contains(output(), "offloads: checksum tx true rx true, segmentation tcp4 true") {
 		t.Fatalf("the device's plan or offloads are not the tap's:\n%s", output())
 	}
@@ -207,14 +179,8 @@ func testNetTap(t *testing.T, a *arch) {
 		t.Fatal(err)
 	}
 	c.Write([]byte("quit"))
-	select {
-	case err := <-done:
-		done <- err
-		if err != nil {
-			t.Fatalf("gometal: %v\n%s", err, output())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("did not end after quit:\n%s", output())
+	if err := srv.wait(30 * time.Second); err != nil {
+		t.Fatalf("gometal after quit: %v\n%s", err, output())
 	}
 	c.Close()
 	m := regexp.MustCompile(`frames in larger than the MTU (\d+), dropped for a bad checksum (\d+); out for the device to segment (\d+)`).FindStringSubmatch(output())

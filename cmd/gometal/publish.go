@@ -15,7 +15,7 @@ import (
 
 const netUsage = "give the program a network device: `-net` alone is virtio-net on QEMU's user-mode network (address 10.0.2.15, host 10.0.2.2, DNS 10.0.2.3); " +
 	"-net=tap=IFNAME[,ip=A.B.C.D/P][,gw=A.B.C.D][,dns=A.B.C.D] puts it on the host's tap device IFNAME (vhost-net when /dev/vhost-net exists; the tap must exist, " +
-	"e.g. `ip tuntap add IFNAME mode tap`), with that address plan (default 10.0.2.15/24, gateway 10.0.2.2, DNS 10.0.2.3; gw= without dns= makes the gateway the DNS server); `-net tap=...` works too"
+	"e.g. `ip tuntap add IFNAME mode tap`), with that address plan (gw= without dns= makes the gateway the DNS server), or without ip= with address, gateway and DNS from the network's DHCP server; `-net tap=...` works too"
 
 const publishUsage = "publish a guest port on the host's 127.0.0.1: `HOST:GUEST[/tcp|/udp]` (repeatable; implies -net)"
 
@@ -116,6 +116,9 @@ func (n *netFlag) Set(v string) error {
 	if err := checkNetPlan(plan); err != nil {
 		return fmt.Errorf("%q: %v", v, err)
 	}
+	if plan != "" && !strings.HasPrefix(plan, "ip=") && !strings.Contains(plan, ",ip=") {
+		return fmt.Errorf("%q: gw= and dns= need ip= (without ip=, DHCP gives all three)", v)
+	}
 	*n = netFlag{on: true, tap: name, plan: plan}
 	return nil
 }
@@ -191,10 +194,14 @@ func qemuNet(n netFlag, forwards []qemu.Forward) *qemu.Net {
 }
 
 // netKernelOption is the kernel's net= option for the flag's address
-// plan ("" when it has none: the kernel keeps the user network's).
+// plan: "" on the user network (the kernel keeps its addresses), net=dhcp
+// on a tap without ip= (the kernel asks the tap's network for a lease).
 func netKernelOption(n netFlag) string {
-	if n.tap == "" || n.plan == "" {
+	switch {
+	case n.tap == "":
 		return ""
+	case n.plan == "":
+		return "net=dhcp"
 	}
 	return "net=" + n.plan
 }

@@ -70,10 +70,10 @@ func TestNetFlag(t *testing.T) {
 	}{
 		{[]string{"-net", "prog"}, netFlag{on: true}, ""},
 		{[]string{"-net=user", "prog"}, netFlag{on: true}, ""},
-		{[]string{"-net=tap=tap0", "prog"}, netFlag{on: true, tap: "tap0"}, ""},
+		{[]string{"-net=tap=tap0", "prog"}, netFlag{on: true, tap: "tap0"}, "net=dhcp"},
 		{[]string{"-net", "tap=gm1,ip=10.9.0.2/24,gw=10.9.0.1", "prog"}, netFlag{on: true, tap: "gm1", plan: "ip=10.9.0.2/24,gw=10.9.0.1"}, "net=ip=10.9.0.2/24,gw=10.9.0.1"},
 		{[]string{"prog", "-net", "tap=x"}, netFlag{}, ""},
-		{[]string{"-timeout", "150s", "-cores", "2", "-v", "-net", "tap=t1", "prog", "-net", "tap=x"}, netFlag{on: true, tap: "t1"}, ""},
+		{[]string{"-timeout", "150s", "-cores", "2", "-v", "-net", "tap=t1", "prog", "-net", "tap=x"}, netFlag{on: true, tap: "t1"}, "net=dhcp"},
 	} {
 		f, err := parseRunFlags(tc.args)
 		if err != nil {
@@ -89,6 +89,8 @@ func TestNetFlag(t *testing.T) {
 		{"-net=tap=t0,ip=10.0.0.300", "prog"},
 		{"-net=tap=t0,ip=10.0.0.1/40", "prog"},
 		{"-net=tap=t0,mtu=9000", "prog"},
+		{"-net=tap=t0,gw=10.0.0.1", "prog"},
+		{"-net=tap=t0,dns=10.0.0.1", "prog"},
 		{"-net=bridge", "prog"},
 		{"-net=tap=t0", "-p", "8080:80", "prog"},
 	} {

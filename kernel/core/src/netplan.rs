@@ -4,7 +4,8 @@
 //! tap=IFNAME,ip=A.B.C.D/P,gw=A.B.C.D,dns=A.B.C.D` passes another as the
 //! kernel option `net=ip=...,gw=...,dns=...`, which `parse` reads (any
 //! part left out keeps its default; a DNS server left out is the gateway
-//! when the gateway was given).
+//! when the gateway was given). `net=dhcp` (a tap without ip=) asks the
+//! network's DHCP server for all three instead (kernel net/nic/dhcp.rs).
 
 /// Address, prefix length, gateway and DNS server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -13,10 +14,12 @@ pub struct NetPlan {
     pub prefix: u8,
     pub gateway: [u8; 4],
     pub dns: [u8; 4],
+    /// Ask a DHCP server (`dhcp`); the rest is then the lease's.
+    pub dhcp: bool,
 }
 
 /// QEMU's user network (slirp) plan.
-pub const SLIRP: NetPlan = NetPlan { addr: [10, 0, 2, 15], prefix: 24, gateway: [10, 0, 2, 2], dns: [10, 0, 2, 3] };
+pub const SLIRP: NetPlan = NetPlan { addr: [10, 0, 2, 15], prefix: 24, gateway: [10, 0, 2, 2], dns: [10, 0, 2, 3], dhcp: false };
 
 impl Default for NetPlan {
     fn default() -> Self {
@@ -39,11 +42,16 @@ pub fn parse_v4(s: &[u8]) -> Option<[u8; 4]> {
     parts.next().is_none().then_some(out)
 }
 
-/// Reads `ip=A.B.C.D[/P],gw=A.B.C.D,dns=A.B.C.D` (any subset, any order).
+/// Reads `ip=A.B.C.D[/P],gw=A.B.C.D,dns=A.B.C.D` (any subset, any order),
+/// or `dhcp`.
 pub fn parse(spec: &[u8]) -> Option<NetPlan> {
     let mut plan = SLIRP;
     let mut dns_given = false;
     for item in spec.split(|&b| b == b',').filter(|i| !i.is_empty()) {
+        if item == b"dhcp" {
+            plan.dhcp = true;
+            continue;
+        }
         let eq = item.iter().position(|&b| b == b'=')?;
         let (k, v) = (&item[..eq], &item[eq + 1..]);
         match k {
@@ -89,7 +97,8 @@ mod tests {
     fn defaults_and_parts() {
         assert_eq!(parse(b""), Some(SLIRP));
         let p = parse(b"ip=192.168.100.2/24,gw=192.168.100.1").unwrap();
-        assert_eq!(p, NetPlan { addr: [192, 168, 100, 2], prefix: 24, gateway: [192, 168, 100, 1], dns: [192, 168, 100, 1] });
+        assert_eq!(p, NetPlan { addr: [192, 168, 100, 2], prefix: 24, gateway: [192, 168, 100, 1], dns: [192, 168, 100, 1], dhcp: false });
+        assert!(parse(b"dhcp").is_some_and(|p| p.dhcp));
         let p = parse(b"dns=1.1.1.1,gw=10.9.0.1,ip=10.9.0.5/16").unwrap();
         assert_eq!((p.addr, p.prefix, p.gateway, p.dns), ([10, 9, 0, 5], 16, [10, 9, 0, 1], [1, 1, 1, 1]));
         assert_eq!(parse(b"ip=10.1.2.3").map(|p| p.prefix), Some(24));

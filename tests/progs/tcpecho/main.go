@@ -11,9 +11,17 @@ import (
 	"io"
 	"net"
 	"os"
+	"syscall"
 )
 
 func main() {
+	// Many connections at once (tests/netstress_test.go): as a server on
+	// Linux would, raise the descriptor limit past the default 1024.
+	lim := syscall.Rlimit{Cur: 65536, Max: 65536}
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		fmt.Println("FAIL tcpecho: setrlimit:", err)
+		os.Exit(1)
+	}
 	ln, err := net.Listen("tcp", ":7")
 	if err != nil {
 		fmt.Println("FAIL tcpecho:", err)

@@ -20,6 +20,7 @@
 pub mod addr;
 mod buffers;
 mod device;
+mod dhcp;
 pub mod icmp;
 mod ip;
 pub mod keepalive;
@@ -109,11 +110,12 @@ pub fn add(transport: crate::drivers::virtio::VirtioTransport, irq: u32) {
     }
 }
 
-/// Gives the interface its IPv4 plan: the `net=` kernel option's, else
-/// QEMU's user network's (called once the command line is read, after
-/// `add`). A `net=` that does not parse is reported and the default kept.
+/// Gives the interface its IPv4 plan: the `net=` kernel option's (or, with
+/// `net=dhcp`, a DHCP server's lease: dhcp.rs), else QEMU's user
+/// network's (called once the command line is read, after `add`). A
+/// `net=` that does not parse is reported and the default kept.
 pub fn configure(spec: Option<&[u8]>) {
-    let plan = match spec.map(gometal_core::netplan::parse) {
+    let mut plan = match spec.map(gometal_core::netplan::parse) {
         Some(Some(p)) => p,
         Some(None) => {
             crate::println!("gometal: net: net= option not understood; QEMU's user network's addresses are used");
@@ -121,15 +123,37 @@ pub fn configure(spec: Option<&[u8]>) {
         }
         None => gometal_core::netplan::SLIRP,
     };
-    let plan = addr::set_plan(plan);
     let mut guard = NIC.lock();
-    let Some(nic) = guard.as_mut() else { return };
+    let Some(nic) = guard.as_mut() else {
+        addr::set_plan(plan);
+        return;
+    };
+    if plan.dhcp {
+        let t0 = crate::sched::clock::monotonic_ns();
+        let Some(l) = dhcp::acquire(nic) else {
+            crate::println!("gometal: net: no DHCP lease in {} s: the device has no IPv4 address", dhcp::LIMIT_NS / 1_000_000_000);
+            addr::set_plan(gometal_core::netplan::NetPlan { addr: [0; 4], prefix: 0, gateway: [0; 4], dns: [0; 4], dhcp: true });
+            return;
+        };
+        let s = l.server;
+        crate::println!(
+            "gometal: net: DHCP lease {}.{}.{}.{}/{} from server {}.{}.{}.{} in {} ms",
+            l.addr[0], l.addr[1], l.addr[2], l.addr[3], l.prefix, s[0], s[1], s[2], s[3],
+            (crate::sched::clock::monotonic_ns() - t0) / 1_000_000
+        );
+        (plan.addr, plan.prefix) = (l.addr, l.prefix);
+        plan.gateway = l.gateway.unwrap_or([0; 4]);
+        plan.dns = l.dns.or(l.gateway).unwrap_or([0; 4]);
+    }
+    let plan = addr::set_plan(plan);
     let (a, g, d) = (plan.addr, plan.gateway, plan.dns);
     nic.iface.update_ip_addrs(|addrs| {
         addrs.retain(|c| !matches!(c.address(), IpAddress::Ipv4(_)));
         let _ = addrs.push(IpCidr::new(IpAddress::v4(a[0], a[1], a[2], a[3]), plan.prefix));
     });
-    let _ = nic.iface.routes_mut().add_default_ipv4_route(Ipv4Address::new(g[0], g[1], g[2], g[3]));
+    if g != [0; 4] {
+        let _ = nic.iface.routes_mut().add_default_ipv4_route(Ipv4Address::new(g[0], g[1], g[2], g[3]));
+    }
     let m = nic.mac;
     crate::println!(
         "gometal: net: virtio-net {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}, address {}.{}.{}.{}/{} and fec0::15/64, gateway {}.{}.{}.{}, DNS {}.{}.{}.{}",

@@ -38,6 +38,8 @@ pub static WINDOW_LOW: Counter = Counter::new();
 pub static LOCK_BUSY: Counter = Counter::new();
 /// Connections kept waiting for room on their listener's full queue.
 pub static QUEUE_FULL: Counter = Counter::new();
+/// Half-open connections dropped to make room for new SYNs (tcp.rs).
+pub static SYN_DROPPED: Counter = Counter::new();
 /// Connections given keep-alive from their program's options.
 pub static KEEPALIVE_SET: Counter = Counter::new();
 /// Time spent in each part of a poll (ns): smoltcp's ingress, the pump,
@@ -62,7 +64,7 @@ pub fn report() {
         return;
     }
     crate::println!(
-        "gometal: net: polls irq {} kick {} idle {} timer {}, left to the lock holder {}; frames in {} out {}, out from timer polls {}; reads from a receive buffer over half full {}; keepalive {}; accept queue full {}; reads that asked the timer for a poll {}",
+        "gometal: net: polls irq {} kick {} idle {} timer {}, left to the lock holder {}; frames in {} out {}, out from timer polls {}; reads from a receive buffer over half full {}; keepalive {}; accept queue full {}; half-open dropped for new SYNs {}; reads that asked the timer for a poll {}",
         POLL_IRQ.get(),
         POLL_KICK.get(),
         POLL_IDLE.get(),
@@ -74,6 +76,7 @@ pub fn report() {
         WINDOW_LOW.get(),
         KEEPALIVE_SET.get(),
         QUEUE_FULL.get(),
+        SYN_DROPPED.get(),
         POLL_ROOM.get()
     );
     let ms = |c: &Counter| c.get() / 1_000_000;

@@ -25,6 +25,18 @@ use gometal_core::sockaddr::SockAddr;
 use smoltcp::iface::{SocketHandle, SocketSet};
 use smoltcp::socket::tcp::{self, State as TcpState};
 
+/// How long a connection may stay half-open (our SYN-ACK sent, no ACK):
+/// Linux gives up after 5 SYN-ACK retransmissions, about a minute.
+const SYN_RECEIVED_TIMEOUT: smoltcp::time::Duration = smoltcp::time::Duration::from_secs(63);
+
+/// Half-open connections one socket set may hold: half of the
+/// connection cap over all sets (8 a set at -mem 256M, 32 at 1G), at
+/// least 4. (A quarter reset a real client at 1 CPU under a flood of
+/// 10,000 SYNs/s: its entry was pushed out before its ACK was read.)
+fn half_open_cap() -> usize {
+    (super::buffers::max_conns() / 2 / gometal_core::netshard::SHARDS).max(4)
+}
+
 /// A connection handed to a program: its smoltcp socket and the NIC's end
 /// of its connection (the send pipe's reader, the receive side's closer).
 struct Conn {
@@ -76,8 +88,32 @@ impl Tcp {
             }
         };
         if self.listening[at].1.is_none() {
+            self.make_room(sockets);
             let port = syn.to_port;
-            self.listening[at].1 = self.buffers.add(sockets, |s| s.listen(port).is_ok());
+            self.listening[at].1 = self.buffers.add(sockets, |s| {
+                s.set_timeout(Some(SYN_RECEIVED_TIMEOUT)); // cleared once established (hand_over)
+                s.listen(port).is_ok()
+            });
+        }
+    }
+
+    /// A flood of SYNs nobody completes (spoofed sources) must not take
+    /// every socket the cap allows, or real connections would be reset:
+    /// when this set holds its share of half-open connections, the one
+    /// that has waited longest (`embryos` is in arrival order) is dropped,
+    /// silently, as Linux drops a SYN-queue entry. Linux answers a full
+    /// queue with SYN cookies, which smoltcp has not; a real client
+    /// completes its handshake in a round trip, long before SYNs for this
+    /// set have pushed its entry out.
+    fn make_room(&mut self, sockets: &mut SocketSet<'static>) {
+        let half_open = |h: SocketHandle| sockets.get::<tcp::Socket>(h).state() == TcpState::SynReceived;
+        if self.embryos.iter().filter(|e| half_open(e.1)).count() < half_open_cap() {
+            return;
+        }
+        if let Some(i) = self.embryos.iter().position(|e| half_open(e.1)) {
+            let (_, h) = self.embryos.remove(i);
+            self.buffers.remove(sockets, h);
+            super::stats::SYN_DROPPED.add(1);
         }
     }
 
@@ -151,6 +187,9 @@ impl Tcp {
         while i < self.embryos.len() {
             let (port, h) = self.embryos[i];
             let s = sockets.get_mut::<tcp::Socket>(h);
+            if !matches!(s.state(), TcpState::SynReceived | TcpState::Listen) {
+                s.set_timeout(None); // the SYN-RECEIVED one; keepalive.rs sets its own
+            }
             match s.state() {
                 TcpState::SynReceived | TcpState::Listen => {
                     i += 1;
@@ -184,7 +223,7 @@ impl Tcp {
                     }
                 },
             }
-            self.embryos.swap_remove(i);
+            self.embryos.remove(i); // kept in arrival order (make_room)
         }
         moved
     }
