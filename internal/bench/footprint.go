@@ -88,7 +88,7 @@ func runFootprint(s *Session) Section {
 		rows = append(rows, []string{"hello, `-ldflags=-s -w`", kib(stripped.Size), "—"})
 	}
 	body.WriteString(table([]string{"image", "file size", "loaded (segments / image_size)"}, rows) + "\n")
-	body.WriteString("Boot and memory, medians (`boot` is CLOCK_BOOTTIME when main starts: on gometal\ntime since QEMU reset the machine, on Linux time since the kernel started — the\nfirmware's share, OpenSBI, is the same for both and not in Linux's figure;\n`wall` is host time from starting QEMU to its exit; `used` is sysinfo's total\nminus free RAM at the end of main; `peak` is gometal's peak page frames in\nuse (`stats`); `maxrss` is getrusage's peak resident set):\n\n")
+	body.WriteString("Boot and memory, medians (`boot` is CLOCK_BOOTTIME when main starts: on gometal\ntime since QEMU reset the machine, on Linux time since the kernel started — the\nfirmware's share (OpenSBI on riscv64; arm64 virt has none) is the same for both and not in Linux's figure;\n`wall` is host time from starting QEMU to its exit; `used` is sysinfo's total\nminus free RAM at the end of main; `peak` is gometal's peak page frames in\nuse (`stats`); `maxrss` is getrusage's peak resident set):\n\n")
 	header := []string{"kernel", "cores", "boot to main (ms)", "wall (ms)", "used (KiB)", "gometal peak (KiB)", "maxrss (KiB)"}
 	rows = nil
 	for _, k := range s.Kinds {
