@@ -168,7 +168,7 @@ func (p *packer) add(host, guest string, info fs.FileInfo) error {
 		}
 		st.Files++
 		st.Bytes += int64(len(data))
-		return p.w.AddFile(guest, uint32(mode.Perm()), data)
+		return p.w.AddFileTime(guest, uint32(mode.Perm()), data, info.ModTime())
 	}
 	st.Ignored = append(st.Ignored, host)
 	return nil

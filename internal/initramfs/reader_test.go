@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // entry is one parsed cpio record.
@@ -13,6 +14,7 @@ type entry struct {
 	ino   uint32
 	mode  uint32
 	nlink uint32
+	mtime uint32
 	data  []byte
 }
 
@@ -46,7 +48,7 @@ func parse(t *testing.T, archive []byte) []entry {
 		}
 		e := entry{
 			name: string(archive[nameStart : nameStart+namesize-1]),
-			ino:  field(0), mode: field(1), nlink: field(4),
+			ino:  field(0), mode: field(1), nlink: field(4), mtime: field(5),
 		}
 		dataStart := align(nameStart + namesize)
 		e.data = archive[dataStart : dataStart+size]
@@ -103,6 +105,24 @@ func TestWriterLayout(t *testing.T) {
 			t.Errorf("entry %s reuses inode %d", g.name, g.ino)
 		}
 		inos[g.ino] = true
+	}
+}
+
+// TestWriterMtime: AddFileTime writes the time, its parents and AddFile's
+// files keep the epoch (reproducible archives).
+func TestWriterMtime(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	must(t, w.AddFileTime("/d/f", 0o644, []byte("x"), time.Unix(1700000000, 5)))
+	must(t, w.AddFileTime("/g", 0o644, nil, time.Unix(-5, 0)))
+	must(t, w.AddFile("/h", 0o644, nil))
+	must(t, w.Close())
+	got := parse(t, buf.Bytes())
+	want := map[string]uint32{"d": 0, "d/f": 1700000000, "g": 0, "h": 0}
+	for _, e := range got {
+		if e.mtime != want[e.name] {
+			t.Errorf("%s: mtime %d, want %d", e.name, e.mtime, want[e.name])
+		}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"path"
 	"strings"
+	"time"
 )
 
 // Mode bits used in newc headers (they are the Linux st_mode bits).
@@ -40,23 +41,37 @@ func NewWriter(w io.Writer) *Writer {
 // AddFile adds a regular file with the given permission bits (e.g. 0o755).
 // name may be written with or without a leading slash.
 func (w *Writer) AddFile(name string, perm uint32, data []byte) error {
-	return w.add(name, ModeFile|perm&0o7777, data)
+	return w.add(name, ModeFile|perm&0o7777, data, 0)
+}
+
+// AddFileTime is AddFile with a modification time (whole seconds since
+// the epoch; zero or out of range gives the epoch, as AddFile does). Both
+// kernels give the file that mtime. Archives that must be reproducible
+// (gometal build) use AddFile; gometal exec packs a module with its host
+// times, as tests that compare a file's mtime (net/http's ServeContent)
+// expect.
+func (w *Writer) AddFileTime(name string, perm uint32, data []byte, mtime time.Time) error {
+	var sec uint32
+	if u := mtime.Unix(); u > 0 && u <= 0xffffffff {
+		sec = uint32(u)
+	}
+	return w.add(name, ModeFile|perm&0o7777, data, sec)
 }
 
 // AddDir adds a directory with the given permission bits.
 func (w *Writer) AddDir(name string, perm uint32) error {
-	return w.add(name, ModeDir|perm&0o7777, nil)
+	return w.add(name, ModeDir|perm&0o7777, nil, 0)
 }
 
 // AddSymlink adds a symbolic link pointing at target.
 func (w *Writer) AddSymlink(name, target string) error {
-	return w.add(name, ModeLink|0o777, []byte(target))
+	return w.add(name, ModeLink|0o777, []byte(target), 0)
 }
 
 // add writes one entry after making sure its parents exist. Adding the same
 // directory twice is harmless (it is skipped); adding the same file twice is
 // an error, since the archive would then depend on unpacking order.
-func (w *Writer) add(name string, mode uint32, data []byte) error {
+func (w *Writer) add(name string, mode uint32, data []byte, mtime uint32) error {
 	if w.closed {
 		return fmt.Errorf("initramfs: add %q after Close", name)
 	}
@@ -74,7 +89,7 @@ func (w *Writer) add(name string, mode uint32, data []byte) error {
 		return err
 	}
 	w.seen[clean] = true
-	return w.writeEntry(clean, mode, data)
+	return w.writeEntry(clean, mode, data, mtime)
 }
 
 // addParents creates the directories above name, outermost first, because
@@ -88,7 +103,7 @@ func (w *Writer) addParents(name string) error {
 		return err
 	}
 	w.seen[dir] = true
-	return w.writeEntry(dir, ModeDir|0o755, nil)
+	return w.writeEntry(dir, ModeDir|0o755, nil, 0)
 }
 
 // cleanName turns a guest path into the archive's form: relative, no ".."
@@ -110,7 +125,7 @@ func (w *Writer) Close() error {
 		return w.err
 	}
 	w.closed = true
-	if err := w.writeHeader(trailerName, 0, 0, 1, 0); err != nil {
+	if err := w.writeHeader(trailerName, 0, 0, 1, 0, 0); err != nil {
 		return err
 	}
 	// The kernel accepts any length, but padding the archive to 512 bytes
@@ -119,14 +134,14 @@ func (w *Writer) Close() error {
 }
 
 // writeEntry writes a header, the name and the data, each padded to 4 bytes.
-func (w *Writer) writeEntry(name string, mode uint32, data []byte) error {
+func (w *Writer) writeEntry(name string, mode uint32, data []byte, mtime uint32) error {
 	nlink := uint32(1)
 	if mode&0o170000 == ModeDir {
 		nlink = 2
 	}
 	ino := w.nextIno
 	w.nextIno++
-	if err := w.writeHeader(name, ino, mode, nlink, len(data)); err != nil {
+	if err := w.writeHeader(name, ino, mode, nlink, len(data), mtime); err != nil {
 		return err
 	}
 	w.write(data)
@@ -134,14 +149,14 @@ func (w *Writer) writeEntry(name string, mode uint32, data []byte) error {
 }
 
 // writeHeader writes the 110-byte newc header followed by the NUL-terminated
-// name and its padding. Owner, times and device numbers are zero so that
-// archives are reproducible.
-func (w *Writer) writeHeader(name string, ino, mode, nlink uint32, size int) error {
+// name and its padding. Owner and device numbers are zero, and so are times
+// unless AddFileTime gave one, so that archives are reproducible.
+func (w *Writer) writeHeader(name string, ino, mode, nlink uint32, size int, mtime uint32) error {
 	if uint64(size) > 0xffffffff {
 		return fmt.Errorf("initramfs: %q is too large for cpio (%d bytes)", name, size)
 	}
 	hdr := fmt.Sprintf("070701%08x%08x%08x%08x%08x%08x%08x%08x%08x%08x%08x%08x%08x",
-		ino, mode, 0, 0, nlink, 0, size, 0, 0, 0, 0, len(name)+1, 0)
+		ino, mode, 0, 0, nlink, mtime, size, 0, 0, 0, 0, len(name)+1, 0)
 	w.write([]byte(hdr))
 	w.write([]byte(name))
 	w.write([]byte{0})
