@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"debug/elf"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -75,7 +76,13 @@ func runFootprint(s *Session) Section {
 	var body strings.Builder
 	body.WriteString("Kernel images (what QEMU's `-kernel` loads) and the hello program (bench/hello:\nprints a line and one result, then powers off):\n\n")
 	gLoaded, _ := linuxkernel.LoadedSize(s.M.Gometal)
-	rows := [][]string{{"gometal kernel (ELF)", kib(fileSize(s.M.Gometal)), kib(int64(gLoaded))}}
+	gForm := "ELF"
+	if f, err := elf.Open(s.M.Gometal); err == nil {
+		f.Close()
+	} else {
+		gForm = "flat Image" // arm64: QEMU -kernel gets an Image, as Linux's
+	}
+	rows := [][]string{{"gometal kernel (" + gForm + ")", kib(fileSize(s.M.Gometal)), kib(int64(gLoaded))}}
 	if s.LinuxK != nil {
 		lLoaded, _ := linuxkernel.LoadedSize(s.LinuxK.Image)
 		rows = append(rows, []string{"Linux " + s.LinuxK.Package + " (vmlinux, an uncompressed Image)", kib(fileSize(s.LinuxK.Image)), kib(int64(lLoaded))})
