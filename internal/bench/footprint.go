@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"debug/elf"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -75,7 +76,13 @@ func runFootprint(s *Session) Section {
 	var body strings.Builder
 	body.WriteString("Kernel images (what QEMU's `-kernel` loads) and the hello program (bench/hello:\nprints a line and one result, then powers off):\n\n")
 	gLoaded, _ := linuxkernel.LoadedSize(s.M.Gometal)
-	rows := [][]string{{"gometal kernel (ELF)", kib(fileSize(s.M.Gometal)), kib(int64(gLoaded))}}
+	gForm := "ELF"
+	if f, err := elf.Open(s.M.Gometal); err == nil {
+		f.Close()
+	} else {
+		gForm = "flat Image" // arm64: QEMU -kernel gets an Image, as Linux's
+	}
+	rows := [][]string{{"gometal kernel (" + gForm + ")", kib(fileSize(s.M.Gometal)), kib(int64(gLoaded))}}
 	if s.LinuxK != nil {
 		lLoaded, _ := linuxkernel.LoadedSize(s.LinuxK.Image)
 		rows = append(rows, []string{"Linux " + s.LinuxK.Package + " (vmlinux, an uncompressed Image)", kib(fileSize(s.LinuxK.Image)), kib(int64(lLoaded))})
@@ -88,7 +95,7 @@ func runFootprint(s *Session) Section {
 		rows = append(rows, []string{"hello, `-ldflags=-s -w`", kib(stripped.Size), "—"})
 	}
 	body.WriteString(table([]string{"image", "file size", "loaded (segments / image_size)"}, rows) + "\n")
-	body.WriteString("Boot and memory, medians (`boot` is CLOCK_BOOTTIME when main starts: on gometal\ntime since QEMU reset the machine, on Linux time since the kernel started — the\nfirmware's share, OpenSBI, is the same for both and not in Linux's figure;\n`wall` is host time from starting QEMU to its exit; `used` is sysinfo's total\nminus free RAM at the end of main; `peak` is gometal's peak page frames in\nuse (`stats`); `maxrss` is getrusage's peak resident set):\n\n")
+	body.WriteString("Boot and memory, medians (`boot` is CLOCK_BOOTTIME when main starts: on gometal\ntime since QEMU reset the machine, on Linux time since the kernel started — the\nfirmware's share (OpenSBI on riscv64; arm64 virt has none) is the same for both and not in Linux's figure;\n`wall` is host time from starting QEMU to its exit; `used` is sysinfo's total\nminus free RAM at the end of main; `peak` is gometal's peak page frames in\nuse (`stats`); `maxrss` is getrusage's peak resident set):\n\n")
 	header := []string{"kernel", "cores", "boot to main (ms)", "wall (ms)", "used (KiB)", "gometal peak (KiB)", "maxrss (KiB)"}
 	rows = nil
 	for _, k := range s.Kinds {

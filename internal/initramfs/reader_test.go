@@ -3,8 +3,10 @@ package initramfs
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // entry is one parsed cpio record.
@@ -104,6 +106,35 @@ func TestWriterLayout(t *testing.T) {
 			t.Errorf("entry %s reuses inode %d", g.name, g.ino)
 		}
 		inos[g.ino] = true
+	}
+}
+
+// fileAt is a regular file's fs.FileInfo with modification time mtime.
+type fileAt struct{ mtime time.Time }
+
+func (f fileAt) Name() string       { return "f" }
+func (f fileAt) Size() int64        { return 0 }
+func (f fileAt) Mode() fs.FileMode  { return 0o644 }
+func (f fileAt) ModTime() time.Time { return f.mtime }
+func (f fileAt) IsDir() bool        { return false }
+func (f fileAt) Sys() any           { return nil }
+
+// TestWriterMtime: AddLike writes the time (clamped to newc's unsigned
+// 32 bits), its parents and AddFile's files keep the epoch (reproducible
+// archives).
+func TestWriterMtime(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	must(t, w.AddLike("/d/f", fileAt{time.Unix(1700000000, 5)}, []byte("x")))
+	must(t, w.AddLike("/g", fileAt{time.Unix(-5, 0)}, nil))
+	must(t, w.AddFile("/h", 0o644, nil))
+	must(t, w.Close())
+	got := parse(t, buf.Bytes())
+	want := map[string]uint32{"d": 0, "d/f": 1700000000, "g": 0, "h": 0}
+	for _, e := range got {
+		if e.mtime != want[e.name] {
+			t.Errorf("%s: mtime %d, want %d", e.name, e.mtime, want[e.name])
+		}
 	}
 }
 

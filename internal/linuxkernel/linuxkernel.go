@@ -329,9 +329,10 @@ type ConfigCheck struct {
 	Option, Why, Value string // Value: "y", "m", or "" (not set)
 }
 
-// Needed lists what booting the benchmark initramfs needs built in (no
-// modules can be loaded: the initramfs holds only /init).
-var Needed = []ConfigCheck{
+// Needed lists what booting the benchmark initramfs needs built in on
+// riscv64 (no modules can be loaded: the initramfs holds only /init),
+// then what the stdio, files and net groups load as modules.
+var Needed = append([]ConfigCheck{
 	{Option: "CONFIG_SERIAL_8250", Why: "the virt UART (ns16550a)"},
 	{Option: "CONFIG_SERIAL_8250_CONSOLE", Why: "console=ttyS0"},
 	{Option: "CONFIG_SERIAL_OF_PLATFORM", Why: "finding the UART in the device tree"},
@@ -339,6 +340,21 @@ var Needed = []ConfigCheck{
 	{Option: "CONFIG_RISCV_SBI", Why: "SBI: timer, IPIs, HSM, and the SRST poweroff"},
 	{Option: "CONFIG_POWER_RESET_SYSCON_POWEROFF", Why: "poweroff through virt's test device (the SBI path is the fallback)"},
 	{Option: "CONFIG_RTC_DRV_GOLDFISH", Why: "the wall clock (virt's goldfish RTC)"},
+}, neededModules...)
+
+// NeededArm64 is Needed for arm64 virt (PL011, PSCI, GIC, the generic timer).
+var NeededArm64 = append([]ConfigCheck{
+	{Option: "CONFIG_SERIAL_AMBA_PL011", Why: "the virt UART (PL011)"},
+	{Option: "CONFIG_SERIAL_AMBA_PL011_CONSOLE", Why: "console=ttyAMA0"},
+	{Option: "CONFIG_BLK_DEV_INITRD", Why: "the initramfs with the benchmark as /init"},
+	{Option: "CONFIG_ARM_PSCI_FW", Why: "PSCI: starting CPUs, and the SYSTEM_OFF poweroff"},
+	{Option: "CONFIG_ARM_GIC_V3", Why: "the interrupt controller (virt,gic-version=3)"},
+	{Option: "CONFIG_ARM_ARCH_TIMER", Why: "the generic timer"},
+	{Option: "CONFIG_RTC_DRV_PL031", Why: "the wall clock (virt's PL031 RTC)"},
+}, neededModules...)
+
+// neededModules are the options of the groups that load modules.
+var neededModules = []ConfigCheck{
 	{Option: "CONFIG_VIRTIO_CONSOLE", Why: "stdio benchmark: the console ports"},
 	{Option: "CONFIG_VIRTIO_MMIO", Why: "stdio benchmark: virtio on virt (a module: the stdio initramfs carries it)"},
 	{Option: "CONFIG_MODULE_DECOMPRESS", Why: "stdio benchmark: loading the module as shipped (.ko.xz)"},
@@ -346,6 +362,14 @@ var Needed = []ConfigCheck{
 	{Option: "CONFIG_9P_FS", Why: "files benchmark: the 9p file system (a module, as are netfs and 9pnet)"},
 	{Option: "CONFIG_VIRTIO_NET", Why: "net benchmark: virtio-net (a module, as are failover and net_failover: the net initramfs carries them)"},
 	{Option: "CONFIG_INET", Why: "net benchmark: TCP/IPv4 (lo and eth0 brought up by the program)"},
+}
+
+// NeededFor is the list for the architecture a (GOARCH name).
+func NeededFor(a string) []ConfigCheck {
+	if a == "arm64" {
+		return NeededArm64
+	}
+	return Needed
 }
 
 // CheckConfig reads a kernel config file and fills in each option's value.
@@ -360,7 +384,7 @@ func CheckConfig(path string) ([]ConfigCheck, error) {
 			vals[k] = v
 		}
 	}
-	out := append([]ConfigCheck(nil), Needed...)
+	out := append([]ConfigCheck(nil), NeededFor(Arch)...)
 	for i := range out {
 		out[i].Value = vals[out[i].Option]
 	}
@@ -368,9 +392,10 @@ func CheckConfig(path string) ([]ConfigCheck, error) {
 }
 
 // LoadedSize is the memory a kernel image occupies once loaded: for an ELF
-// the sum of its PT_LOAD segments' memory sizes; for a RISC-V Linux Image
-// (what Debian ships as vmlinux-*: a PE/EFI-stub image with the RISC-V
-// boot header) the header's image_size field, which includes the BSS.
+// the sum of its PT_LOAD segments' memory sizes; for a RISC-V or arm64
+// Linux Image (what Debian ships as vmlinux-*/vmlinuz-*: a PE/EFI-stub image
+// with the boot header; gometal's arm64 kernel is one too) the header's
+// image_size field, which includes the BSS.
 func LoadedSize(path string) (uint64, error) {
 	if f, err := elf.Open(path); err == nil {
 		defer f.Close()
@@ -391,8 +416,8 @@ func LoadedSize(path string) (uint64, error) {
 	if _, err := io.ReadFull(f, h[:]); err != nil {
 		return 0, err
 	}
-	if string(h[48:53]) != "RISCV" && string(h[56:60]) != "RSC\x05" {
-		return 0, fmt.Errorf("%s: neither ELF nor a RISC-V Image", path)
+	if string(h[48:53]) != "RISCV" && string(h[56:60]) != "RSC\x05" && string(h[56:60]) != "ARM\x64" {
+		return 0, fmt.Errorf("%s: neither ELF nor a RISC-V or arm64 Image", path)
 	}
 	return binary.LittleEndian.Uint64(h[16:24]), nil
 }

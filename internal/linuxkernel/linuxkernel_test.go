@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -87,5 +88,31 @@ func TestCheckConfigAndCache(t *testing.T) {
 	}
 	if n, err := LoadedSize(k.Image); err != nil || n != 0x1000 {
 		t.Errorf("LoadedSize = %#x, %v", n, err)
+	}
+}
+
+// TestArm64ImageAndConfig: an arm64 Image header (magic "ARM\x64" at 56)
+// gives its image_size, and arm64's config list names the arm64 options.
+func TestArm64ImageAndConfig(t *testing.T) {
+	img := make([]byte, 64)
+	copy(img[56:], "ARM\x64")
+	img[17] = 0x20 // image_size = 0x2000
+	p := filepath.Join(t.TempDir(), "Image")
+	os.WriteFile(p, img, 0o644)
+	if n, err := LoadedSize(p); err != nil || n != 0x2000 {
+		t.Errorf("LoadedSize(arm64 Image) = %#x, %v", n, err)
+	}
+	var names []string
+	for _, c := range NeededFor("arm64") {
+		names = append(names, c.Option)
+	}
+	got := strings.Join(names, " ")
+	for _, want := range []string{"CONFIG_SERIAL_AMBA_PL011", "CONFIG_ARM_PSCI_FW", "CONFIG_VIRTIO_MMIO"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("NeededFor(arm64) lacks %s: %s", want, got)
+		}
+	}
+	if strings.Contains(got, "CONFIG_RISCV_SBI") {
+		t.Errorf("NeededFor(arm64) names riscv64's SBI: %s", got)
 	}
 }

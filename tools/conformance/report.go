@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"gometal.dev/gometal/internal/machine"
 )
 
 const (
@@ -87,8 +86,12 @@ func Markdown(rs []*Result, cfg *Config, skips SkipList, elapsed time.Duration, 
 	fmt.Fprintf(&b, "- Machine: %s, %d host CPUs (%s/%s host), shared with other work, so wall times are noisy\n",
 		cpuModel(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
 	fmt.Fprintf(&b, "- Go: %s\n", cmdOut("go", "version"))
-	m := machine.Default()
-	fmt.Fprintf(&b, "- gometal: `%s -M %s -smp %d -m 4G` (gometal exec's default memory; %s), TCG\n", m.Arch.QEMU, m.MachineArg(), cfg.Cores, cmdOut(m.Arch.QEMU, "--version"))
+	m := cfg.arch().Default()
+	cpu := ""
+	if m.CPU != "" {
+		cpu = " -cpu " + m.CPU
+	}
+	fmt.Fprintf(&b, "- gometal: `%s -M %s%s -smp %d -m 4G` (gometal exec's default memory; %s), TCG\n", m.Arch.QEMU, m.MachineArg(), cpu, cfg.Cores, cmdOut(m.Arch.QEMU, "--version"))
 	if cfg.QEMUUser != "" {
 		fmt.Fprintf(&b, "- Linux reference: `%s` user mode on the host's Linux %s (%s)\n", filepath.Base(cfg.QEMUUser), cmdOut("uname", "-r"), cmdOut(cfg.QEMUUser, "--version"))
 	}

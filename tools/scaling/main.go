@@ -4,7 +4,11 @@
 // and reports the median time per core count, the speedup over the first
 // count and the per-hart busy fractions the kernel prints with `stats`.
 //
-//	go run ./tools/scaling [-cores 1,2] [-rounds 5] [-n 200000000] [-g 4]
+//	go run ./tools/scaling [-cores 1,2] [-rounds 5] [-n 200000000] [-g 4] [-arch arm64]
+//
+// -arch arm64 builds the program for linux/arm64; `gometal run` then boots
+// the arm64 kernel ($GOMETAL_KERNEL_ARM64, else the checkout's or the
+// embedded one).
 package main
 
 import (
@@ -20,9 +24,9 @@ import (
 	"strconv"
 	"strings"
 
-	"gometal.dev/gometal/internal/gobuild"
 	"gometal.dev/gometal/internal/kstats"
 	"gometal.dev/gometal/internal/linesink"
+	"gometal.dev/gometal/internal/machine"
 )
 
 // msRe finds the time on bench/cpubound's result line.
@@ -39,7 +43,12 @@ func main() {
 	n := flag.String("n", "200000000", "iterations per goroutine")
 	g := flag.String("g", "4", "goroutines")
 	sched := flag.String("sched", "", "placement policy (default: the kernel's)")
+	archName := flag.String("arch", machine.Default().Arch.Name, "the architecture to build the program for: riscv64 or arm64")
 	flag.Parse()
+	arch, err := machine.ArchNamed(*archName)
+	if err != nil {
+		fatal("-arch %v", err)
+	}
 	var cores []int
 	for _, s := range strings.Split(*coresFlag, ",") {
 		c, err := strconv.Atoi(strings.TrimSpace(s))
@@ -55,7 +64,7 @@ func main() {
 	defer os.RemoveAll(dir)
 	cli, prog := filepath.Join(dir, "gometal"), filepath.Join(dir, "cpubound")
 	run("go", nil, "build", "-o", cli, "./cmd/gometal")
-	run("go", gobuild.TargetEnv, "build", "-o", prog, "./bench/cpubound")
+	run("go", arch.BuildEnv(), "build", "-o", prog, "./bench/cpubound")
 
 	results := map[int][]sample{}
 	for r := 1; r <= *rounds; r++ {

@@ -50,7 +50,7 @@ func boot(ctx context.Context, cfg config, j bootJob) result {
 	defer cancel()
 	cmd := exec.CommandContext(bctx, cli, args...)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), kernelimage.EnvKernel+"="+j.kernel)
+	cmd.Env = append(os.Environ(), kernelimage.EnvFor(cfg.arch.Name)+"="+j.kernel)
 	cmd.WaitDelay = 5 * time.Second
 	var out bytes.Buffer // console and the CLI's own messages, a whole line at a time
 	sink := linesink.New(&out)

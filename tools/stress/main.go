@@ -13,6 +13,7 @@
 //	go run ./tools/stress -runs 40 -parallel 2
 //	go run ./tools/stress -duration 30m         # until the time is up
 //	go run ./tools/stress -progs gcheavy -policies random,affinity
+//	go run ./tools/stress -arch arm64 -runs 40  # linux/arm64 programs on the arm64 kernel
 //
 // It builds the gometal CLI and the programs once. Every boot that fails
 // (non-zero exit, no `PASS <name>` line, fewer harts online than -cores in
@@ -63,6 +64,8 @@ type config struct {
 	verbose  bool
 	// fuzzCalls is how many calls each boot of tests/progs/fuzz makes.
 	fuzzCalls int
+	// arch is what the programs are built for and which kernel boots them.
+	arch *machine.Arch
 }
 
 // result is one boot.
@@ -81,7 +84,7 @@ type result struct {
 
 func main() {
 	var cfg config
-	var progs, policies string
+	var progs, policies, archName string
 	flag.IntVar(&cfg.runs, "runs", 200, "total boots (with -duration: at most this many, if given)")
 	flag.DurationVar(&cfg.duration, "duration", 0, "keep booting until this much time has passed (e.g. 30m)")
 	flag.IntVar(&cfg.parallel, "parallel", 2, "QEMUs at once")
@@ -92,7 +95,8 @@ func main() {
 	flag.StringVar(&progs, "progs", "gcheavy,arith,wakerace", "programs under tests/progs to boot, in turn")
 	flag.StringVar(&policies, "policies", strings.Join(kstats.SchedPolicies, ","), "placement policies to cycle through")
 	flag.StringVar(&cfg.cli, "cli", "", "use this gometal binary instead of building ./cmd/gometal")
-	flag.StringVar(&cfg.kernel, "kernel", "", "boot this kernel ELF (default $GOMETAL_KERNEL, else the checkout's, built with cargo if need be)")
+	flag.StringVar(&cfg.kernel, "kernel", "", "boot this kernel ELF (default $GOMETAL_KERNEL, $GOMETAL_KERNEL_ARM64 for arm64, else the checkout's, built with cargo if need be)")
+	flag.StringVar(&archName, "arch", machine.Default().Arch.Name, "the architecture to build the programs for and boot: riscv64 or arm64")
 	flag.BoolVar(&cfg.verbose, "v", false, "print each boot's command")
 	flag.IntVar(&cfg.fuzzCalls, "fuzz-calls", 100000, "system calls per boot of the fuzz program (seeded with the boot number)")
 	flag.Usage = func() {
@@ -108,6 +112,10 @@ func main() {
 	flag.Visit(func(f *flag.Flag) { runsSet = runsSet || f.Name == "runs" })
 	if cfg.duration > 0 && !runsSet {
 		cfg.runs = 0 // no cap
+	}
+	var err error
+	if cfg.arch, err = machine.ArchNamed(archName); err != nil {
+		die(2, "-arch %v", err)
 	}
 	cfg.progs = splitList(progs)
 	cfg.policies = splitList(policies)
@@ -152,7 +160,7 @@ func run(cfg config) int {
 	if err != nil {
 		die(1, "%v", err)
 	}
-	if _, err := qemu.Find("", machine.Default().Arch); err != nil {
+	if _, err := qemu.Find("", cfg.arch); err != nil {
 		die(1, "%v (or `make deps`)", err)
 	}
 	work, err := os.MkdirTemp("", "gometal-stress-")
@@ -179,8 +187,8 @@ func run(cfg config) int {
 		}
 	}
 	fmt.Printf("stress: built in %.1fs; kernel %s\n", time.Since(t0).Seconds(), kernel)
-	fmt.Printf("stress: %s of %s × %s at -cores %d, %d at a time, timeout %v; failed consoles go to %s\n",
-		limit, strings.Join(cfg.progs, ","), strings.Join(cfg.policies, ","), cfg.cores, cfg.parallel, cfg.timeout, rel(root, logDir))
+	fmt.Printf("stress: %s of %s × %s on %s at -cores %d, %d at a time, timeout %v; failed consoles go to %s\n",
+		limit, strings.Join(cfg.progs, ","), strings.Join(cfg.policies, ","), cfg.arch.Name, cfg.cores, cfg.parallel, cfg.timeout, rel(root, logDir))
 
 	var (
 		next     atomic.Int64 // boots handed out
@@ -279,11 +287,11 @@ func build(ctx context.Context, cfg config, root, work string) (cli string, bins
 		pkgs = append(pkgs, "./tests/progs/"+p)
 		bins[p] = filepath.Join(progDir, p)
 	}
-	jobs = append(jobs, gobuild.Job{What: "the stress programs", Env: gobuild.TargetEnv, Args: pkgs})
+	jobs = append(jobs, gobuild.Job{What: "the stress programs", Env: cfg.arch.BuildEnv(), Args: pkgs})
 	err = gobuild.RunAll(ctx, root, jobs, func() error {
 		// -kernel, else GOMETAL_KERNEL, else the checkout's kernel (built
 		// with cargo if need be), as the CLI finds it from the module root.
-		f := kernelimage.New(nil)
+		f := kernelimage.NewFor(cfg.arch.Name, nil)
 		f.Getwd = func() (string, error) { return root, nil }
 		k, err := f.Find(cfg.kernel)
 		if err == nil {

@@ -1,3 +1,5 @@
+//go:build linux && (riscv64 || arm64)
+
 package main
 
 // On the Linux guest the program's stdio is /dev/console (the UART), not
@@ -16,7 +18,7 @@ import (
 	"unsafe"
 )
 
-// sysFinitModule is finit_module on linux/riscv64 (the generic table).
+// sysFinitModule is finit_module in the asm-generic table (riscv64 and arm64).
 const sysFinitModule = 273
 
 // moduleInitCompressedFile lets finit_module take the .ko.xz as shipped.
