@@ -1,3 +1,5 @@
+//! Tests for `acpiprt` (the DSDT `_PRT` reader), kept in their own file so
+//! acpiprt.rs stays readable: hand-built AML packages, good and malformed.
 use super::*;
 use alloc::vec;
 
