@@ -388,9 +388,11 @@ func testNetTapStress(t *testing.T, a *arch) {
 					close(done)
 				}()
 				// Without SYN cookies a real client's half-open entry can
-				// be pushed out by the flood before its ACK is read (and
-				// the connection reset): most must be served, and all after.
-				served, lost := 0, 0
+				// be pushed out by the flood before its ACK is read (the
+				// connection is reset, about 1 in 300): a client that
+				// dials again, as real ones do, must get through within
+				// three tries, and every connection after the flood must.
+				served, lost, resets := 0, 0, 0
 			loop:
 				for {
 					select {
@@ -398,15 +400,23 @@ func testNetTapStress(t *testing.T, a *arch) {
 						break loop
 					default:
 					}
-					if err := fresh(fmt.Sprintf("during the flood (%d)\n", served+lost)); err != nil {
-						t.Logf("during the flood: %v", err)
-						lost++
-					} else {
+					ok := false
+					for try := 0; try < 3 && !ok; try++ {
+						if err := fresh(fmt.Sprintf("during the flood (%d)\n", served+lost)); err != nil {
+							t.Logf("during the flood: %v", err)
+							resets++
+						} else {
+							ok = true
+						}
+					}
+					if ok {
 						served++
+					} else {
+						lost++
 					}
 				}
-				if served == 0 || lost*4 > served {
-					t.Errorf("during the flood %d connections served, %d lost", served, lost)
+				if lost > 0 {
+					t.Errorf("during the flood %d connections served, %d not served in three tries (%d resets)", served, lost, resets)
 				}
 				if ferr != nil {
 					t.Fatalf("flood: %v", ferr)
@@ -414,7 +424,7 @@ func testNetTapStress(t *testing.T, a *arch) {
 				for i := 0; i < 10; i++ {
 					still(t, fmt.Sprintf("after the flood (%d)", i))
 				}
-				t.Logf("%d SYNs sent; during the flood %d connections served, %d reset", sent, served, lost)
+				t.Logf("%d SYNs sent; during the flood %d connections served, %d resets retried", sent, served, resets)
 			})
 
 			c := cmd(t, "quit")
