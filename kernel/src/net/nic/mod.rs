@@ -192,8 +192,9 @@ pub fn kick(shard: usize) {
     poll_soon();
 }
 
-/// A program read from a connection of set `shard` whose receive buffer
-/// was more than half full: the window it opened is sent at the next poll,
+/// A program's read took a receive buffer of a connection of set `shard`
+/// from more than half full to half or less: the window it opened is sent
+/// at the next poll,
 /// which the NIC's timer event runs now, from the timer interrupt (never
 /// the read itself: a read() costs the reader its copy and nothing more).
 pub fn room(shard: usize) {

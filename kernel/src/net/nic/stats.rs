@@ -31,8 +31,9 @@ pub static FRAMES_OUT: Counter = Counter::new();
 /// Frames sent while a poll the timer started ran (retransmissions,
 /// keep-alive probes: what only the timer sends when nothing else polls).
 pub static TIMER_FRAMES: Counter = Counter::new();
-/// Reads that emptied a receive buffer more than half full (the window
-/// they opened is sent at the next poll, which they asked of the timer).
+/// Reads that took a receive buffer from more than half full to half or
+/// less (the window they opened is sent at the next poll, which they asked
+/// of the timer).
 pub static WINDOW_LOW: Counter = Counter::new();
 /// A poll found the lock held and left it to the holder.
 pub static LOCK_BUSY: Counter = Counter::new();
