@@ -96,19 +96,36 @@ func Source(c net.Conn, dur time.Duration) error {
 	return nil
 }
 
-// Send opens streams connections to a Sink, writes on all of them for dur,
-// and returns the bytes the sink counted over the time until the last
-// count came back.
+// Send opens streams connections to a Sink (each proved by the sink's
+// hello), then writes on all of them for dur, and returns the bytes the
+// sink counted over the time from the first write until the last count
+// came back. Connecting is outside the clock, as in HTTP.
 func Send(ctx context.Context, dial Dialer, streams int, dur time.Duration) Bulk {
-	start := time.Now()
-	var mu sync.Mutex
-	var out Bulk
+	conns := make([]net.Conn, streams)
+	errs := make([]error, streams)
 	var wg sync.WaitGroup
-	for range streams {
+	for i := range streams {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			n, err := sendOne(ctx, dial, dur)
+			conns[i], errs[i] = SinkDialer(dial)(ctx)
+		}()
+	}
+	wg.Wait()
+	start := time.Now()
+	var mu sync.Mutex
+	var out Bulk
+	for i := range streams {
+		if errs[i] != nil {
+			if out.Err == nil {
+				out.Err = errs[i]
+			}
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n, err := sendOne(conns[i], dur)
 			mu.Lock()
 			defer mu.Unlock()
 			out.Bytes += n
@@ -122,11 +139,7 @@ func Send(ctx context.Context, dial Dialer, streams int, dur time.Duration) Bulk
 	return out
 }
 
-func sendOne(ctx context.Context, dial Dialer, dur time.Duration) (int64, error) {
-	c, err := SinkDialer(dial)(ctx)
-	if err != nil {
-		return 0, err
-	}
+func sendOne(c net.Conn, dur time.Duration) (int64, error) {
 	defer c.Close()
 	buf := make([]byte, chunk)
 	end := time.Now().Add(dur)
