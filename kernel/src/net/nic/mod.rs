@@ -32,6 +32,7 @@ pub mod tx;
 pub mod stats;
 mod tcp;
 pub mod udp;
+mod usercopy;
 
 pub use addr::{is_own, own_for, source_v4};
 pub use outbound::routes;
