@@ -2,6 +2,7 @@ package tests
 
 import (
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,22 +16,9 @@ import (
 // call, what came when SO_RCVTIMEO expires, the rest at end of file.
 func TestNetWaitAll(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
 	peer := make(chan error, 1)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			peer <- trickle.Serve(c)
-		}
-	}()
-	addr := "10.0.2.2:" + strings.TrimPrefix(ln.Addr().String(), "127.0.0.1:")
+	port := hostServer(t, func(c net.Conn) { peer <- trickle.Serve(c) })
+	addr := "10.0.2.2:" + strconv.Itoa(port)
 	// One boot at a time: the host's peer serves them in turn.
 	forArches(t, func(t *testing.T, a *arch) {
 		out, status := bootMount(t, "-cores", "1", "-net", a.prog("waitall"), addr)
