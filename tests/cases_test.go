@@ -217,6 +217,12 @@ func cases() []bootCase {
 				"refused: ECONNREFUSED ok", "backlog: 200 connections", "reset: ECONNRESET ok", "udp: IPv4 and IPv6",
 				"unix: stream (path, abstract), seqpacket, datagram, socketpair ok", "http: 20 concurrent requests ok",
 				"seq: 10000 sequential connections ok"}},
+		// recv's MSG_WAITALL on loopback TCP and AF_UNIX stream: the whole
+		// of a stream sent in pieces in one call, what came when
+		// SO_RCVTIMEO expires, the rest at end of file (TestNetWaitAll:
+		// the same through the device).
+		{name: "waitall", prog: "waitall",
+			want: []string{"waitall: loopback TCP ok", "waitall: unix stream ok"}},
 		// UDP control messages and SO_REUSEPORT spreading (issue 23).
 		{name: "udpctl", prog: "udpctl",
 			want: []string{"udpctl: IPv4 IP_PKTINFO, IP_TTL, IP_TOS ok", "udpctl: IPv6 IPV6_PKTINFO, IPV6_HOPLIMIT, IPV6_TCLASS ok",

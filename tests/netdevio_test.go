@@ -16,27 +16,15 @@ import (
 // later write is EPIPE) and end of file after the host's last bytes.
 func TestNetDeviceIO(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
 	got := make(chan string, 2)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Write([]byte("hello world"))
-			c.SetReadDeadline(time.Now().Add(60 * time.Second))
-			b, _ := io.ReadAll(c)
-			got <- string(b)
-			c.Write([]byte("bye"))
-			c.Close()
-		}
-	}()
-	port := ln.Addr().(*net.TCPAddr).Port
+	port := hostServer(t, func(c net.Conn) {
+		c.Write([]byte("hello world"))
+		c.SetReadDeadline(time.Now().Add(60 * time.Second))
+		b, _ := io.ReadAll(c)
+		got <- string(b)
+		c.Write([]byte("bye"))
+		c.Close()
+	})
 	// One boot at a time: the host's side answers them in turn.
 	forArches(t, func(t *testing.T, a *arch) {
 		for _, cores := range []int{1, 4} {
@@ -49,4 +37,25 @@ func TestNetDeviceIO(t *testing.T) {
 			}
 		}
 	})
+}
+
+// hostServer listens on the host's loopback (10.0.2.2 to a guest on
+// QEMU's user network) until the test ends, and runs serve on each
+// connection in turn; it returns the port.
+func hostServer(t *testing.T, serve func(net.Conn)) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			serve(c)
+		}
+	}()
+	return ln.Addr().(*net.TCPAddr).Port
 }

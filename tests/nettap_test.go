@@ -63,31 +63,39 @@ func newTapNS(t *testing.T) tapNS {
 	return ns
 }
 
-// dial connects to addr from inside the namespace: the socket is made on
-// a thread that entered it (and that thread is never used again).
-func (ns tapNS) dial(addr string) (net.Conn, error) {
-	type result struct {
-		c   net.Conn
-		err error
-	}
-	ch := make(chan result, 1)
+// inNS runs f on a thread that entered the namespace (the thread is
+// never used again).
+func (ns tapNS) inNS(f func() error) error {
+	ch := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // not unlocked: the thread ends with the goroutine
-		f, err := os.Open("/var/run/netns/" + ns.name)
+		fd, err := os.Open("/var/run/netns/" + ns.name)
 		if err != nil {
-			ch <- result{nil, err}
+			ch <- err
 			return
 		}
-		defer f.Close()
-		if err := unix.Setns(int(f.Fd()), unix.CLONE_NEWNET); err != nil {
-			ch <- result{nil, err}
+		defer fd.Close()
+		if err := unix.Setns(int(fd.Fd()), unix.CLONE_NEWNET); err != nil {
+			ch <- err
 			return
 		}
-		c, err := net.DialTimeout("tcp", addr, 20*time.Second)
-		ch <- result{c, err}
+		ch <- f()
 	}()
-	r := <-ch
-	return r.c, r.err
+	return <-ch
+}
+
+// dial connects to addr from inside the namespace.
+func (ns tapNS) dial(addr string) (net.Conn, error) { return ns.dialFrom("", addr) }
+
+// dialFrom is dial from a given local address of the namespace ("": any).
+func (ns tapNS) dialFrom(local, addr string) (net.Conn, error) {
+	var c net.Conn
+	err := ns.inNS(func() (err error) {
+		d := net.Dialer{Timeout: 20 * time.Second, LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}}
+		c, err = d.Dial("tcp", addr)
+		return err
+	})
+	return c, err
 }
 
 // ip runs `ip -n NS args...` (fatal on failure).

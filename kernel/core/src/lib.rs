@@ -30,6 +30,7 @@ pub mod initstack;
 pub mod irqaffinity;
 pub mod itimer;
 pub mod loadavg;
+pub mod msgflags;
 pub mod netlink;
 pub mod p9;
 pub mod p9tags;

@@ -5,7 +5,9 @@
 //! kernel option `net=ip=...,gw=...,dns=...`, which `parse` reads (any
 //! part left out keeps its default; a DNS server left out is the gateway
 //! when the gateway was given). `net=dhcp` (a tap without ip=) asks the
-//! network's DHCP server for all three instead (kernel net/nic/dhcp.rs).
+//! network's DHCP server for all three instead (kernel net/nic/dhcp.rs):
+//! the plan is then the lease's, and changes when a renewal brings another
+//! lease or the lease is lost (`NetPlan::after`).
 
 /// Address, prefix length, gateway and DNS server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,6 +26,48 @@ pub const SLIRP: NetPlan = NetPlan { addr: [10, 0, 2, 15], prefix: 24, gateway: 
 impl Default for NetPlan {
     fn default() -> Self {
         SLIRP
+    }
+}
+
+/// The plan of a DHCP client with no lease: no IPv4 address.
+pub const NO_LEASE: NetPlan = NetPlan { addr: [0; 4], prefix: 0, gateway: [0; 4], dns: [0; 4], dhcp: true };
+
+/// What a DHCP server's lease gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lease {
+    pub addr: [u8; 4],
+    pub prefix: u8,
+    pub gateway: Option<[u8; 4]>,
+    pub dns: Option<[u8; 4]>,
+    pub server: [u8; 4],
+}
+
+impl NetPlan {
+    /// The plan a lease gives (no DNS server in it: the router, as for
+    /// `gw=` without `dns=`).
+    pub fn from_lease(l: &Lease) -> NetPlan {
+        NetPlan { addr: l.addr, prefix: l.prefix, gateway: l.gateway.unwrap_or([0; 4]), dns: l.dns.or(l.gateway).unwrap_or([0; 4]), dhcp: true }
+    }
+
+    /// The plan after the DHCP client's news (`Some`: a lease, first or
+    /// renewed; `None`: the lease is lost), or None when it changes
+    /// nothing (a renewal of the same lease).
+    pub fn after(&self, news: Option<&Lease>) -> Option<NetPlan> {
+        let next = news.map_or(NO_LEASE, NetPlan::from_lease);
+        (next != *self).then_some(next)
+    }
+
+    /// The plan in two words, for a kernel that keeps it in atomics (the
+    /// first word's low bit says a plan is there: `unpack` of zeros is
+    /// None).
+    pub fn pack(&self) -> [u64; 2] {
+        let word = |a: [u8; 4]| u32::from_be_bytes(a) as u64;
+        [word(self.addr) << 32 | (self.prefix as u64) << 8 | (self.dhcp as u64) << 1 | 1, word(self.gateway) << 32 | word(self.dns)]
+    }
+
+    pub fn unpack(w: [u64; 2]) -> Option<NetPlan> {
+        let addr = |x: u64| (x as u32).to_be_bytes();
+        (w[0] & 1 == 1).then(|| NetPlan { addr: addr(w[0] >> 32), prefix: (w[0] >> 8) as u8, gateway: addr(w[1] >> 32), dns: addr(w[1]), dhcp: w[0] & 2 != 0 })
     }
 }
 
@@ -102,6 +146,28 @@ mod tests {
         let p = parse(b"dns=1.1.1.1,gw=10.9.0.1,ip=10.9.0.5/16").unwrap();
         assert_eq!((p.addr, p.prefix, p.gateway, p.dns), ([10, 9, 0, 5], 16, [10, 9, 0, 1], [1, 1, 1, 1]));
         assert_eq!(parse(b"ip=10.1.2.3").map(|p| p.prefix), Some(24));
+    }
+
+    #[test]
+    fn leases() {
+        let l = Lease { addr: [10, 77, 0, 50], prefix: 24, gateway: Some([10, 77, 0, 1]), dns: None, server: [10, 77, 0, 1] };
+        let first = NO_LEASE.after(Some(&l)).unwrap();
+        assert_eq!(first, NetPlan { addr: [10, 77, 0, 50], prefix: 24, gateway: [10, 77, 0, 1], dns: [10, 77, 0, 1], dhcp: true });
+        assert_eq!(first.after(Some(&l)), None, "a renewal of the same lease changes nothing");
+        let moved = Lease { addr: [10, 77, 0, 51], dns: Some([9, 9, 9, 9]), ..l };
+        assert_eq!(first.after(Some(&moved)).map(|p| (p.addr, p.dns)), Some(([10, 77, 0, 51], [9, 9, 9, 9])));
+        assert_eq!(first.after(None), Some(NO_LEASE));
+        assert_eq!(NO_LEASE.after(None), None);
+        let bare = Lease { gateway: None, dns: None, ..l };
+        assert_eq!(NetPlan::from_lease(&bare).gateway, [0; 4]);
+    }
+
+    #[test]
+    fn packs() {
+        for p in [SLIRP, NO_LEASE, parse(b"ip=192.168.100.2/30,gw=192.168.100.1,dns=1.1.1.1").unwrap()] {
+            assert_eq!(NetPlan::unpack(p.pack()), Some(p));
+        }
+        assert_eq!(NetPlan::unpack([0, 0]), None);
     }
 
     #[test]

@@ -8,14 +8,13 @@ use super::sockmsg::{recvmsg, sendmsg, MsgHdr};
 use super::SysResult;
 use crate::fs::fd::Fd;
 use crate::mm::uaccess::{UserPtr, UserSpace};
+use gometal_core::msgflags::{MSG_DONTWAIT, MSG_WAITFORONE};
 
 /// sizeof(struct mmsghdr): a msghdr, msg_len, padding.
 const MMSGHDR: u64 = 64;
 const MSG_LEN_AT: u64 = 56;
 /// UIO_MAXIOV: the most elements one call takes.
 const MAX_VLEN: u32 = 1024;
-const MSG_DONTWAIT: i32 = 0x40;
-const MSG_WAITFORONE: i32 = 0x10000;
 
 fn element(vec: UserPtr<u8>, i: u32) -> u64 {
     vec.addr() + i as u64 * MMSGHDR

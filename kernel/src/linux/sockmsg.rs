@@ -21,12 +21,8 @@ use alloc::vec::Vec;
 use gometal_core::sockaddr::{SockAddr, UnixAddr};
 use gometal_core::cmsg;
 use gometal_core::errno::*;
+use gometal_core::msgflags::{RecvFlags, MSG_CTRUNC, MSG_DONTWAIT, MSG_NOSIGNAL, MSG_PEEK, MSG_TRUNC};
 
-const MSG_PEEK: i32 = 0x2;
-const MSG_CTRUNC: i32 = 0x8;
-const MSG_TRUNC: i32 = 0x20;
-const MSG_DONTWAIT: i32 = 0x40;
-const MSG_NOSIGNAL: i32 = 0x4000;
 
 /// The most one call moves through the kernel: a stream send or receive
 /// may be partial, and no datagram is longer.
@@ -166,7 +162,7 @@ fn recv(user: &mut UserSpace, fd: Fd, bufs: &[UserSlice], flags: i32) -> Result<
     let (file, sock) = socket_of(fd)?;
     let want = bufs.iter().fold(0usize, |n, b| n.saturating_add(b.len())).min(MAX_IO);
     let mut bytes = zeroed(want)?;
-    let got = data::recv(&sock, &mut bytes, nonblocking(file.nonblocking(), flags), flags & MSG_PEEK != 0)?;
+    let got = data::recv(&sock, &mut bytes, RecvFlags::new(flags, file.nonblocking()))?;
     scatter(user, bufs, &bytes[..got.copied])?;
     Ok(got)
 }

@@ -248,6 +248,17 @@ impl UserSpace {
         Ok(done)
     }
 
+    /// The part of `s` (its first `max` bytes at most) that a transfer
+    /// may use now (`accessible_prefix`): EFAULT when `s` is not empty and
+    /// none of it is.
+    pub fn usable_prefix(&mut self, s: UserSlice, max: usize, write: bool) -> UResult<UserSlice> {
+        let s = s.prefix(max);
+        match self.accessible_prefix(s, write)? {
+            0 if s.len > 0 => Err(EFAULT),
+            n => Ok(s.prefix(n)),
+        }
+    }
+
     /// Writes `data` to the start of `s` (at most `s.len()` bytes of it).
     pub fn write_bytes(&mut self, s: UserSlice, data: &[u8]) -> UResult<()> {
         let n = data.len().min(s.len);

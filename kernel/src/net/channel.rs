@@ -101,10 +101,22 @@ impl Channel {
     /// Makes changes of this direction notify `hub` too: the hub of the
     /// socket at its reading end (`side` 0) or writing end (1).
     pub fn link(&self, side: usize, hub: &Arc<crate::fs::pollhub::Hub>) {
-        both!(self, c => crate::fs::pollhub::link(&c.linked, side, hub));
+        match self {
+            Channel::Bytes(p) => {
+                crate::fs::pollhub::link(&p.linked, side, hub);
+            }
+            Channel::Messages(m) => m.watchers.link(side, hub),
+            Channel::NicRx(r) => r.watchers.link(side, hub),
+            Channel::NicTx(t) => t.watchers.link(side, hub),
+        }
     }
 
     pub fn generation(&self) -> u64 {
-        both!(self, c => c.generation.load(Ordering::Acquire))
+        match self {
+            Channel::Bytes(p) => p.generation.load(Ordering::Acquire),
+            Channel::Messages(m) => m.watchers.generation(),
+            Channel::NicRx(r) => r.watchers.generation(),
+            Channel::NicTx(t) => t.watchers.generation(),
+        }
     }
 }

@@ -5,6 +5,7 @@ use super::socket::{SockType, Socket, State};
 use super::stream::Endpoint;
 use alloc::sync::Arc;
 use gometal_core::errno::*;
+use gometal_core::msgflags::{read_full, RecvFlags};
 use gometal_core::sockaddr::SockAddr;
 
 /// The connected end of a stream socket, taken out of the state lock so a
@@ -26,15 +27,27 @@ pub struct Received {
     pub info: Option<gometal_core::cmsg::PacketInfo>,
 }
 
-pub fn recv(sock: &Socket, buf: &mut [u8], nonblock: bool, peek: bool) -> Result<Received, Errno> {
+/// Receives into `buf` as `how` says. MSG_WAITALL on a stream (TCP,
+/// AF_UNIX stream; not seqpacket, whose reads take one message each, nor
+/// datagrams) reads until `buf` is full, the stream ends, or an error, a
+/// signal or SO_RCVTIMEO (one deadline for the whole call) ends it with
+/// what it has.
+pub fn recv(sock: &Socket, buf: &mut [u8], how: RecvFlags) -> Result<Received, Errno> {
     if sock.ty == SockType::Dgram {
-        let got = super::dgram::recv(sock, buf, nonblock, peek)?;
+        let got = super::dgram::recv(sock, buf, how.nonblock, how.peek)?;
         return Ok(Received { copied: got.copied, full: got.full, from: Some(got.from), info: got.info });
     }
     let Some(e) = endpoint(sock) else {
         return Err(sock.take_error().unwrap_or(ENOTCONN));
     };
-    let n = if peek { e.peek(buf)? } else { e.read_until(buf, nonblock, super::timeo::recv_deadline(sock))? };
+    let deadline = super::timeo::recv_deadline(sock);
+    let n = if how.peek {
+        e.peek(buf)?
+    } else if how.waitall && sock.ty == SockType::Stream {
+        read_full(buf, |rest| e.read_until(rest, how.nonblock, deadline))?
+    } else {
+        e.read_until(buf, how.nonblock, deadline)?
+    };
     Ok(Received { copied: n, full: n, from: None, info: None })
 }
 

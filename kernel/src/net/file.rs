@@ -10,13 +10,14 @@ use crate::fs::pollhub::PollHub;
 use crate::fs::stat::Stat;
 use crate::mm::uaccess::{UserPtr, UserSlice, UserSpace};
 use gometal_core::errno::{Errno, EBADF, ENOTTY};
+use gometal_core::msgflags::RecvFlags;
 
 const FIONREAD: u32 = 0x541b;
 const S_IFSOCK: u32 = 0o140000;
 
 impl File for Socket {
     fn read(&self, of: &OpenFile, buf: &mut [u8], _: Option<u64>) -> Result<usize, Errno> {
-        Ok(data::recv(self, buf, of.nonblocking(), false)?.copied)
+        Ok(data::recv(self, buf, RecvFlags { nonblock: of.nonblocking(), ..RecvFlags::default() })?.copied)
     }
 
     fn read_user(&self, of: &OpenFile, user: &mut UserSpace, buf: UserSlice) -> Option<Result<usize, Errno>> {

@@ -31,6 +31,7 @@ pub mod socket;
 pub mod stream;
 pub mod timeo;
 pub mod unixns;
+pub mod watchers;
 
 pub use socket::{Family, Socket, SockType};
 

@@ -4,13 +4,10 @@
 //! Linux drops it).
 
 use super::msgbuf::MsgBuf;
-use crate::fs::pollhub::{notify_linked, Hub};
-use crate::sched::wait::WaitQueue;
-use alloc::sync::Arc;
+use super::watchers::Watchers;
 use alloc::collections::VecDeque;
-use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use crate::fs::pipe::wait_errno;
-use gometal_core::errno::{Errno, EAGAIN, EMSGSIZE, EPIPE};
+use core::sync::atomic::{AtomicBool, Ordering};
+use gometal_core::errno::{Errno, EMSGSIZE, EPIPE};
 use crate::sync::{Lock, LockClass};
 
 /// What the queue holds at most (the default socket buffer, 212,992).
@@ -21,10 +18,8 @@ pub struct MsgPipe {
     queue: Lock<(VecDeque<MsgBuf>, usize)>,
     reader_open: AtomicBool,
     writer_open: AtomicBool,
-    waiters: WaitQueue,
-    pub generation: AtomicU64,
-    /// The hubs of the sockets whose connection this carries (see Pipe).
-    pub linked: Lock<[Option<Arc<Hub>>; 2]>,
+    /// Blocked readers and writers, and the two sockets' epoll.
+    pub watchers: Watchers,
 }
 
 impl MsgPipe {
@@ -33,35 +28,27 @@ impl MsgPipe {
             queue: Lock::new(LockClass::MessageQueue, (VecDeque::new(), 0)),
             reader_open: AtomicBool::new(true),
             writer_open: AtomicBool::new(true),
-            waiters: WaitQueue::new(),
-            generation: AtomicU64::new(0),
-            linked: Lock::new(LockClass::PollLinks, [None, None]),
+            watchers: Watchers::new(),
         }
-    }
-
-    fn changed(&self) {
-        self.generation.fetch_add(1, Ordering::AcqRel);
-        self.waiters.wake_all();
-        notify_linked(&self.linked);
     }
 
     /// Takes the next message into `buf`: its length copied, 0 at end of
     /// file (every writer gone, nothing queued).
     pub fn read(&self, buf: &mut [u8], nonblock: bool, deadline: Option<u64>) -> Result<usize, Errno> {
-        let mut take = || {
+        let take = || {
             let mut q = self.queue.lock();
             match q.0.pop_front() {
                 Some(m) => {
                     q.1 -= m.len();
                     let n = m.len().min(buf.len());
                     buf[..n].copy_from_slice(&m[..n]);
-                    Some(n)
+                    Some(Ok(n))
                 }
-                None => (!self.writer_open.load(Ordering::Acquire)).then_some(0),
+                None => (!self.writer_open.load(Ordering::Acquire)).then_some(Ok(0)),
             }
         };
-        let n = if nonblock { take().ok_or(EAGAIN)? } else { self.waiters.wait_until(deadline, take).map_err(wait_errno)? };
-        self.changed();
+        let n = self.watchers.wait(nonblock, deadline, take)?;
+        self.watchers.changed();
         Ok(n)
     }
 
@@ -95,8 +82,8 @@ impl MsgPipe {
             q.1 += data.len();
             Some(Ok(data.len()))
         };
-        let n = if nonblock { put().unwrap_or(Err(EAGAIN))? } else { self.waiters.wait_until(deadline, put).map_err(wait_errno)?? };
-        self.changed();
+        let n = self.watchers.wait(nonblock, deadline, put)?;
+        self.watchers.changed();
         Ok(n)
     }
 
@@ -124,6 +111,6 @@ impl MsgPipe {
     pub fn close_end(&self, write_end: bool) {
         let end = if write_end { &self.writer_open } else { &self.reader_open };
         end.store(false, Ordering::Release);
-        self.changed();
+        self.watchers.changed();
     }
 }

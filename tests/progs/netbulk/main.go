@@ -1,4 +1,4 @@
-// Command netbulk serves tests/nettap_test.go's transfers and bad peers on
+// Command netbulk serves tests/netstress_test.go's transfers and bad peers on
 // TCP port 7, each connection on its own goroutine, until a connection
 // says "quit". A connection starts with one command line:
 //
@@ -12,36 +12,23 @@
 //	quit             the program exits 0.
 //
 // Every error on a connection is printed ("netbulk: get SEED: ...") and
-// ends that connection only. The pattern (word i of seed s is
-// splitmix64(s<<40 + i), little-endian) is tests/nettap_test.go's too.
+// ends that connection only. The pattern is tests/internal/bytepattern's,
+// which tests/netstress_test.go checks and sends too.
 package main
 
 import (
 	"bufio"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"time"
+
+	"gometal.dev/gometal/tests/internal/bytepattern"
 )
 
-// pattern fills b with the pattern's bytes from offset off (a multiple of 8).
-func pattern(b []byte, seed, off uint64) {
-	for i := 0; i+8 <= len(b); i += 8 {
-		binary.LittleEndian.PutUint64(b[i:], splitmix(seed<<40+(off+uint64(i))/8))
-	}
-}
-
-func splitmix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
-}
-
-const chunk = 64 << 10
+const chunk = bytepattern.Chunk
 
 func main() {
 	ln, err := net.Listen("tcp", ":7")
@@ -80,7 +67,7 @@ func serve(c net.Conn) {
 			fmt.Println("netbulk: echo:", err)
 		}
 	case "put":
-		at, err := check(r, n, seed)
+		at, err := bytepattern.Check(r, 0, n, seed)
 		if err != nil {
 			fmt.Printf("netbulk: put %d: %v\n", seed, err)
 			return
@@ -101,33 +88,12 @@ func serve(c net.Conn) {
 	}
 }
 
-// check reads n bytes and returns the offset of the first wrong one (n if
-// none is).
-func check(r io.Reader, n, seed uint64) (uint64, error) {
-	want := make([]byte, chunk)
-	got := make([]byte, chunk)
-	for off := uint64(0); off < n; {
-		m := min(uint64(chunk), n-off)
-		if _, err := io.ReadFull(r, got[:m]); err != nil {
-			return off, fmt.Errorf("read at %d: %w", off, err)
-		}
-		pattern(want[:(m+7)&^7], seed, off)
-		for i := uint64(0); i < m; i++ {
-			if got[i] != want[i] {
-				return off + i, nil
-			}
-		}
-		off += m
-	}
-	return n, nil
-}
-
 func send(c net.Conn, n, seed uint64, ms, tries int) error {
 	buf := make([]byte, chunk)
 	missed := 0
 	for off := uint64(0); off < n; {
 		m := min(uint64(chunk), n-off)
-		pattern(buf[:(m+7)&^7], seed, off)
+		bytepattern.Fill(buf[:(m+7)&^7], seed, off)
 		for p := uint64(0); p < m; {
 			if ms > 0 {
 				c.SetWriteDeadline(time.Now().Add(time.Duration(ms) * time.Millisecond))

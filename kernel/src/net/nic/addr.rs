@@ -1,7 +1,9 @@
 //! The guest's own addresses on its network and which destinations the
 //! NIC carries, for every protocol. IPv4 follows the plan (kernel/core
 //! `netplan.rs`): QEMU's user network's fixed one unless the `net=` kernel
-//! option (`gometal run -net tap=IFNAME,ip=...`) gave another. A packet to one of our own
+//! option (`gometal run -net tap=IFNAME,ip=...`) gave another, or a DHCP
+//! server's lease (dhcp.rs), which may change while the machine runs. A
+//! packet to one of our own
 //! addresses never leaves the machine (Linux routes it through `lo`), so
 //! sockets treat 10.0.2.15 and fec0::15 like 127.0.0.1 and ::1: they may be
 //! bound, and traffic to them is delivered in the kernel.
@@ -13,22 +15,51 @@
 
 use gometal_core::netplan::{NetPlan, SLIRP};
 use gometal_core::sockaddr::InetAddr;
-use smoltcp::wire::{IpAddress, IpEndpoint, Ipv6Address};
+use core::sync::atomic::{AtomicU64, Ordering};
+use smoltcp::iface::Interface;
+use smoltcp::wire::{IpAddress, IpCidr, IpEndpoint, Ipv4Address, Ipv6Address};
 
 pub const ADDR6: [u8; 16] = [0xfe, 0xc0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x15];
 pub const PREFIX6: u8 = 64;
 pub const GATEWAY6: [u8; 16] = [0xfe, 0xc0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02];
 
-static PLAN: spin::Once<NetPlan> = spin::Once::new();
+/// The IPv4 plan in force, packed (NetPlan::pack): set at boot, and
+/// changed by a DHCP lease that moves or is lost (dhcp.rs). Read for every
+/// packet, so two atomic words, no lock: a reader racing a change may see
+/// the new address with the old gateway for that moment.
+static PLAN: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 
 /// The IPv4 plan in force.
 pub fn plan() -> NetPlan {
-    PLAN.get().copied().unwrap_or(SLIRP)
+    NetPlan::unpack([PLAN[0].load(Ordering::Acquire), PLAN[1].load(Ordering::Acquire)]).unwrap_or(SLIRP)
 }
 
-/// Sets the plan (once, at boot, before any socket uses it).
-pub fn set_plan(p: NetPlan) -> NetPlan {
-    *PLAN.call_once(|| p)
+/// Makes `p` the plan in force, and the interface's IPv4 address (none
+/// for 0.0.0.0) and default route (none for 0.0.0.0) its, as Linux's
+/// DHCP client does with `ip addr` and `ip route`. Sockets bound to the
+/// old address keep it (their packets go nowhere, as on Linux).
+pub fn apply(iface: &mut Interface, p: NetPlan) {
+    set_plan(p);
+    let a = p.addr;
+    iface.update_ip_addrs(|addrs| {
+        addrs.retain(|c| !matches!(c.address(), IpAddress::Ipv4(_)));
+        if a != [0; 4] {
+            let _ = addrs.push(IpCidr::new(IpAddress::v4(a[0], a[1], a[2], a[3]), p.prefix));
+        }
+    });
+    let g = p.gateway;
+    if g != [0; 4] {
+        let _ = iface.routes_mut().add_default_ipv4_route(Ipv4Address::new(g[0], g[1], g[2], g[3]));
+    } else {
+        iface.routes_mut().remove_default_ipv4_route();
+    }
+}
+
+/// Makes `p` the plan in force where there is no interface.
+pub fn set_plan(p: NetPlan) {
+    let w = p.pack();
+    PLAN[1].store(w[1], Ordering::Release);
+    PLAN[0].store(w[0], Ordering::Release);
 }
 
 /// Our IPv4 address.

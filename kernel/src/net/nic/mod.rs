@@ -32,6 +32,7 @@ pub mod tx;
 pub mod stats;
 mod tcp;
 pub mod udp;
+mod usercopy;
 
 pub use addr::{is_own, own_for, source_v4};
 pub use outbound::routes;
@@ -46,7 +47,7 @@ use gometal_core::sockaddr::InetAddr;
 use device::NetDevice;
 use smoltcp::iface::{Config, Interface};
 use smoltcp::time::Instant;
-use smoltcp::wire::{EthernetAddress, HardwareAddress, IpAddress, IpCidr, Ipv4Address};
+use smoltcp::wire::{EthernetAddress, HardwareAddress};
 use crate::sync::{Lock, LockClass};
 use spin::Once;
 
@@ -111,9 +112,10 @@ pub fn add(transport: crate::drivers::virtio::VirtioTransport, irq: u32) {
 }
 
 /// Gives the interface its IPv4 plan: the `net=` kernel option's (or, with
-/// `net=dhcp`, a DHCP server's lease: dhcp.rs), else QEMU's user
-/// network's (called once the command line is read, after `add`). A
-/// `net=` that does not parse is reported and the default kept.
+/// `net=dhcp`, a DHCP server's lease, which may change later: dhcp.rs),
+/// else QEMU's user network's (called once the command line is read,
+/// after `add`). A `net=` that does not parse is reported and the default
+/// kept.
 pub fn configure(spec: Option<&[u8]>) {
     let mut plan = match spec.map(gometal_core::netplan::parse) {
         Some(Some(p)) => p,
@@ -131,8 +133,8 @@ pub fn configure(spec: Option<&[u8]>) {
     if plan.dhcp {
         let t0 = crate::sched::clock::monotonic_ns();
         let Some(l) = dhcp::acquire(nic) else {
-            crate::println!("gometal: net: no DHCP lease in {} s: the device has no IPv4 address", dhcp::LIMIT_NS / 1_000_000_000);
-            addr::set_plan(gometal_core::netplan::NetPlan { addr: [0; 4], prefix: 0, gateway: [0; 4], dns: [0; 4], dhcp: true });
+            crate::println!("gometal: net: no DHCP lease in {} s: the device has no IPv4 address (the client keeps asking)", dhcp::LIMIT_NS / 1_000_000_000);
+            addr::apply(&mut nic.iface, gometal_core::netplan::NO_LEASE);
             return;
         };
         let s = l.server;
@@ -141,19 +143,10 @@ pub fn configure(spec: Option<&[u8]>) {
             l.addr[0], l.addr[1], l.addr[2], l.addr[3], l.prefix, s[0], s[1], s[2], s[3],
             (crate::sched::clock::monotonic_ns() - t0) / 1_000_000
         );
-        (plan.addr, plan.prefix) = (l.addr, l.prefix);
-        plan.gateway = l.gateway.unwrap_or([0; 4]);
-        plan.dns = l.dns.or(l.gateway).unwrap_or([0; 4]);
+        plan = gometal_core::netplan::NetPlan::from_lease(&l);
     }
-    let plan = addr::set_plan(plan);
+    addr::apply(&mut nic.iface, plan);
     let (a, g, d) = (plan.addr, plan.gateway, plan.dns);
-    nic.iface.update_ip_addrs(|addrs| {
-        addrs.retain(|c| !matches!(c.address(), IpAddress::Ipv4(_)));
-        let _ = addrs.push(IpCidr::new(IpAddress::v4(a[0], a[1], a[2], a[3]), plan.prefix));
-    });
-    if g != [0; 4] {
-        let _ = nic.iface.routes_mut().add_default_ipv4_route(Ipv4Address::new(g[0], g[1], g[2], g[3]));
-    }
     let m = nic.mac;
     crate::println!(
         "gometal: net: virtio-net {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}, address {}.{}.{}.{}/{} and fec0::15/64, gateway {}.{}.{}.{}, DNS {}.{}.{}.{}",

@@ -12,7 +12,7 @@
 //! and FIONREAD without the lock), whether the remote's FIN or reset came
 //! (end of file after those bytes; the reset itself is stream.rs's Link),
 //! and whether the program's end is closed (then arriving data resets the
-//! connection, as Linux does). Readers sleep on `waiters`; the poll wakes
+//! connection, as Linux does). Readers sleep on `watchers` (net/watchers.rs); the poll wakes
 //! them and the socket's epoll hubs when bytes arrive.
 //!
 //! A read never polls the NIC: it marks its set (the window it opened goes
@@ -22,13 +22,10 @@
 //! interrupt (nic::room, `window_opened`).
 
 use super::shard;
-use crate::fs::pollhub::{notify_linked, Hub};
 use crate::mm::uaccess::{UserSlice, UserSpace};
-use crate::sched::wait::WaitQueue;
-use crate::sync::{Lock, LockClass};
-use alloc::sync::Arc;
-use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use gometal_core::errno::{Errno, EAGAIN, EFAULT};
+use crate::net::watchers::Watchers;
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use gometal_core::errno::Errno;
 use smoltcp::iface::SocketHandle;
 use smoltcp::socket::tcp;
 
@@ -49,11 +46,8 @@ pub struct NicRx {
     eof: AtomicBool,
     /// The program's end is closed: nobody reads any more.
     reader_gone: AtomicBool,
-    waiters: WaitQueue,
-    /// Bumped at every change, for edge-triggered epoll.
-    pub generation: AtomicU64,
-    /// The hub of the program's socket (stream.rs links it).
-    pub linked: Lock<[Option<Arc<Hub>>; 2]>,
+    /// Readers blocked here, and the program's socket's epoll.
+    pub watchers: Watchers,
 }
 
 /// Where a read's bytes go.
@@ -71,16 +65,8 @@ impl NicRx {
             queued: AtomicUsize::new(0),
             eof: AtomicBool::new(false),
             reader_gone: AtomicBool::new(false),
-            waiters: WaitQueue::new(),
-            generation: AtomicU64::new(0),
-            linked: Lock::new(LockClass::PollLinks, [None, None]),
+            watchers: Watchers::new(),
         }
-    }
-
-    fn changed(&self) {
-        self.generation.fetch_add(1, Ordering::AcqRel);
-        self.waiters.wake_all();
-        notify_linked(&self.linked);
     }
 
     /// After a step of the set (its lock held): what smoltcp holds now;
@@ -88,7 +74,7 @@ impl NicRx {
     pub fn note(&self, s: &tcp::Socket) {
         let now = s.recv_queue();
         if self.queued.swap(now, Ordering::AcqRel) < now {
-            self.changed();
+            self.watchers.changed();
         }
     }
 
@@ -97,7 +83,7 @@ impl NicRx {
         self.gone.store(true, Ordering::Release);
         self.queued.store(0, Ordering::Release);
         self.eof.store(true, Ordering::Release);
-        self.changed();
+        self.watchers.changed();
     }
 
     /// Reads into a kernel buffer, waiting (unless `nonblock`) no later
@@ -107,30 +93,19 @@ impl NicRx {
             return Ok(0);
         }
         let mut dest = Dest::Kernel(buf);
-        self.wait(nonblock, deadline, || self.take(&mut dest))
+        self.watchers.wait(nonblock, deadline, || self.take(&mut dest))
     }
 
     /// read(2) into the program's buffer `buf`: only the part the program
     /// may write is filled (EFAULT when none is), nothing is consumed that
     /// could not be copied.
     pub fn read_user(&self, user: &mut UserSpace, buf: UserSlice, nonblock: bool, deadline: Option<u64>) -> Result<usize, Errno> {
-        let buf = buf.prefix(MAX_READ);
+        let buf = user.usable_prefix(buf, MAX_READ, true)?;
         if buf.len() == 0 {
             return Ok(0);
         }
-        let room = user.accessible_prefix(buf, true)?;
-        if room == 0 {
-            return Err(EFAULT);
-        }
-        let mut dest = Dest::User(user, buf.prefix(room));
-        self.wait(nonblock, deadline, || self.take(&mut dest))
-    }
-
-    fn wait(&self, nonblock: bool, deadline: Option<u64>, mut take: impl FnMut() -> Option<Result<usize, Errno>>) -> Result<usize, Errno> {
-        if nonblock {
-            return take().unwrap_or(Err(EAGAIN));
-        }
-        self.waiters.wait_until(deadline, take).map_err(crate::fs::pipe::wait_errno)?
+        let mut dest = Dest::User(user, buf);
+        self.watchers.wait(nonblock, deadline, || self.take(&mut dest))
     }
 
     /// One look: Some(bytes copied), Some(0) at end of file, None when
@@ -148,7 +123,7 @@ impl NicRx {
         }
         let got = match dest {
             Dest::Kernel(buf) => Ok(s.recv_slice(buf).unwrap_or(0)),
-            Dest::User(user, buf) => to_user(s, user, *buf),
+            Dest::User(user, buf) => super::usercopy::to_user(s, user, *buf),
         };
         let after = s.recv_queue();
         self.queued.store(after, Ordering::Release);
@@ -157,7 +132,7 @@ impl NicRx {
             if n == 0 {
                 return None;
             }
-            self.generation.fetch_add(1, Ordering::AcqRel);
+            self.watchers.bump();
             shard::mark(self.shard); // the window update goes out with the next poll
             if window_opened(before, after, capacity) {
                 super::stats::WINDOW_LOW.add(1);
@@ -207,7 +182,7 @@ impl NicRx {
         } else {
             self.reader_gone.store(true, Ordering::Release);
         }
-        self.changed();
+        self.watchers.changed();
     }
 }
 
@@ -221,26 +196,4 @@ impl NicRx {
 /// guest streams to a fifth of what 64 KiB reads got.
 fn window_opened(before: usize, after: usize, capacity: usize) -> bool {
     before * 2 > capacity && after * 2 <= capacity
-}
-
-/// Copies what smoltcp holds into the program's `buf` (at most two pieces:
-/// the ring may wrap); a fault after some bytes ends the copy short.
-fn to_user(s: &mut tcp::Socket, user: &mut UserSpace, buf: UserSlice) -> Result<usize, Errno> {
-    let mut done = 0;
-    while done < buf.len() {
-        let r = s.recv(|piece| {
-            let n = piece.len().min(buf.len() - done);
-            match user.write_bytes(buf.skip(done), &piece[..n]) {
-                Ok(()) => (n, Ok(n)),
-                Err(e) => (0, Err(e)),
-            }
-        });
-        match r {
-            Ok(Ok(0)) | Err(_) => break,
-            Ok(Ok(n)) => done += n,
-            Ok(Err(e)) if done == 0 => return Err(e),
-            Ok(Err(_)) => break,
-        }
-    }
-    Ok(done)
 }

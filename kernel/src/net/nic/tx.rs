@@ -14,13 +14,10 @@
 //! after what the buffer holds) and whether the connection is over.
 
 use super::shard;
-use crate::fs::pollhub::{notify_linked, Hub};
 use crate::mm::uaccess::{UserSlice, UserSpace};
-use crate::sched::wait::WaitQueue;
-use crate::sync::{Lock, LockClass};
-use alloc::sync::Arc;
-use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use gometal_core::errno::{Errno, EAGAIN, ECONNRESET, EFAULT, EPIPE};
+use crate::net::watchers::Watchers;
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use gometal_core::errno::{Errno, ECONNRESET, EPIPE};
 use smoltcp::iface::SocketHandle;
 use smoltcp::socket::tcp::{self, State};
 
@@ -38,11 +35,8 @@ pub struct NicTx {
     capacity: usize,
     /// The program shut down writing or closed: FIN after the buffer.
     closing: AtomicBool,
-    waiters: WaitQueue,
-    /// Bumped at every change, for edge-triggered epoll.
-    pub generation: AtomicU64,
-    /// The hub of the program's socket (stream.rs links it).
-    pub linked: Lock<[Option<Arc<Hub>>; 2]>,
+    /// Writers blocked here, and the program's socket's epoll.
+    pub watchers: Watchers,
 }
 
 /// Where a write's bytes come from.
@@ -60,16 +54,8 @@ impl NicTx {
             room: AtomicUsize::new(capacity),
             capacity: capacity.max(1),
             closing: AtomicBool::new(false),
-            waiters: WaitQueue::new(),
-            generation: AtomicU64::new(0),
-            linked: Lock::new(LockClass::PollLinks, [None, None]),
+            watchers: Watchers::new(),
         }
-    }
-
-    fn changed(&self) {
-        self.generation.fetch_add(1, Ordering::AcqRel);
-        self.waiters.wake_all();
-        notify_linked(&self.linked);
     }
 
     fn roomy(&self, room: usize) -> bool {
@@ -82,7 +68,7 @@ impl NicTx {
         let now = s.send_capacity() - s.send_queue();
         let before = self.room.swap(now, Ordering::AcqRel);
         if self.roomy(now) && !self.roomy(before) {
-            self.changed();
+            self.watchers.changed();
         }
     }
 
@@ -115,34 +101,22 @@ impl NicTx {
         self.closing()
     }
 
-
     /// Writes some of `data` from a kernel buffer, waiting (unless
     /// `nonblock`) no later than `deadline` for room.
     pub fn write(&self, data: &[u8], nonblock: bool, deadline: Option<u64>) -> Result<usize, Errno> {
         let mut src = Src::Kernel(data);
-        self.wait(nonblock, deadline, || self.put(&mut src))
+        self.watchers.wait(nonblock, deadline, || self.put(&mut src))
     }
 
     /// write(2) from the program's buffer `buf`: only the part the program
     /// may read is taken (EFAULT when none is).
     pub fn write_user(&self, user: &mut UserSpace, buf: UserSlice, nonblock: bool, deadline: Option<u64>) -> Result<usize, Errno> {
-        let buf = buf.prefix(MAX_WRITE);
+        let buf = user.usable_prefix(buf, MAX_WRITE, false)?;
         if buf.len() == 0 {
             return Ok(0);
         }
-        let room = user.accessible_prefix(buf, false)?;
-        if room == 0 {
-            return Err(EFAULT);
-        }
-        let mut src = Src::User(user, buf.prefix(room));
-        self.wait(nonblock, deadline, || self.put(&mut src))
-    }
-
-    fn wait(&self, nonblock: bool, deadline: Option<u64>, mut put: impl FnMut() -> Option<Result<usize, Errno>>) -> Result<usize, Errno> {
-        if nonblock {
-            return put().unwrap_or(Err(EAGAIN));
-        }
-        self.waiters.wait_until(deadline, put).map_err(crate::fs::pipe::wait_errno)?
+        let mut src = Src::User(user, buf);
+        self.watchers.wait(nonblock, deadline, || self.put(&mut src))
     }
 
     /// One try: Some(bytes taken) or an error, None when there is no room.
@@ -158,14 +132,14 @@ impl NicTx {
         }
         let got = match src {
             Src::Kernel(data) => Ok(s.send_slice(data).unwrap_or(0)),
-            Src::User(user, buf) => from_user(s, user, *buf),
+            Src::User(user, buf) => super::usercopy::from_user(s, user, *buf),
         };
         self.room.store(s.send_capacity() - s.send_queue(), Ordering::Release);
         drop(set);
         match got {
             Ok(0) => None,
             Ok(n) => {
-                self.generation.fetch_add(1, Ordering::AcqRel);
+                self.watchers.bump();
                 Some(Ok(n))
             }
             Err(e) => Some(Err(e)),
@@ -192,28 +166,6 @@ impl NicTx {
         } else {
             self.gone.store(true, Ordering::Release);
         }
-        self.changed();
+        self.watchers.changed();
     }
-}
-
-/// Copies the program's `buf` into smoltcp's free room (at most two
-/// pieces: the ring may wrap); a fault after some bytes ends it short.
-fn from_user(s: &mut tcp::Socket, user: &mut UserSpace, buf: UserSlice) -> Result<usize, Errno> {
-    let mut done = 0;
-    while done < buf.len() {
-        let r = s.send(|free| {
-            let n = free.len().min(buf.len() - done);
-            match user.read_into(buf.skip(done).prefix(n), &mut free[..n]) {
-                Ok(()) => (n, Ok(n)),
-                Err(e) => (0, Err(e)),
-            }
-        });
-        match r {
-            Ok(Ok(0)) | Err(_) => break,
-            Ok(Ok(n)) => done += n,
-            Ok(Err(e)) if done == 0 => return Err(e),
-            Ok(Err(_)) => break,
-        }
-    }
-    Ok(done)
 }
