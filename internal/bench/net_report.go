@@ -129,6 +129,13 @@ func (nr *netRun) section(s *Session) Section {
 		subs = append(subs, [2]string{fmt.Sprintf("conns-dev/%d", n), fmt.Sprintf("host via device, %d", n)})
 	}
 	b.WriteString(nr.table(s, "path, N", subs, netConnFields) + "\n")
+	b.WriteString("### Memory per idle connection\n\n")
+	b.WriteString("The guest's memory in use (MemTotal − MemAvailable of its /proc/meminfo, after\n`debug.FreeOSMemory`) 2 s after the previous phase, before the host opened N\nconnections to the echo server, and after they sat idle for 2 s, divided by N, in KiB. The peer is the host\nthrough the same QEMU network; the guest holds one end of each. `go` is the Go\nprogram's own share (the runtime's memory from the kernel, MemStats Sys −\nHeapReleased: a goroutine and its stack, the echo buffer and netFD per\nconnection), the same program on both kernels; `kernel` is the rest (socket,\nbuffers, descriptors), and `slab` the part of it in kernel objects\n(meminfo's Slab: Linux's slab caches, gometal's kernel heap; gometal's\nconnection buffers are page frames outside it):\n\n")
+	var memSubs [][2]string
+	for _, n := range p.devConns {
+		memSubs = append(memSubs, [2]string{fmt.Sprintf("conns-dev/%d", n), fmt.Sprintf("host via device, %d", n)})
+	}
+	b.WriteString(nr.table(s, "path, N", memSubs, [][2]string{{"mem_kib", "%.1f"}, {"kernel_kib", "%.1f"}, {"slab_kib", "%.1f"}, {"go_kib", "%.1f"}}) + "\n")
 	if len(nr.problems) > 0 {
 		b.WriteString("What went wrong in the figures above (the first error of each):\n\n")
 		for _, p := range nr.problems {
