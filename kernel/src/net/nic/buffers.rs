@@ -10,19 +10,20 @@
 //! receive buffer's size at the SYN; upstream issue #927 and pull request
 //! #933 ask for a buffer swap), so a connection holds its buffers for as
 //! long as it lives, idle or not, and the size is chosen at the SYN by how
-//! many connections there are:
+//! many connections there are (the sizes and counts are
+//! gometal_core::netbuf's, with host tests):
 //!
-//! - the first connections get BIG_BYTES each way, while all such blocks
-//!   together stay within 1/BIG_SHARE of RAM's page frames (at least
-//!   BIG_LEAST of them; at -mem 1G: 32 connections): a window that covers
-//!   the bandwidth-delay product (smoltcp then scales its window, RFC 7323)
-//!   and room for 62 KiB segments handed to the device for segmentation.
+//! - the first connections get 256 KiB each way, while all such blocks
+//!   together stay within 1/64 of RAM's page frames (at least 16 of them;
+//!   at -mem 1G: 29 connections): a window that covers the
+//!   bandwidth-delay product (smoltcp then scales its window, RFC 7323) and
+//!   room for 62 KiB segments handed to the device for segmentation.
 //!   A bulk transfer, a few streams, gets these.
-//! - while fewer than MID_CONNS are open, MID_BYTES each way: over QEMU's
-//!   user network an 8 MiB echo moved as fast with 16 KiB as with 64 KiB
+//! - while fewer than 128 are open, 16 KiB each way: over QEMU's user
+//!   network an 8 MiB echo moved as fast with 16 KiB as with 64 KiB
 //!   (docs/network.md); a read copies straight out of smoltcp's buffer, so
 //!   the program empties it as fast as it reads.
-//! - past that, SMALL_BYTES each way, Linux's floor (tcp_rmem[0] and
+//! - past that, 4 KiB each way, Linux's floor (tcp_rmem[0] and
 //!   tcp_wmem[0], what Linux guarantees a socket under memory pressure):
 //!   a server holding thousands of mostly idle connections pays 8 KiB of
 //!   buffers for each (docs/benchmarks.md, "Memory per idle connection").
@@ -37,47 +38,24 @@ use crate::memlayout::PAGE_SIZE;
 use crate::mm::frames;
 use alloc::collections::BTreeMap;
 use core::sync::atomic::{AtomicUsize, Ordering};
+use gometal_core::netbuf::{self, BIG_PAGES};
 use smoltcp::iface::{SocketHandle, SocketSet};
 use smoltcp::socket::tcp;
 
-/// Each way, for the first connections.
-pub const BIG_BYTES: usize = 256 * 1024;
-const BIG_PAGES: usize = 2 * BIG_BYTES / PAGE_SIZE;
-/// The share of page frames big buffers may take (1/n)...
-const BIG_SHARE: usize = 64;
-/// ... but at least this many big blocks (a few bulk streams at -mem 256M).
-const BIG_LEAST: usize = 16;
-/// Each way, while fewer than MID_CONNS connections are open.
-const MID_BYTES: usize = 16 * 1024;
-const MID_PAGES: usize = 2 * MID_BYTES / PAGE_SIZE;
-const MID_CONNS: usize = 128;
-/// Each way, for the rest.
-const SMALL_BYTES: usize = 4 * 1024;
-const SMALL_PAGES: usize = 2 * SMALL_BYTES / PAGE_SIZE;
-/// The share of page frames connection buffers may take (1/n).
-const FRAME_SHARE: usize = 2;
-/// Kernel heap a connection's objects take, about (the smoltcp socket in
-/// its set, the program's socket and descriptor, the two directions and
-/// their epoll watches: 3-4 KiB measured), and the share of the heap all
-/// connections may take (1/n; the rest is the kernel's and loopback's).
-const HEAP_PER_CONN: usize = 3 * 1024;
-const HEAP_SHARE_NUM: usize = 2;
-const HEAP_SHARE_DEN: usize = 3;
+pub use gometal_core::netbuf::BIG_BYTES;
+
 /// Pages in big buffers now.
 static BIG_IN_USE: AtomicUsize = AtomicUsize::new(0);
 
 /// The most connections (opening, open, closing and listening sockets).
 pub fn max_conns() -> usize {
-    let by_frames = frames::stats().total / FRAME_SHARE / SMALL_PAGES;
-    let by_heap = crate::mm::heap::total() * HEAP_SHARE_NUM / HEAP_SHARE_DEN / HEAP_PER_CONN;
-    by_frames.min(by_heap)
+    netbuf::max_conns(frames::stats().total, crate::mm::heap::total())
 }
 
 /// Half-open connections all sets together may hold (tcp.rs shares it
-/// out): half of the frames' share counted in 32 KiB blocks, as before
-/// the small blocks (about 7,600 at -mem 1G).
+/// out; about 7,600 at -mem 1G).
 pub fn half_open_budget() -> usize {
-    frames::stats().total / FRAME_SHARE / MID_PAGES / 2
+    netbuf::half_open_budget(frames::stats().total)
 }
 
 /// NIC sockets with buffers, in every shard's set (the cap counts them).
@@ -95,20 +73,19 @@ pub struct Buffers {
 /// big while big ones have room and RAM gives one in a piece, then by how
 /// many connections are open.
 fn alloc_block() -> Option<(u64, usize, usize)> {
-    let total = frames::stats().total;
-    let budget = (total / BIG_SHARE).max(BIG_LEAST * BIG_PAGES).min(total / 16);
+    let budget = netbuf::big_budget(frames::stats().total);
     if BIG_IN_USE.fetch_add(BIG_PAGES, Ordering::Relaxed) + BIG_PAGES <= budget {
         if let Some(pa) = frames::alloc_contiguous(BIG_PAGES) {
             return Some((pa, BIG_PAGES, BIG_BYTES));
         }
     }
     BIG_IN_USE.fetch_sub(BIG_PAGES, Ordering::Relaxed);
-    if SOCKETS.load(Ordering::Relaxed) < MID_CONNS {
-        if let Some(pa) = frames::alloc_contiguous(MID_PAGES) {
-            return Some((pa, MID_PAGES, MID_BYTES));
-        }
+    let (pages, each) = netbuf::after_big(SOCKETS.load(Ordering::Relaxed));
+    if let Some(pa) = frames::alloc_contiguous(pages) {
+        return Some((pa, pages, each));
     }
-    Some((frames::alloc_contiguous(SMALL_PAGES)?, SMALL_PAGES, SMALL_BYTES))
+    let (pages, each) = (netbuf::SMALL_PAGES, netbuf::SMALL_BYTES);
+    Some((frames::alloc_contiguous(pages)?, pages, each))
 }
 
 fn free_block(pa: u64, pages: usize) {

@@ -30,7 +30,7 @@ use smoltcp::socket::tcp::{self, State as TcpState};
 const SYN_RECEIVED_TIMEOUT: smoltcp::time::Duration = smoltcp::time::Duration::from_secs(63);
 
 /// Half-open connections one socket set may hold: its share of
-/// buffers.rs's budget (7 a set at -mem 256M, 29 at 1G), at least 4. (Half
+/// buffers.rs's budget (6 a set at -mem 256M, 29 at 1G), at least 4. (Half
 /// as many reset a real client at 1 CPU under a flood of 10,000 SYNs/s:
 /// its entry was pushed out before its ACK was read.)
 fn half_open_cap() -> usize {
