@@ -10,8 +10,10 @@ const PAGE: usize = 4096;
 pub const BIG_BYTES: usize = 256 * 1024;
 pub const BIG_PAGES: usize = 2 * BIG_BYTES / PAGE;
 /// Big blocks may take 1/BIG_SHARE of the page frames, but at least
-/// BIG_LEAST blocks (a few bulk streams at -mem 256M) and at most 1/16.
-const BIG_SHARE: usize = 64;
+/// BIG_LEAST blocks (8 bulk streams and a few more) and at most 1/16. Idle
+/// connections hold theirs too, so fewer is less memory per connection
+/// for a server holding many (1/16 before: 128 blocks, 64 MiB at 1G).
+const BIG_SHARE: usize = 128;
 const BIG_LEAST: usize = 16;
 /// Each way, while fewer than MID_CONNS connections are open.
 pub const MID_BYTES: usize = 16 * 1024;
@@ -66,7 +68,8 @@ mod tests {
 
     #[test]
     fn big_blocks() {
-        assert_eq!(big_budget(G1) / BIG_PAGES, 29);
+        assert_eq!(big_budget(G1) / BIG_PAGES, 16);
+        assert_eq!(big_budget(4 * G1) / BIG_PAGES, 59);
         assert_eq!(big_budget(M256) / BIG_PAGES, 16);
         assert_eq!(big_budget(M128) / BIG_PAGES, 13); // the 1/16 ceiling
     }

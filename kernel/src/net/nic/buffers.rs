@@ -14,8 +14,8 @@
 //! gometal_core::netbuf's, with host tests):
 //!
 //! - the first connections get 256 KiB each way, while all such blocks
-//!   together stay within 1/64 of RAM's page frames (at least 16 of them;
-//!   at -mem 1G: 29 connections): a window that covers the
+//!   together stay within 1/128 of RAM's page frames (at least 16 of them:
+//!   16 connections up to -mem 2G): a window that covers the
 //!   bandwidth-delay product (smoltcp then scales its window, RFC 7323) and
 //!   room for 62 KiB segments handed to the device for segmentation.
 //!   A bulk transfer, a few streams, gets these.
