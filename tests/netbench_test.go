@@ -73,7 +73,7 @@ func testNetBench(t *testing.T, a *arch) {
 	}
 	all := strings.Join(figures, "\n")
 	for _, want := range []string{`"mode":"goroutines"`, `"mode":"threads"`, `"what":"http-lo"`, `"what":"conns-lo"`,
-		"what:http-host", "dir:in", "dir:out", "what:conns-dev", "opened:20"} {
+		"what:http-host", "dir:in", "dir:out", "what:conns-dev", "opened:20", "mem_kib:"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no %s among the figures", want)
 		}

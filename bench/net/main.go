@@ -13,7 +13,8 @@
 // With -serve, it then serves the host's load through the published
 // ports until the host asks it to stop: net/http on :80 (GET / says hello,
 // GET /push?to=ADDR&streams=N&secs=S streams to the host for the bulk
-// guest → host figure, GET /quit powers off), request/response echo on :7
+// guest → host figure, GET /mem reports the memory in use for the
+// per-connection figure, GET /quit powers off), request/response echo on :7
 // and a bulk sink on :9.
 //
 // With -linux (the host passes it when booting Linux as /init) it first

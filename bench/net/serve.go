@@ -3,10 +3,15 @@ package main
 // The servers the host's load reaches through QEMU's published ports.
 
 import (
+	"bufio"
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"runtime"
+	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	"gometal.dev/gometal/bench/internal/guest"
@@ -46,6 +51,7 @@ func serveHost() {
 		w.Write([]byte("hello from the net benchmark\n"))
 	})
 	mux.HandleFunc("/push", push)
+	mux.HandleFunc("/mem", mem)
 	mux.HandleFunc("/quit", func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("bye\n"))
 		select {
@@ -103,4 +109,50 @@ func push(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Write([]byte("ok\n"))
+}
+
+// mem answers GET /mem with the guest's memory in use, MemTotal −
+// MemAvailable of /proc/meminfo, the Go runtime's own share of it (what
+// it holds from the kernel: MemStats Sys − HeapReleased) and the kernel's
+// objects (meminfo's Slab: Linux's slab caches, gometal's kernel heap), in
+// KiB: "used_kib N go_kib M slab_kib S". A collection first gives unused
+// heap back (debug.FreeOSMemory), so garbage from opening connections
+// does not count.
+func mem(w http.ResponseWriter, r *http.Request) {
+	debug.FreeOSMemory()
+	kv, err := meminfo()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	fmt.Fprintf(w, "used_kib %d go_kib %d slab_kib %d\n", kv["MemTotal"]-kv["MemAvailable"], (ms.Sys-ms.HeapReleased)/1024, kv["Slab"])
+}
+
+// meminfo is /proc/meminfo's figures (kB) by name.
+func meminfo() (map[string]int64, error) {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	kv := map[string]int64{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		if err == nil {
+			kv[k] = n
+		}
+	}
+	for _, k := range []string{"MemTotal", "MemAvailable", "Slab"} {
+		if _, ok := kv[k]; !ok {
+			return nil, fmt.Errorf("/proc/meminfo has no %s", k)
+		}
+	}
+	return kv, nil
 }

@@ -109,12 +109,15 @@ func (h *netHost) run(ctx context.Context, stop chan<- os.Signal) {
 		h.addBulk("in", streams, b)
 		h.addBulk("out", streams, h.pull(ctx, streams))
 	}
+	memClient := &http.Client{Timeout: 60 * time.Second} // a collection over 10,000 goroutines
 	for _, n := range h.conns {
+		before, errBefore := settledMem(ctx, memClient, base)
 		held := netload.Open(ctx, netload.TCPDialer(h.addr(1)), n, 16, 3*time.Minute)
 		kv := []any{"what", "conns-dev", "n", n, "opened", len(held.Conns), "open_s", held.Open.Seconds()}
 		if held.Err != nil {
 			kv = append(kv, "problem", held.Err.Error())
 		}
+		kv = append(kv, memPerConn(ctx, memClient, base, before, errBefore, len(held.Conns))...)
 		if len(held.Conns) > 0 {
 			kv = append(kv, netload.Cycle(held, 32, h.dur).Fields("")...)
 		}
@@ -132,6 +135,56 @@ func (h *netHost) run(ctx context.Context, stop chan<- os.Signal) {
 		h.note = "GET /quit failed (" + err.Error() + "); QEMU was stopped"
 	}
 	stop <- syscall.SIGTERM
+}
+
+// guestMem asks the guest for its memory in use, the Go runtime's share
+// of it and the kernel's objects (bench/net's GET /mem), in KiB.
+func guestMem(ctx context.Context, client *http.Client, base string) ([3]float64, error) {
+	req, _ := http.NewRequestWithContext(ctx, "GET", base+"/mem", nil)
+	resp, err := client.Do(req)
+	if err != nil {
+		return [3]float64{}, err
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var m [3]float64
+	if _, err := fmt.Sscanf(string(body), "used_kib %g go_kib %g slab_kib %g", &m[0], &m[1], &m[2]); err != nil {
+		return m, fmt.Errorf("GET /mem: %q: %v", body, err)
+	}
+	return m, nil
+}
+
+// memIdleWait is how long held connections sit idle before the guest's
+// memory is read: timers and delayed acknowledgements of the opening
+// have run out by then on both kernels.
+const memIdleWait = 2 * time.Second
+
+// settledMem is the guest's memory once what came before has settled
+// (connections of the previous phase closing).
+func settledMem(ctx context.Context, client *http.Client, base string) ([3]float64, error) {
+	select {
+	case <-ctx.Done():
+		return [3]float64{}, ctx.Err()
+	case <-time.After(memIdleWait):
+	}
+	return guestMem(ctx, client, base)
+}
+
+// memPerConn is the memory n idle connections take, per connection (KiB):
+// the guest's memory in use after they were opened and sat idle, less
+// before; the Go program's own share (goroutines, buffers, its netFDs),
+// the rest (the kernel's), and of that the kernel's objects (slab).
+// Nothing when either reading failed.
+func memPerConn(ctx context.Context, client *http.Client, base string, before [3]float64, errBefore error, n int) []any {
+	if errBefore != nil || n == 0 {
+		return nil
+	}
+	after, err := settledMem(ctx, client, base)
+	if err != nil {
+		return nil
+	}
+	per := func(i int) float64 { return (after[i] - before[i]) / float64(n) }
+	return []any{"mem_kib", per(0), "go_kib", per(1), "kernel_kib", per(0) - per(1), "slab_kib", per(2)}
 }
 
 // pull asks the guest to stream to a listener on the host (10.0.2.2 is

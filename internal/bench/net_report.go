@@ -129,6 +129,22 @@ func (nr *netRun) section(s *Session) Section {
 		subs = append(subs, [2]string{fmt.Sprintf("conns-dev/%d", n), fmt.Sprintf("host via device, %d", n)})
 	}
 	b.WriteString(nr.table(s, "path, N", subs, netConnFields) + "\n")
+	b.WriteString("### Memory per idle connection\n\n")
+	b.WriteString("The guest's memory in use (MemTotal − MemAvailable of its /proc/meminfo, after\n" +
+		"`debug.FreeOSMemory`) 2 s after the previous phase, before the host opened N\n" +
+		"connections to the echo server, and again after they sat idle for 2 s; the\n" +
+		"difference divided by N, in KiB. The peer is the host through the same QEMU\n" +
+		"network; the guest holds one end of each. `go` is the Go program's own share\n" +
+		"(the runtime's memory from the kernel, MemStats Sys − HeapReleased: a goroutine\n" +
+		"and its stack, the echo buffer and netFD per connection), the same program on\n" +
+		"both kernels; `kernel` is the rest (socket, buffers, descriptors), and `slab`\n" +
+		"the part of it in kernel objects (meminfo's Slab: Linux's slab caches, gometal's\n" +
+		"kernel heap; gometal's connection buffers are page frames outside it):\n\n")
+	var memSubs [][2]string
+	for _, n := range p.devConns {
+		memSubs = append(memSubs, [2]string{fmt.Sprintf("conns-dev/%d", n), fmt.Sprintf("host via device, %d", n)})
+	}
+	b.WriteString(nr.table(s, "path, N", memSubs, [][2]string{{"mem_kib", "%.1f"}, {"kernel_kib", "%.1f"}, {"slab_kib", "%.1f"}, {"go_kib", "%.1f"}}) + "\n")
 	if len(nr.problems) > 0 {
 		b.WriteString("What went wrong in the figures above (the first error of each):\n\n")
 		for _, p := range nr.problems {
@@ -158,6 +174,13 @@ func (nr *netRun) section(s *Session) Section {
 			parts = append(parts, fmt.Sprintf("%d harts %s (host) / %s (loopback)", c, nr.ratio(c, "http-host/per_s"), nr.ratio(c, "http-lo/per_s")))
 		}
 		sec.Notes = append(sec.Notes, "HTTP requests/s, gometal/Linux: "+strings.Join(parts, ", ")+".")
+		var mem []string
+		for _, c := range s.O.Cores {
+			for _, n := range p.devConns {
+				mem = append(mem, fmt.Sprintf("%d harts, %d: %s", c, n, nr.ratio(c, fmt.Sprintf("conns-dev/%d/mem_kib", n))))
+			}
+		}
+		sec.Notes = append(sec.Notes, "Memory per idle connection, gometal/Linux (lower is better): "+strings.Join(mem, ", ")+".")
 		n := s.MaxCores()
 		sec.Notes = append(sec.Notes, fmt.Sprintf("I/O server at %d harts (seed 002), thread per connection vs goroutine per connection, requests/s: gometal %s, Linux %s.",
 			n, nr.sm.ratio(fmt.Sprintf("gometal/c%d/gvt/threads/per_s", n), fmt.Sprintf("gometal/c%d/gvt/goroutines/per_s", n)),

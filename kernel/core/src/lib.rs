@@ -25,6 +25,7 @@ pub mod futex;
 pub mod haltpoll;
 pub mod icmp;
 pub mod netplan;
+pub mod netbuf;
 pub mod netshard;
 pub mod initstack;
 pub mod irqaffinity;

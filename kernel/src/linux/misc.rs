@@ -130,11 +130,11 @@ pub fn setrlimit(user: &mut UserSpace, resource: u64, new: UserPtr<[u64; 2]>) ->
 }
 
 pub fn sysinfo(user: &mut UserSpace, out: UserPtr<[u8; 112]>) -> SysResult {
-    let f = frames::stats();
+    let (total, free) = crate::mm::usage();
     let mut b = [0u8; 112];
     b[0..8].copy_from_slice(&(clock::monotonic_ns() / 1_000_000_000).to_le_bytes());
-    b[32..40].copy_from_slice(&((f.total * 4096) as u64).to_le_bytes()); // totalram
-    b[40..48].copy_from_slice(&(((f.total - f.in_use) * 4096) as u64).to_le_bytes()); // freeram
+    b[32..40].copy_from_slice(&total.to_le_bytes()); // totalram
+    b[40..48].copy_from_slice(&free.to_le_bytes()); // freeram
     b[80..82].copy_from_slice(&(crate::process::process().thread_count() as u16).to_le_bytes());
     b[104..108].copy_from_slice(&1u32.to_le_bytes()); // mem_unit
     user.write(out, &b)?;

@@ -77,3 +77,16 @@ pub fn init(machine: &Machine, image: Range) {
         frames::add_range(r.start, r.end);
     }
 }
+
+/// The machine's memory as /proc/meminfo and sysinfo(2) show it, in bytes:
+/// (total, free). Both the page frames and the kernel heap count, so that
+/// what kernel objects take (sockets, their bookkeeping, files) shows as
+/// used, as Linux's slab does; the heap's free part is its unallocated
+/// bytes (the buddy allocator's rounding counts as used).
+pub fn usage() -> (u64, u64) {
+    let f = frames::stats();
+    let page = crate::memlayout::PAGE_SIZE as u64;
+    let heap_total = heap::total() as u64;
+    let heap_free = heap_total.saturating_sub(heap::used() as u64);
+    ((f.total as u64) * page + heap_total, ((f.total - f.in_use) as u64) * page + heap_free)
+}

@@ -152,12 +152,14 @@ pub fn smaps_rollup(user: &mut UserSpace) -> Result<Vec<u8>, Errno> {
     Ok(fmt::smaps_rollup(&r).into_bytes())
 }
 
-/// /proc/meminfo from the page frames: total, free, what files in the
-/// in-memory tree hold, the program's resident pages, the kernel stacks.
+/// /proc/meminfo from the page frames and the kernel heap (mm::usage):
+/// total, free, what files in the in-memory tree hold, the program's
+/// resident pages, the kernel stacks, the heap in use (as Slab).
 pub fn meminfo() -> String {
     let frames = crate::mm::frames::stats();
     let kib = |pages: usize| (pages * PAGE_SIZE / 1024) as u64;
-    let free = kib(frames.total - frames.in_use);
+    let (total, free) = crate::mm::usage();
+    let free = free / 1024;
     let files = kib(crate::fs::inode::file_pages());
     let threads = crate::process::process().thread_count();
     let stacks = (threads * crate::param::KERNEL_STACK_SIZE / 1024) as u64;
@@ -165,7 +167,7 @@ pub fn meminfo() -> String {
     let used = kib(frames.in_use);
     let anon = used.saturating_sub(files + stacks);
     let m = MemInfo {
-        total: kib(frames.total),
+        total: total / 1024,
         free,
         available: free + files,
         cached: files,
@@ -174,7 +176,7 @@ pub fn meminfo() -> String {
         kernel_stack: stacks,
         page_tables: 0,
         slab: heap,
-        committed: used,
+        committed: used + heap,
     };
     fmt::meminfo(&m)
 }

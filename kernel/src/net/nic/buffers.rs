@@ -5,45 +5,57 @@
 //! given back when smoltcp's socket is removed (`remove`, the one way a
 //! NIC socket leaves the set).
 //!
-//! Sizes: the first connections get BIG_BYTES each way, as long as all
-//! such blocks together stay within 1/BIG_SHARE of RAM's page frames
-//! (at -mem 256M: 32 connections; at 1G: 128): a window that covers the
-//! bandwidth-delay product (smoltcp then scales its window, RFC 7323, from
-//! the buffer's size) and room for 62 KiB segments handed to the device
-//! for segmentation. The rest get 16 KiB each way: the pump empties
-//! smoltcp's receive buffer into the program's pipe at every poll, and over
-//! QEMU's user network an 8 MiB echo moved as fast with 16 KiB as with
-//! 64 KiB (docs/network.md), and 16 KiB × 2 lets 10,000 connections fit in
-//! 320 MiB.
+//! smoltcp 0.14 takes a socket's buffers when the socket is made and has
+//! no way to change them later (its window scale, too, is chosen from the
+//! receive buffer's size at the SYN; upstream issue #927 and pull request
+//! #933 ask for a buffer swap), so a connection holds its buffers for as
+//! long as it lives, idle or not, and the size is chosen at the SYN by how
+//! many connections there are (the sizes and counts are
+//! gometal_core::netbuf's, with host tests):
 //!
-//! The cap: connections may take half of RAM's page frames, so `-mem 512M`
-//! allows about 7,000 and `-mem 1G` 15,200 (the kernel heap, RAM/8 up to
-//! 64 MiB, is the other limit: about 10,000 at 1G); past it a SYN is reset
-//! and connect(2) fails with ENOBUFS.
+//! - the first connections get 256 KiB each way, while all such blocks
+//!   together stay within 1/128 of RAM's page frames (at least 16 of them:
+//!   16 connections up to -mem 2G): a window that covers the
+//!   bandwidth-delay product (smoltcp then scales its window, RFC 7323) and
+//!   room for 62 KiB segments handed to the device for segmentation.
+//!   A bulk transfer, a few streams, gets these.
+//! - while fewer than 128 are open, 16 KiB each way: over QEMU's user
+//!   network an 8 MiB echo moved as fast with 16 KiB as with 64 KiB
+//!   (docs/network.md); a read copies straight out of smoltcp's buffer, so
+//!   the program empties it as fast as it reads.
+//! - past that, 4 KiB each way, Linux's floor (tcp_rmem[0] and
+//!   tcp_wmem[0], what Linux guarantees a socket under memory pressure):
+//!   a server holding thousands of mostly idle connections pays 8 KiB of
+//!   buffers for each (docs/benchmarks.md, "Memory per idle connection").
+//!
+//! The cap: small blocks may take half of RAM's page frames (`-mem 1G`
+//! would allow 65,000), and the connections' kernel objects two thirds of
+//! the kernel heap (heap.rs's RAM/8 up to 64 MiB: about 14,500 at 1G,
+//! 3,600 at 128M); past either a SYN is reset and connect(2) fails with
+//! ENOBUFS.
 
 use crate::memlayout::PAGE_SIZE;
 use crate::mm::frames;
 use alloc::collections::BTreeMap;
 use core::sync::atomic::{AtomicUsize, Ordering};
+use gometal_core::netbuf::{self, BIG_PAGES};
 use smoltcp::iface::{SocketHandle, SocketSet};
 use smoltcp::socket::tcp;
 
-pub const RX_BYTES: usize = 16 * 1024;
-pub const TX_BYTES: usize = 16 * 1024;
-const PAGES: usize = (RX_BYTES + TX_BYTES) / PAGE_SIZE;
-/// Each way, for the first connections.
-pub const BIG_BYTES: usize = 256 * 1024;
-const BIG_PAGES: usize = 2 * BIG_BYTES / PAGE_SIZE;
-/// The share of page frames connection buffers may take (1/n).
-const FRAME_SHARE: usize = 2;
-/// The share of page frames big buffers may take (1/n).
-const BIG_SHARE: usize = 16;
+pub use gometal_core::netbuf::BIG_BYTES;
+
 /// Pages in big buffers now.
 static BIG_IN_USE: AtomicUsize = AtomicUsize::new(0);
 
 /// The most connections (opening, open, closing and listening sockets).
 pub fn max_conns() -> usize {
-    frames::stats().total / FRAME_SHARE / PAGES
+    netbuf::max_conns(frames::stats().total, crate::mm::heap::total())
+}
+
+/// Half-open connections all sets together may hold (tcp.rs shares it
+/// out; about 7,600 at -mem 1G).
+pub fn half_open_budget() -> usize {
+    netbuf::half_open_budget(frames::stats().total)
 }
 
 /// NIC sockets with buffers, in every shard's set (the cap counts them).
@@ -58,16 +70,22 @@ pub struct Buffers {
 }
 
 /// A block for one connection: (physical address, pages, bytes each way),
-/// big while big ones have room and RAM gives one in a piece.
+/// big while big ones have room and RAM gives one in a piece, then by how
+/// many connections are open.
 fn alloc_block() -> Option<(u64, usize, usize)> {
-    let budget = frames::stats().total / BIG_SHARE;
+    let budget = netbuf::big_budget(frames::stats().total);
     if BIG_IN_USE.fetch_add(BIG_PAGES, Ordering::Relaxed) + BIG_PAGES <= budget {
         if let Some(pa) = frames::alloc_contiguous(BIG_PAGES) {
             return Some((pa, BIG_PAGES, BIG_BYTES));
         }
     }
     BIG_IN_USE.fetch_sub(BIG_PAGES, Ordering::Relaxed);
-    Some((frames::alloc_contiguous(PAGES)?, PAGES, RX_BYTES))
+    let (pages, each) = netbuf::after_big(SOCKETS.load(Ordering::Relaxed));
+    if let Some(pa) = frames::alloc_contiguous(pages) {
+        return Some((pa, pages, each));
+    }
+    let (pages, each) = (netbuf::SMALL_PAGES, netbuf::SMALL_BYTES);
+    Some((frames::alloc_contiguous(pages)?, pages, each))
 }
 
 fn free_block(pa: u64, pages: usize) {

@@ -29,12 +29,12 @@ use smoltcp::socket::tcp::{self, State as TcpState};
 /// Linux gives up after 5 SYN-ACK retransmissions, about a minute.
 const SYN_RECEIVED_TIMEOUT: smoltcp::time::Duration = smoltcp::time::Duration::from_secs(63);
 
-/// Half-open connections one socket set may hold: half of the
-/// connection cap over all sets (8 a set at -mem 256M, 32 at 1G), at
-/// least 4. (A quarter reset a real client at 1 CPU under a flood of
-/// 10,000 SYNs/s: its entry was pushed out before its ACK was read.)
+/// Half-open connections one socket set may hold: its share of
+/// buffers.rs's budget (6 a set at -mem 256M, 29 at 1G), at least 4. (Half
+/// as many reset a real client at 1 CPU under a flood of 10,000 SYNs/s:
+/// its entry was pushed out before its ACK was read.)
 fn half_open_cap() -> usize {
-    (super::buffers::max_conns() / 2 / gometal_core::netshard::SHARDS).max(4)
+    (super::buffers::half_open_budget() / gometal_core::netshard::SHARDS).max(4)
 }
 
 /// A connection handed to a program: its smoltcp socket and the NIC's end
