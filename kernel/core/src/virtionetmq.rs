@@ -1,0 +1,133 @@
+//! virtio-net multiqueue, the pure half (kernel/src/drivers/virtio/net.rs
+//! drives it): how many queue pairs to use, which virtqueue is which, and
+//! the control-queue command that turns the extra pairs on (virtio 1.2,
+//! 5.1.6.5.5 "Automatic receive steering in multiqueue mode").
+//!
+//! With VIRTIO_NET_F_MQ the device has `max_virtqueue_pairs` (config space,
+//! offset 8) receive/transmit pairs, queue 2k receiving and 2k+1
+//! transmitting for pair k, and the control queue after all of them, at
+//! 2 * max_virtqueue_pairs. Only pair 0 is on until the driver sends
+//! VIRTIO_NET_CTRL_MQ / VQ_PAIRS_SET with the number it wants on the
+//! control queue, and the device answers VIRTIO_NET_OK in the ack byte.
+//! The device then spreads received flows over the pairs (QEMU's tap: by
+//! the host kernel's tap queue the packet came from) and a transmitted
+//! packet leaves through the queue it was put on.
+
+/// Feature bits (virtio 1.2, 5.1.3): a control virtqueue, and multiqueue
+/// (which needs the control queue to turn the pairs on).
+pub const F_CTRL_VQ: u64 = 1 << 17;
+pub const F_MQ: u64 = 1 << 22;
+
+/// `virtio_net_ctrl_hdr.class` and `.cmd` for the multiqueue command.
+pub const CTRL_MQ: u8 = 4;
+pub const CTRL_MQ_VQ_PAIRS_SET: u8 = 0;
+/// The ack byte the device writes: OK (anything else is an error).
+pub const CTRL_OK: u8 = 0;
+/// What VQ_PAIRS_SET takes (VIRTIO_NET_CTRL_MQ_VQ_PAIRS_MIN/MAX).
+pub const PAIRS_MAX: u16 = 0x8000;
+
+/// Config-space offset of `max_virtqueue_pairs` (after mac[6], status).
+pub const MAX_PAIRS_OFFSET: usize = 8;
+
+/// Keeps MQ and CTRL_VQ together: MQ is no use without the control
+/// queue, and the control queue is used for nothing else here.
+pub fn choose(features: u64) -> u64 {
+    if features & (F_MQ | F_CTRL_VQ) == F_MQ | F_CTRL_VQ {
+        features
+    } else {
+        features & !(F_MQ | F_CTRL_VQ)
+    }
+}
+
+/// The pairs to use: one per CPU, as many as the device has (`max_pairs`,
+/// read from config space when MQ was accepted), at least one.
+pub fn pairs(features: u64, max_pairs: u16, cpus: usize) -> usize {
+    if features & F_MQ == 0 {
+        return 1;
+    }
+    let max = max_pairs.clamp(1, PAIRS_MAX) as usize;
+    cpus.clamp(1, max)
+}
+
+/// Pair k's receive queue.
+pub fn rx_queue(k: usize) -> u16 {
+    (2 * k) as u16
+}
+
+/// Pair k's transmit queue.
+pub fn tx_queue(k: usize) -> u16 {
+    (2 * k + 1) as u16
+}
+
+/// The control queue: after all `max_pairs` pairs with MQ, else queue 2.
+pub fn ctrl_queue(features: u64, max_pairs: u16) -> u16 {
+    if features & F_MQ != 0 {
+        2 * max_pairs.clamp(1, PAIRS_MAX)
+    } else {
+        2
+    }
+}
+
+/// The pair CPU `cpu` transmits on: its own where there are enough.
+pub fn pair_of_cpu(cpu: usize, pairs: usize) -> usize {
+    cpu % pairs.max(1)
+}
+
+/// VQ_PAIRS_SET for `n` pairs: the header (class, command) and the data
+/// (`virtqueue_pairs`, little-endian), each a descriptor of its own as a
+/// legacy device wants; the device answers in a third, one-byte one.
+pub fn pairs_set_command(n: usize) -> ([u8; 2], [u8; 2]) {
+    ([CTRL_MQ, CTRL_MQ_VQ_PAIRS_SET], (n as u16).to_le_bytes())
+}
+
+/// Whether the device's ack says the command took.
+pub fn ack_ok(ack: u8) -> bool {
+    ack == CTRL_OK
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mq_needs_the_control_queue() {
+        assert_eq!(choose(F_MQ | F_CTRL_VQ | 1), F_MQ | F_CTRL_VQ | 1);
+        assert_eq!(choose(F_MQ | 1), 1);
+        assert_eq!(choose(F_CTRL_VQ | 1), 1);
+        assert_eq!(choose(1), 1);
+    }
+
+    #[test]
+    fn one_pair_per_cpu_as_far_as_the_device_goes() {
+        assert_eq!(pairs(F_MQ, 4, 4), 4);
+        assert_eq!(pairs(F_MQ, 8, 2), 2);
+        assert_eq!(pairs(F_MQ, 2, 4), 2);
+        assert_eq!(pairs(F_MQ, 0, 4), 1, "a device saying 0 gets one");
+        assert_eq!(pairs(F_MQ, 4, 0), 1);
+        assert_eq!(pairs(0, 4, 4), 1, "without MQ one pair");
+    }
+
+    #[test]
+    fn queue_numbers() {
+        assert_eq!((rx_queue(0), tx_queue(0)), (0, 1));
+        assert_eq!((rx_queue(3), tx_queue(3)), (6, 7));
+        assert_eq!(ctrl_queue(F_MQ, 4), 8);
+        assert_eq!(ctrl_queue(0, 4), 2);
+        assert_eq!(ctrl_queue(F_MQ, 0), 2);
+    }
+
+    #[test]
+    fn cpus_share_pairs_round_robin() {
+        assert_eq!((0..6).map(|c| pair_of_cpu(c, 4)).collect::<Vec<_>>(), [0, 1, 2, 3, 0, 1]);
+        assert_eq!(pair_of_cpu(5, 0), 0);
+    }
+
+    #[test]
+    fn pairs_set_encoding() {
+        assert_eq!(pairs_set_command(4), ([4, 0], [4, 0]));
+        assert_eq!(pairs_set_command(0x102), ([4, 0], [2, 1]));
+        assert!(ack_ok(0));
+        assert!(!ack_ok(1));
+        assert!(!ack_ok(0xff), "an ack the device never wrote");
+    }
+}
