@@ -18,6 +18,9 @@
 //!   64 KiB come in merged, and smoltcp takes them (it does not hold
 //!   received packets to the MTU).
 //!
+//! With several queue pairs (multiqueue) a frame goes out on the pair of
+//! the CPU that sends it, and packets come in from every pair.
+//!
 //! Sending never waits for the device. A frame is queued and its buffer
 //! comes back when the device reports it used (`reclaim`); the device is
 //! told at the end of each poll (`flush`) or every few frames.
@@ -45,8 +48,10 @@ pub struct NetDevice {
 }
 
 impl NetDevice {
-    pub fn new(transport: VirtioTransport) -> Result<NetDevice, crate::drivers::virtio::net::Error> {
-        let net = VirtioNet::new(transport)?;
+    /// The device, with a queue pair for each of `cpus` CPUs where it
+    /// offers several.
+    pub fn new(transport: VirtioTransport, cpus: usize) -> Result<NetDevice, crate::drivers::virtio::net::Error> {
+        let net = VirtioNet::new(transport, cpus)?;
         let offloads = net.offloads();
         Ok(NetDevice { net, offloads, staged: None })
     }
@@ -102,6 +107,11 @@ impl NetDevice {
     }
 }
 
+/// The CPU we run on: its queue pair sends what it transmits.
+fn this_cpu() -> usize {
+    crate::sched::cpu::this_cpu().index()
+}
+
 /// The tokens point at the device rather than borrow it: smoltcp sends a
 /// reply (a transmit token) from inside a receive token's `consume`, so the
 /// two are alive at once, though each touches the device only in turn.
@@ -124,7 +134,7 @@ impl phy::Device for NetDevice {
 
     fn transmit(&mut self, _now: Instant) -> Option<Tx<'_>> {
         self.reclaim();
-        if !self.net.can_send() {
+        if !self.net.can_send(this_cpu()) {
             return None;
         }
         Some(Tx(self, None, PhantomData))
@@ -171,7 +181,7 @@ impl phy::TxToken for Tx<'_> {
         } else {
             NetHdr::default()
         };
-        if dev.net.send(buf, end - hl, &hdr) {
+        if dev.net.send(buf, end - hl, &hdr, this_cpu()) {
             super::stats::FRAMES_OUT.add(1);
             super::stats::FRAMES_TSO.add((hdr.gso_size != 0) as u64);
         }
