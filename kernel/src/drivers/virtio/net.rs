@@ -18,17 +18,18 @@
 //! offers them only when its backend takes virtio-net headers: QEMU's tap,
 //! not its user network), MRG_RXBUF (a received packet may span several
 //! buffers: what GUEST_TSO's 64 KiB packets need without 64 KiB buffers),
-//! MAC, STATUS, VERSION_1. Not EVENT_IDX: the crate's `should_notify`
+//! MAC, STATUS, VERSION_1, CTRL_VQ and MQ (below). Not EVENT_IDX: the crate's `should_notify`
 //! compares the event index without wrapping, which after 65,536 frames can
 //! skip a needed notification; we use the ring's flags instead.
 //!
 //! Queues: QUEUE entries each way, boxed (netpair.rs). With MQ and
 //! CTRL_VQ (a tap QEMU opened with `queues=N`: internal/qemu net.go) one
-//! pair per CPU, as many as the device has (kernel/core `virtionetmq.rs`),
+//! pair per CPU, as many as the device has and a quarter of the kernel
+//! heap holds (kernel/core `virtionetmq.rs`),
 //! turned on with VQ_PAIRS_SET on the control queue; if the device refuses
-//! that, one pair, and a boot line says so. A frame is sent on the pair of
-//! the CPU that sends it; received packets are taken from every pair in
-//! turn. One descriptor per frame: the header shares the frame's buffer.
+//! that, one pair, and a boot line says so. A frame is sent on its flow's
+//! pair (a flow spread over pairs would arrive reordered); received
+//! packets are taken from every pair in turn. One descriptor per frame: the header shares the frame's buffer.
 //!
 //! How far that goes: the device has one interrupt for all its queues
 //! (virtio-mmio has one line; our virtio-pci uses INTx, no MSI-X), and the
@@ -57,6 +58,9 @@ const CTRL_WAIT_NS: u64 = 1_000_000_000;
 /// A transmit buffer for one MTU-sized frame and its header; larger
 /// (segmentation-offload) frames get buffers of their own size.
 const FRAME: usize = 1536;
+/// The share of the kernel heap the queue pairs' buffers may take
+/// (a quarter: with large receive a pair holds 1.4 MiB).
+const RINGS_HEAP_SHARE: usize = 4;
 /// Big transmit buffers kept for reuse.
 const BIG_SPARES: usize = 32;
 /// The notifications a burst of transmits may owe before the device is
@@ -155,8 +159,16 @@ impl VirtioNet {
         for (i, b) in mac.iter_mut().enumerate() {
             *b = transport.read_config_space::<u8>(i).unwrap_or(0);
         }
+        let hdr_len = vn::header_len(features);
+        // Mergeable buffers: a page each (a 64 KiB packet takes 16);
+        // otherwise one buffer must hold any packet the device may send.
+        let lro = features & (vn::F_GUEST_TSO4 | vn::F_GUEST_TSO6) != 0;
+        let rx_size = if features & vn::F_MRG_RXBUF != 0 { if lro { 4096 } else { FRAME } } else if lro { 65550 + hdr_len } else { FRAME };
         let max_pairs = if features & mq::F_MQ != 0 { transport.read_config_space::<u16>(mq::MAX_PAIRS_OFFSET).unwrap_or(1) } else { 1 };
-        let want = mq::pairs(features, max_pairs, cpus);
+        // A pair's buffers are kernel heap: the pairs take at most
+        // RINGS_HEAP_SHARE of it (with 64 CPUs they would take all of it).
+        let room = crate::mm::heap::total() / RINGS_HEAP_SHARE / (QUEUE * (rx_size + FRAME));
+        let want = mq::pairs(features, max_pairs, cpus, room);
         let mut pairs = Vec::with_capacity(want);
         for k in 0..want {
             pairs.push(Pair::new(&mut transport, mq::rx_queue(k), mq::tx_queue(k)).map_err(Error::Queue)?);
@@ -174,11 +186,6 @@ impl VirtioNet {
             }
         }
         let unused = if mq_refused.is_some() { pairs.split_off(1) } else { Vec::new() };
-        let hdr_len = vn::header_len(features);
-        // Mergeable buffers: a page each (a 64 KiB packet takes 16);
-        // otherwise one buffer must hold any packet the device may send.
-        let lro = features & (vn::F_GUEST_TSO4 | vn::F_GUEST_TSO6) != 0;
-        let rx_size = if features & vn::F_MRG_RXBUF != 0 { if lro { 4096 } else { FRAME } } else if lro { 65550 + hdr_len } else { FRAME };
         let mut dev = VirtioNet {
             transport,
             pairs,
@@ -328,14 +335,10 @@ impl VirtioNet {
         }
     }
 
-    /// The pair CPU `cpu` sends on.
-    fn tx_pair(&self, cpu: usize) -> usize {
-        mq::pair_of_cpu(cpu, self.pairs.len())
-    }
-
-    /// Whether CPU `cpu`'s pair has room for a frame.
-    pub fn can_send(&self, cpu: usize) -> bool {
-        self.pairs[self.tx_pair(cpu)].tx.available_desc() > 0
+    /// Whether every pair has room for a frame (which one a frame takes
+    /// is known only once it is written).
+    pub fn can_send(&self) -> bool {
+        self.pairs.iter().all(|p| p.tx.available_desc() > 0)
     }
 
     /// A buffer for a frame of `len` bytes; the frame goes at
@@ -356,12 +359,12 @@ impl VirtioNet {
     }
 
     /// Queues `buf` (header space, then a `len`-byte frame) with `hdr` on
-    /// CPU `cpu`'s pair. A frame the queue refuses is lost, as on a
-    /// congested wire.
-    pub fn send(&mut self, mut buf: Vec<u8>, len: usize, hdr: &NetHdr, cpu: usize) -> bool {
+    /// the pair of flow `flow` (`mq::pair_of_flow`). A frame the queue
+    /// refuses is lost, as on a congested wire.
+    pub fn send(&mut self, mut buf: Vec<u8>, len: usize, hdr: &NetHdr, flow: usize) -> bool {
         let end = (self.hdr_len + len).min(buf.len());
         hdr.encode(&mut buf[..self.hdr_len]);
-        let k = self.tx_pair(cpu);
+        let k = mq::pair_of_flow(flow, self.pairs.len());
         if let Err(buf) = self.pairs[k].send(buf, end) {
             if buf.len() == FRAME {
                 self.spare.push(buf);

@@ -18,8 +18,9 @@
 //!   64 KiB come in merged, and smoltcp takes them (it does not hold
 //!   received packets to the MTU).
 //!
-//! With several queue pairs (multiqueue) a frame goes out on the pair of
-//! the CPU that sends it, and packets come in from every pair.
+//! With several queue pairs (multiqueue) a frame goes out on its flow's
+//! pair (kernel/core `virtionetmq::pair_of_flow`), and packets come in
+//! from every pair.
 //!
 //! Sending never waits for the device. A frame is queued and its buffer
 //! comes back when the device reports it used (`reclaim`); the device is
@@ -107,9 +108,13 @@ impl NetDevice {
     }
 }
 
-/// The CPU we run on: its queue pair sends what it transmits.
-fn this_cpu() -> usize {
-    crate::sched::cpu::this_cpu().index()
+/// Which flow a frame belongs to, for its queue pair: a TCP connection's
+/// socket set (the same hash that routes its received segments), else 0.
+fn flow_key(frame: &[u8]) -> usize {
+    match gometal_core::netshard::route(frame) {
+        gometal_core::netshard::Route::Tcp { shard, .. } => shard,
+        _ => 0,
+    }
 }
 
 /// The tokens point at the device rather than borrow it: smoltcp sends a
@@ -134,7 +139,7 @@ impl phy::Device for NetDevice {
 
     fn transmit(&mut self, _now: Instant) -> Option<Tx<'_>> {
         self.reclaim();
-        if !self.net.can_send(this_cpu()) {
+        if !self.net.can_send() {
             return None;
         }
         Some(Tx(self, None, PhantomData))
@@ -181,7 +186,8 @@ impl phy::TxToken for Tx<'_> {
         } else {
             NetHdr::default()
         };
-        if dev.net.send(buf, end - hl, &hdr, this_cpu()) {
+        let flow = flow_key(&buf[hl..end]);
+        if dev.net.send(buf, end - hl, &hdr, flow) {
             super::stats::FRAMES_OUT.add(1);
             super::stats::FRAMES_TSO.add((hdr.gso_size != 0) as u64);
         }
