@@ -34,10 +34,13 @@ import (
 // tapNS is a network namespace holding tap device "gmtap0" at 10.77.0.1/24.
 type tapNS struct{ name string }
 
+// newTapNS makes a namespace whose tap takes virtio-net headers; `opts`
+// are more `ip tuntap add` flags (multi_queue).
+
 // tapCount numbers the namespaces this process makes.
 var tapCount atomic.Int32
 
-func newTapNS(t *testing.T) tapNS {
+func newTapNS(t *testing.T, opts ...string) tapNS {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root for a network namespace and a tap device")
@@ -57,7 +60,7 @@ func newTapNS(t *testing.T) tapNS {
 	run("netns", "add", ns.name)
 	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns.name).Run() })
 	run("-n", ns.name, "link", "set", "lo", "up")
-	run("-n", ns.name, "tuntap", "add", "dev", "gmtap0", "mode", "tap", "vnet_hdr")
+	run(append([]string{"-n", ns.name, "tuntap", "add", "dev", "gmtap0", "mode", "tap", "vnet_hdr"}, opts...)...)
 	run("-n", ns.name, "addr", "add", "10.77.0.1/24", "dev", "gmtap0")
 	run("-n", ns.name, "link", "set", "gmtap0", "up")
 	return ns

@@ -65,7 +65,7 @@ type benchFlags struct {
 	cores, out, mem, qemu, kernel, conns string
 	arch, accel                          string
 	runs                                 int
-	linux, quick, tap                    bool
+	linux, quick, tap, tapMQ             bool
 }
 
 func newBenchFlagSet() (*flag.FlagSet, *benchFlags) {
@@ -83,6 +83,7 @@ func newBenchFlagSet() (*flag.FlagSet, *benchFlags) {
 	accelFlag(fs, &f.accel)
 	fs.StringVar(&f.arch, "arch", "", "the architecture to benchmark: riscv64 or arm64 (default $GOARCH when gometal runs it, else the host's when it does, else riscv64); both kernels boot on its default machine")
 	fs.BoolVar(&f.tap, "tap", false, "net also measures bulk TCP through a tap device in a network namespace the bench makes (needs root and ip(8)); the whole run happens inside it")
+	fs.BoolVar(&f.tapMQ, "tap-mq", false, "with -tap: make the tap a multiqueue one (ip tuntap ... multi_queue), so both kernels get a virtio-net queue pair per CPU")
 	fs.StringVar(&f.conns, "conns", "", "comma-separated connection counts for net's connection scaling, over loopback and through the device (default 1000,10000; -quick 1000)")
 	return fs, f
 }
@@ -215,10 +216,10 @@ func benchMain(args []string) error {
 				return err
 			}
 		}
-		return runInBenchNS(args)
+		return runInBenchNS(args, f.tapMQ)
 	}
 	return bench.Run(bench.Options{
-		Names: names, Cores: cores, Runs: f.runs, Linux: f.linux, Quick: f.quick, Conns: conns, Tap: f.tap,
+		Names: names, Cores: cores, Runs: f.runs, Linux: f.linux, Quick: f.quick, Conns: conns, Tap: f.tap, TapMQ: f.tapMQ,
 		Out: f.out, Mem: f.mem, Machine: m, Accel: chooseAccel("bench", f.accel, arch), QEMU: qemuBin, Kernel: kernel, LinuxDir: cache,
 		Command: "gometal bench " + strings.Join(args, " "),
 	})

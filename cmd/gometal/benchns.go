@@ -25,8 +25,9 @@ const benchNSEnv = "GOMETAL_BENCH_NETNS"
 func inBenchNS() bool { return os.Getenv(benchNSEnv) != "" }
 
 // runInBenchNS makes the namespace and its tap (10.0.2.2/24 on the host's
-// side), runs `gometal bench args...` inside, and removes the namespace.
-func runInBenchNS(args []string) error {
+// side; multiqueue with mq), runs `gometal bench args...` inside, and
+// removes the namespace.
+func runInBenchNS(args []string, mq bool) error {
 	if os.Geteuid() != 0 {
 		return fmt.Errorf("bench: -tap needs root (a network namespace and a tap device)")
 	}
@@ -44,9 +45,13 @@ func runInBenchNS(args []string) error {
 		return err
 	}
 	defer ip("netns", "del", name)
+	tuntap := []string{"-n", name, "tuntap", "add", "dev", bench.TapDevice, "mode", "tap", "vnet_hdr"}
+	if mq {
+		tuntap = append(tuntap, "multi_queue")
+	}
 	for _, step := range [][]string{
 		{"-n", name, "link", "set", "lo", "up"},
-		{"-n", name, "tuntap", "add", "dev", bench.TapDevice, "mode", "tap", "vnet_hdr"},
+		tuntap,
 		{"-n", name, "addr", "add", "10.0.2.2/24", "dev", bench.TapDevice},
 		{"-n", name, "link", "set", bench.TapDevice, "up"},
 	} {

@@ -36,6 +36,7 @@ type Options struct {
 	// 10.0.2.2/24 on the host side) — the whole run is then inside a
 	// network namespace the bench command made (cmd/gometal/benchns.go).
 	Tap      bool
+	TapMQ    bool   // the tap is a multiqueue one: a queue pair per CPU
 	Out      string // the Markdown report; plots go next to it
 	Mem      string // -m for every boot
 	Command  string // the command line, quoted in the report

@@ -115,6 +115,9 @@ func (nr *netRun) section(s *Session) Section {
 	if s.O.Tap {
 		b.WriteString("### Bulk TCP through a tap device\n\n")
 		fmt.Fprintf(&b, "The same streams, in a boot of its own, with the guest on tap device %s (`-netdev tap,ifname=%s,script=no,downscript=no`, vhost-net when /dev/vhost-net exists) in a network namespace the bench made, the host's end 10.0.2.2/24: no slirp in the path, and a backend that takes virtio-net headers, so QEMU offers both kernels checksum offload, TSO and large receive. The host dials 10.0.2.15 directly; guest → host streams go to 10.0.2.2.\n\n", TapDevice, TapDevice)
+		if s.O.TapMQ {
+			b.WriteString("The tap is a multiqueue one (`ip tuntap add ... multi_queue`, `-tap-mq`): QEMU opens it with a queue per CPU (`queues=N`, `mq=on`) and both kernels use a virtio-net queue pair per CPU.\n\n")
+		}
 		b.WriteString(nr.table(s, "direction, streams", [][2]string{{"bulk-tap/in/1", "host → guest, 1"}, {"bulk-tap/in/8", "host → guest, 8"}, {"bulk-tap/out/1", "guest → host, 1"}, {"bulk-tap/out/8", "guest → host, 8"}},
 			[][2]string{{"mb_per_s", "%.1f"}}) + "\n")
 	}

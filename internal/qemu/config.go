@@ -64,7 +64,7 @@ func (c Config) deviceArgs() []string {
 				"-device", fmt.Sprintf("virtserialport,chardev=%s,nr=%d,name=%s", id, i+1, name))
 		}
 	}
-	args = append(args, netArgs(c.Net, virtio)...)
+	args = append(args, netArgs(c.Net, virtio, max(c.SMP, 1))...)
 	if c.Net == nil && virtio != machine.NoVirtio {
 		// Without it QEMU's virt machines add a virtio-net-pci NIC on its
 		// user network, which the kernel would drive: no network unless

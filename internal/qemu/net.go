@@ -5,6 +5,7 @@ package qemu
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"gometal.dev/gometal/internal/machine"
@@ -30,19 +31,59 @@ type Net struct {
 // vhostNet is where the host's vhost-net device would be.
 var vhostNet = "/dev/vhost-net"
 
+// tunFlags is where the kernel shows a tap's flags (%s: its name).
+var tunFlags = "/sys/class/net/%s/tun_flags"
+
+// iffMultiQueue is IFF_MULTI_QUEUE in tun_flags: the tap was made with
+// `ip tuntap add ... multi_queue`.
+const iffMultiQueue = 0x100
+
+// tapQueues is how many queues to open tap `name` with for a guest of
+// `cores` CPUs: one per CPU when the tap is a multiqueue one, else one.
+// A multiqueue tap takes only multiqueue opens (the host kernel refuses
+// an open without IFF_MULTI_QUEUE, and QEMU asks for that only with
+// queues > 1), so it gets at least 2 even for one CPU (the guest then
+// uses one pair). A tap whose flags cannot be read (not in this network
+// namespace yet, another OS) is taken as a single-queue one, as before.
+func tapQueues(name string, cores int) int {
+	raw, err := os.ReadFile(fmt.Sprintf(tunFlags, name))
+	if err != nil {
+		return 1
+	}
+	flags, err := strconv.ParseUint(strings.TrimSpace(string(raw)), 0, 32)
+	if err != nil || flags&iffMultiQueue == 0 {
+		return 1
+	}
+	return max(cores, 2)
+}
+
 // netArgs are the -netdev/-device pair for n (none for nil) on transport
-// t. Published ports listen on the host's loopback address only.
-func netArgs(n *Net, t machine.Transport) []string {
+// t for a guest of `cores` CPUs. Published ports listen on the host's
+// loopback address only. A multiqueue tap gets a queue pair per CPU
+// (`queues=N` on the -netdev, `mq=on` on the device; on PCI also vectors
+// for each queue, the config and the control queue, as Linux wants).
+func netArgs(n *Net, t machine.Transport, cores int) []string {
 	if n == nil {
 		return nil
 	}
 	var b strings.Builder
 	if n.Tap != "" {
 		fmt.Fprintf(&b, "tap,id=net0,ifname=%s,script=no,downscript=no", n.Tap)
+		q := tapQueues(n.Tap, cores)
+		if q > 1 {
+			fmt.Fprintf(&b, ",queues=%d", q)
+		}
 		if _, err := os.Stat(vhostNet); err == nil {
 			b.WriteString(",vhost=on")
 		}
-		return []string{"-netdev", b.String(), "-device", t.Device("virtio-net") + ",netdev=net0"}
+		dev := t.Device("virtio-net") + ",netdev=net0"
+		if q > 1 {
+			dev += ",mq=on"
+			if t == machine.VirtioPCI {
+				dev += fmt.Sprintf(",vectors=%d", 2*q+2)
+			}
+		}
+		return []string{"-netdev", b.String(), "-device", dev}
 	}
 	b.WriteString("user,id=net0")
 	for _, f := range n.Forwards {

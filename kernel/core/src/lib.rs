@@ -54,4 +54,5 @@ pub mod sysno;
 pub mod timespec;
 pub mod uiospec;
 pub mod virtionet;
+pub mod virtionetmq;
 pub mod vma;

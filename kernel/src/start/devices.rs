@@ -102,7 +102,10 @@ pub fn start_virtio(m: &machine::Machine, rtc_now: Option<u64>, args: &BootArgs)
     devices.extend(virtio_pci(m, args));
     let found = crate::drivers::virtio::probe(devices, &mut key);
     match found.nic {
-        Some((transport, irq)) => crate::net::nic::add(transport, irq),
+        Some((transport, irq)) => {
+            let cpus = m.hwids.len().min(args.cores.unwrap_or(usize::MAX)).max(1);
+            crate::net::nic::add(transport, irq, cpus)
+        }
         None => report_undriven_nics(m),
     }
     if let (Some(note), true) = (m.arch.entropy_note(), args.verbose) {

@@ -10,6 +10,7 @@
 pub mod console;
 pub mod hal;
 pub mod net;
+pub mod netpair;
 pub mod p9;
 pub mod pci;
 pub mod rng;

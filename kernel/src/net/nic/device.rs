@@ -18,6 +18,10 @@
 //!   64 KiB come in merged, and smoltcp takes them (it does not hold
 //!   received packets to the MTU).
 //!
+//! With several queue pairs (multiqueue) a frame goes out on its flow's
+//! pair (kernel/core `virtionetmq::pair_of_flow`), and packets come in
+//! from every pair.
+//!
 //! Sending never waits for the device. A frame is queued and its buffer
 //! comes back when the device reports it used (`reclaim`); the device is
 //! told at the end of each poll (`flush`) or every few frames.
@@ -45,8 +49,10 @@ pub struct NetDevice {
 }
 
 impl NetDevice {
-    pub fn new(transport: VirtioTransport) -> Result<NetDevice, crate::drivers::virtio::net::Error> {
-        let net = VirtioNet::new(transport)?;
+    /// The device, with a queue pair for each of `cpus` CPUs where it
+    /// offers several.
+    pub fn new(transport: VirtioTransport, cpus: usize) -> Result<NetDevice, crate::drivers::virtio::net::Error> {
+        let net = VirtioNet::new(transport, cpus)?;
         let offloads = net.offloads();
         Ok(NetDevice { net, offloads, staged: None })
     }
@@ -99,6 +105,15 @@ impl NetDevice {
     /// Tells the device about what was queued.
     pub fn flush(&mut self) {
         self.net.flush();
+    }
+}
+
+/// Which flow a frame belongs to, for its queue pair: a TCP connection's
+/// socket set (the same hash that routes its received segments), else 0.
+fn flow_key(frame: &[u8]) -> usize {
+    match gometal_core::netshard::route(frame) {
+        gometal_core::netshard::Route::Tcp { shard, .. } => shard,
+        _ => 0,
     }
 }
 
@@ -171,7 +186,8 @@ impl phy::TxToken for Tx<'_> {
         } else {
             NetHdr::default()
         };
-        if dev.net.send(buf, end - hl, &hdr) {
+        let flow = flow_key(&buf[hl..end]);
+        if dev.net.send(buf, end - hl, &hdr, flow) {
             super::stats::FRAMES_OUT.add(1);
             super::stats::FRAMES_TSO.add((hdr.gso_size != 0) as u64);
         }

@@ -74,13 +74,14 @@ pub(super) fn now() -> Instant {
     Instant::from_micros((crate::sched::clock::monotonic_ns() / 1000) as i64)
 }
 
-/// Brings up the first virtio-net device (later ones are ignored).
-pub fn add(transport: crate::drivers::virtio::VirtioTransport, irq: u32) {
+/// Brings up the first virtio-net device (later ones are ignored), with a
+/// queue pair for each of `cpus` CPUs where it offers several.
+pub fn add(transport: crate::drivers::virtio::VirtioTransport, irq: u32, cpus: usize) {
     let mut guard = NIC.lock();
     if guard.is_some() {
         return;
     }
-    let mut dev = match NetDevice::new(transport) {
+    let mut dev = match NetDevice::new(transport, cpus) {
         Ok(d) => d,
         Err(e) => {
             crate::println!("gometal: virtio-net device did not start: {e}");
@@ -89,6 +90,11 @@ pub fn add(transport: crate::drivers::virtio::VirtioTransport, irq: u32) {
     };
     let mac = dev.net.mac();
     let offloads = dev.offloads();
+    if let Some(why) = dev.net.mq_refused {
+        crate::println!("gometal: net: multiqueue: {why}; one queue pair");
+    } else if dev.net.pair_count() > 1 {
+        crate::println!("gometal: net: {} queue pairs (multiqueue), one per CPU", dev.net.pair_count());
+    }
     let mut config = Config::new(HardwareAddress::Ethernet(EthernetAddress(mac)));
     config.random_seed = crate::arch::ticks();
     let mut iface = Interface::new(config, &mut dev, now());

@@ -98,4 +98,14 @@ pub fn report() {
         FRAMES_TSO.get()
     );
     LOCK_HOLD.report("net: NIC lock hold");
+    report_pairs();
+}
+
+/// Frames through each queue pair (multiqueue: more than one).
+fn report_pairs() {
+    let Some(guard) = super::NIC.try_lock() else { return };
+    let Some(nic) = guard.as_ref() else { return };
+    let frames = nic.dev.net.pair_frames();
+    let list = |f: &dyn Fn(&(u64, u64)) -> u64| frames.iter().map(|p| alloc::format!("{}", f(p))).collect::<alloc::vec::Vec<_>>().join(" ");
+    crate::println!("gometal: net: queue pairs {}: packets in {}; frames out {}", frames.len(), list(&|p| p.0), list(&|p| p.1));
 }
