@@ -114,9 +114,10 @@ func roundTrips(conns []net.Conn) (float64, time.Duration, error) {
 
 // TestNetTapManyConns: 2,000 connections (GOMETAL_TEST_CONNS=10000 for
 // issue 24's figure) from the tap's namespace are open at once in a 1 GiB
-// machine (tcpecho, 1 CPU), and each then echoes a line. In a 128 MiB machine the same load runs into the kernel's limits
-// (sockets may take half of RAM's page frames, 2,048 connections; the
-// heap's reserve): the connections past them are refused, the open ones
+// machine (tcpecho, 1 CPU), and each then echoes a line. In a 128 MiB
+// machine the same load runs into the kernel's limits (the kernel heap's
+// share for connections, about 2,800 at 128M; the heap's reserve): the
+// connections past them are refused, the open ones
 // still echo, the kernel does not panic, and once some close new ones are
 // served again.
 func TestNetTapManyConns(t *testing.T) { parallelArches(t, testNetTapManyConns) }
