@@ -27,17 +27,33 @@ func CargoBuild(dir string, slow func()) (string, error) {
 	return CargoBuildFor(dir, DefaultArch, slow)
 }
 
-// CargoBuildFor builds the kernel crate in dir for arch in release mode, reproducibly
+// Cargo profiles of the kernel (kernel/Cargo.toml): the release kernel
+// gometal boots, and the checked one, the same code with debug assertions
+// and overflow checks, whose lock-order checks make test boots
+// (tests/checked_test.go).
+const (
+	ProfileRelease = "release"
+	ProfileChecked = "checked"
+)
+
+// CargoBuildFor builds the kernel crate in dir for arch in release mode; see
+// CargoBuildProfile.
+func CargoBuildFor(dir, arch string, slow func()) (string, error) {
+	return CargoBuildProfile(dir, arch, ProfileRelease, slow)
+}
+
+// CargoBuildProfile builds the kernel crate in dir for arch with a cargo
+// profile (ProfileRelease, ProfileChecked), reproducibly
 // (reproducibleEnv), and returns the ELF's path. Cargo's output is shown only if the build fails: on success
 // it is noise. The path comes from cargo's JSON messages, so a
 // CARGO_TARGET_DIR set by the user is honored.
-func CargoBuildFor(dir, arch string, slow func()) (string, error) {
+func CargoBuildProfile(dir, arch, profile string, slow func()) (string, error) {
 	target := TargetFor(arch)
 	cargo, err := exec.LookPath("cargo")
 	if err != nil {
 		return "", fmt.Errorf("%w (needed to build the kernel in %s)", ErrNoCargo, dir)
 	}
-	cmd := exec.Command(cargo, "build", "--release", "--target", target,
+	cmd := exec.Command(cargo, "build", "--profile", profile, "--target", target,
 		"--bin", binName, "--message-format=json-render-diagnostics")
 	cmd.Dir = dir
 	cmd.Env = reproducibleEnv(os.Environ(), dir)
@@ -53,7 +69,7 @@ func CargoBuildFor(dir, arch string, slow func()) (string, error) {
 	if exe := executable(stdout.Bytes()); exe != "" {
 		return exe, nil
 	}
-	exe := filepath.Join(dir, "target", target, "release", binName)
+	exe := filepath.Join(dir, "target", target, profile, binName)
 	return exe, checkFile(exe)
 }
 

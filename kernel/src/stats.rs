@@ -5,6 +5,7 @@
 
 use crate::mm::frames;
 use crate::sched::cpu::{self, CpuState};
+use crate::sync::LockClass;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -151,6 +152,24 @@ pub fn report_if_requested() {
         heap_kib
     );
     crate::println!("gometal-stats: {}", json_line(policy, &rows, &top, &memory));
+    report_lock_classes();
+}
+
+/// Checked kernels: which lock classes were taken since boot and which
+/// never were, for people and as a `gometal-locks: {json}` line
+/// (tests/checked_test.go unions it over boots: every class must be taken
+/// by some test). Release kernels do not record them and print nothing.
+fn report_lock_classes() {
+    let Some(taken) = crate::sync::held::taken() else { return };
+    let mut was = [false; crate::sync::lockorder::CLASSES];
+    taken.for_each(|c| was[c as usize] = true);
+    let names = |taken: bool| -> Vec<&str> {
+        LockClass::ALL.iter().filter(|&&c| was[c as usize] == taken).map(|c| c.name()).collect()
+    };
+    let (yes, no) = (names(true), names(false));
+    crate::println!("gometal: lock classes taken (checked kernel): {} of {}; never: {}", yes.len(), was.len(), no.join(", "));
+    let quoted = |v: &[&str]| v.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(",");
+    crate::println!(r#"gometal-locks: {{"classes":{},"taken":[{}],"never":[{}]}}"#, was.len(), quoted(&yes), quoted(&no));
 }
 
 /// Kernel memory by category against its limit (docs/syscalls.md), as

@@ -4,11 +4,16 @@
 // the image to internal/kernelimage/gometal-kernel.elf (riscv64) or
 // gometal-kernel-arm64.elf (-arch arm64), the kernels embedded in
 // gometal: `make kernel` runs it so, and the copies are then committed
-// with the kernel change that produced them.
+// with the kernel change that produced them. With -checked it builds the
+// checked kernel instead (cargo profile `checked`: debug assertions, so
+// the lock-order checks, and overflow checks) into
+// kernel/target/<target>/checked/, which make test boots
+// (tests/checked_test.go); it is never embedded.
 //
 //	go run ./tools/kernelimage                     # build only (make kernel-build)
 //	go run ./tools/kernelimage -arch arm64         # the arm64 kernel
 //	go run ./tools/kernelimage -refresh            # build and refresh the embedded copy (make kernel)
+//	go run ./tools/kernelimage -checked -arch arm64 # the checked arm64 kernel (make kernel-checked)
 package main
 
 import (
@@ -24,14 +29,23 @@ import (
 func main() {
 	arch := flag.String("arch", kernelimage.DefaultArch, "the architecture whose kernel to build: riscv64 or arm64")
 	refresh := flag.Bool("refresh", false, "copy the built kernel to internal/kernelimage/ (gometal-kernel.elf, gometal-kernel-arm64.elf)")
+	checked := flag.Bool("checked", false, "build the checked kernel (debug assertions: the lock-order checks; overflow checks) into kernel/target/<target>/checked/")
 	flag.Parse()
-	if err := run(*arch, *refresh); err != nil {
+	profile := kernelimage.ProfileRelease
+	if *checked {
+		if *refresh {
+			fmt.Fprintln(os.Stderr, "kernelimage: -checked and -refresh: only the release kernel is embedded in gometal")
+			os.Exit(2)
+		}
+		profile = kernelimage.ProfileChecked
+	}
+	if err := run(*arch, profile, *refresh); err != nil {
 		fmt.Fprintf(os.Stderr, "kernelimage: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(arch string, refresh bool) error {
+func run(arch, profile string, refresh bool) error {
 	if arch != "riscv64" && arch != "arm64" {
 		return fmt.Errorf("-arch %q: want riscv64 or arm64", arch)
 	}
@@ -44,7 +58,9 @@ func run(arch string, refresh bool) error {
 	if kdir == "" {
 		return fmt.Errorf("%s is not inside a gometal checkout (no kernel/Cargo.toml above it)", wd)
 	}
-	elf, err := kernelimage.CargoBuildFor(kdir, arch, func() { fmt.Fprintf(os.Stderr, "kernelimage: building the %s kernel...\n", arch) })
+	elf, err := kernelimage.CargoBuildProfile(kdir, arch, profile, func() {
+		fmt.Fprintf(os.Stderr, "kernelimage: building the %s kernel (%s)...\n", arch, profile)
+	})
 	if err != nil {
 		return err
 	}

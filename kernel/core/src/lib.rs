@@ -2,7 +2,8 @@
 //! decided without touching hardware (syscall numbers, boot-argument parsing,
 //! cpio/ELF reading, the initial user stack, page-table walks over an
 //! abstract memory and entry format, virtual-memory-area bookkeeping, futex queues, signal
-//! frames, time conversion, the halt-polling window, advisory file locks,
+//! frames, time conversion, the halt-polling window, advisory file locks, the
+//! lock order's held-class sets,
 //! thread placement: the policies, the per-thread CPU-use estimates and the
 //! cache topology the adaptive policy reads). The kernel binary supplies the hardware side;
 //! `cargo test -p gometal-core` runs all of this on the host.
@@ -31,6 +32,7 @@ pub mod initstack;
 pub mod irqaffinity;
 pub mod itimer;
 pub mod loadavg;
+pub mod lockset;
 pub mod msgflags;
 pub mod netlink;
 pub mod p9;

@@ -64,7 +64,7 @@ pub fn block_uninterruptible(t: &Arc<Thread>) {
 fn block_in(t: &Arc<Thread>, deadline_ns: Option<u64>, interruptible: bool) -> Result<(), WaitError> {
     // A thread that sleeps with a spin lock held would leave its CPU
     // holding it: whoever runs there next and takes it spins for ever.
-    crate::sync::lockorder::assert_none_held("block");
+    crate::sync::held::assert_none_held("block");
     let generation = {
         let mut s = t.state.lock();
         if s.woken_early {

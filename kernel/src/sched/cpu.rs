@@ -6,6 +6,7 @@
 use super::thread::Thread;
 use crate::arch::{self, Context};
 use crate::param::MAX_CPUS;
+use crate::sync::held::HeldSet;
 use alloc::sync::Arc;
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, AtomicU8, AtomicUsize, Ordering};
@@ -69,9 +70,9 @@ pub struct Cpu {
     pub need_resched: AtomicBool,
     /// How long the idle loop polls before it naps (ns; adapted, idle.rs).
     pub poll_ns: AtomicU64,
-    /// Lock classes this CPU holds (debug builds; lockorder.rs).
+    /// Lock classes this CPU holds (debug builds; sync/held.rs).
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
-    pub held_locks: AtomicU64,
+    pub held_locks: HeldSet,
     /// Running a thread (for placement's load count).
     pub running: AtomicBool,
     /// The thread it runs is CPU-bound (threadprofile's Long), as of its
@@ -114,7 +115,7 @@ impl Cpu {
             napping: AtomicBool::new(false),
             need_resched: AtomicBool::new(false),
             poll_ns: AtomicU64::new(0),
-            held_locks: AtomicU64::new(0),
+            held_locks: HeldSet::new(),
             running: AtomicBool::new(false),
             running_long: AtomicBool::new(false),
             cache_group: AtomicU16::new(0),
@@ -207,11 +208,11 @@ pub fn enter(index: usize, hwid: usize) {
     // this CPU runs with this index.
     unsafe { arch::set_cpu_local(h as *const Cpu as usize) };
     arch::init_cpu();
-    crate::sync::lockorder::register_held_word(held_locks);
+    crate::sync::held::register_held_set(held_locks);
 }
 
 /// This CPU's held lock classes, for the lock-order checks (sync/).
-fn held_locks() -> Option<(&'static AtomicU64, usize)> {
+fn held_locks() -> Option<(&'static HeldSet, usize)> {
     // Before a CPU has entered the kernel proper the pointer is 0: no checks.
     (arch::cpu_local() != 0).then(|| {
         let c = this_cpu();

@@ -1,14 +1,17 @@
 //! The kernel's one lock model. Every spin lock is a `Lock` of a class
 //! (`LockClass`), and the classes are in one order: a CPU holding a lock
-//! may only take locks of classes listed after it. In debug builds every
+//! may only take locks of classes listed after it. In debug builds (the
+//! checked kernel: `go run ./tools/kernelimage -checked`) every
 //! acquisition is checked against the classes this CPU already holds
-//! (a bit each in its per-CPU word): taking a class while holding the same
-//! class or a later one panics with the names, instead of hanging (a lock
-//! taken twice by one CPU) or deadlocking two CPUs some day (an inverted
-//! order). `block` (sched/block.rs) checks that the word is empty: a thread
-//! never sleeps holding a spin lock, since the kernel is not preempted and
-//! another thread on that CPU would spin on it for ever. Release builds
-//! compile the checks away. docs/locking.md tells the story.
+//! (held.rs: a bit each in its per-CPU set, as many words as the classes
+//! need): taking a class while holding the same class or a later one
+//! panics with the names, instead of hanging (a lock taken twice by one
+//! CPU) or deadlocking two CPUs some day (an inverted order). `block`
+//! (sched/block.rs) checks that the set is empty: a thread never sleeps
+//! holding a spin lock, since the kernel is not preempted and another
+//! thread on that CPU would spin on it for ever. Checked kernels also
+//! note every class ever taken, for `make test`'s TestCheckedKernel.
+//! Release builds compile the checks away. docs/locking.md tells the story.
 //!
 //! The order, outermost first (the enum below, with a line on each):
 //!
@@ -25,6 +28,7 @@
 //!             → socket peer address → socket datagram peer → abstract names
 //!             → port table → raw sockets → socket options → accepted socket
 //!             options → socket error → keep-alive changes → message queue
+//!             → netlink ports → netlink queue
 //!   buffers:  pipe buffer → eventfd count → poll links
 //!   waking:   poll hub → epoll ready list → futex table → wait queue
 //!             → sleep lock → thread state → thread signals → sleepers
@@ -45,12 +49,14 @@
 //! caller that must wait under a spin lock, a page fault filling a page of
 //! a shared host file under the address-space lock, polls the ring instead.
 
+use super::held;
 use core::ops::{Deref, DerefMut};
-use core::sync::atomic::AtomicU64;
 use spin::{Mutex, MutexGuard};
 
 /// Lock classes in the order they may be nested: a CPU holding one may
 /// only take classes listed after it. (docs/locking.md explains the order.)
+/// A new class goes in its place here, in `ALL` and in `name`; the
+/// numbers after it move up by one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum LockClass {
@@ -183,6 +189,20 @@ pub enum LockClass {
     /// The kernel heap (mm/heap.rs): a leaf, taken under any lock, by every allocation.
     Heap = 61,
 }
+
+/// How many classes there are: the held-class sets (held.rs) have a bit
+/// for each.
+pub const CLASSES: usize = LockClass::ALL.len();
+
+// `ALL` lists every class at its number (a class left out of it or out of
+// place fails the build here).
+const _: () = {
+    let mut i = 0;
+    while i < CLASSES {
+        assert!(LockClass::ALL[i] as usize == i, "LockClass::ALL is out of step with the enum");
+        i += 1;
+    }
+};
 
 impl LockClass {
     /// Every class, in order (index = discriminant).
@@ -318,80 +338,4 @@ impl<T> Drop for LockGuard<'_, T> {
     fn drop(&mut self) {
         held::release(self.class);
     }
-}
-
-/// This CPU's word of held classes (a bit each) and its number, or None
-/// before the CPU has entered the kernel proper. The scheduler registers
-/// it at boot (the word lives in its per-CPU structure); this module sits
-/// below the scheduler and the architecture, so it cannot ask them.
-pub type HeldWord = fn() -> Option<(&'static AtomicU64, usize)>;
-
-static HELD_WORD: spin::Once<HeldWord> = spin::Once::new();
-
-/// Registers how to find this CPU's held-class word (once, at boot).
-pub fn register_held_word(f: HeldWord) {
-    HELD_WORD.call_once(|| f);
-}
-
-/// Panics (debug builds) if this CPU holds any lock: `what` is about to
-/// sleep, and a spin lock kept across a sleep is a lock no other thread on
-/// this CPU can ever take (the kernel is not preempted).
-pub fn assert_none_held(what: &str) {
-    held::assert_none(what);
-}
-
-#[cfg(debug_assertions)]
-mod held {
-    //! Per-CPU set of held classes, checked on every acquisition.
-    use super::{LockClass, HELD_WORD};
-    use core::sync::atomic::Ordering;
-
-    pub fn acquire(class: LockClass) {
-        let Some((word, cpu)) = HELD_WORD.get().and_then(|f| f()) else { return };
-        let held = word.load(Ordering::Relaxed);
-        let bit = 1u64 << class as u8;
-        if held & bit != 0 {
-            panic!("lock order: cpu {cpu} takes the {} lock twice", class.name());
-        }
-        // Any held class at or after this one is an inversion.
-        if held >> class as u8 != 0 {
-            let later = (class as usize..64).find(|&c| held & (1 << c) != 0).unwrap_or(0);
-            panic!("lock order: cpu {cpu} takes the {} lock while holding the {} lock", class.name(), LockClass::ALL[later].name());
-        }
-        word.store(held | bit, Ordering::Relaxed);
-    }
-
-    pub fn record(class: LockClass) {
-        if let Some((word, _)) = HELD_WORD.get().and_then(|f| f()) {
-            word.fetch_or(1u64 << class as u8, Ordering::Relaxed);
-        }
-    }
-
-    pub fn release(class: LockClass) {
-        if let Some((word, _)) = HELD_WORD.get().and_then(|f| f()) {
-            word.fetch_and(!(1u64 << class as u8), Ordering::Relaxed);
-        }
-    }
-
-    pub fn assert_none(what: &str) {
-        let Some((word, cpu)) = HELD_WORD.get().and_then(|f| f()) else { return };
-        let held = word.load(Ordering::Relaxed);
-        if held != 0 {
-            let first = (0..64).find(|&c| held & (1 << c) != 0).unwrap_or(0);
-            panic!("lock order: cpu {cpu} is about to {what} holding the {} lock (held: {held:#x})", LockClass::ALL[first].name());
-        }
-    }
-}
-
-#[cfg(not(debug_assertions))]
-mod held {
-    use super::LockClass;
-    #[inline(always)]
-    pub fn acquire(_class: LockClass) {}
-    #[inline(always)]
-    pub fn record(_class: LockClass) {}
-    #[inline(always)]
-    pub fn release(_class: LockClass) {}
-    #[inline(always)]
-    pub fn assert_none(_what: &str) {}
 }
