@@ -4,7 +4,7 @@
 #   make kernel build the kernel and refresh the copy embedded in gometal
 #               (internal/kernelimage/gometal-kernel.elf): run it after any
 #               kernel change and commit that file with the change
-# Other targets: kernel-build, deps, conformance, bench, clean.
+# Other targets: kernel-build, kernel-checked, deps, conformance, bench, clean.
 
 SHELL := /bin/bash
 KERNEL_DIR := kernel
@@ -13,15 +13,19 @@ KERNEL := $(KERNEL_DIR)/target/$(TARGET)/release/gometal-kernel
 # The arm64 kernel (soft-float: it never touches the program's FP/SIMD registers).
 TARGET_ARM64 := aarch64-unknown-none-softfloat
 KERNEL_ARM64 := $(KERNEL_DIR)/target/$(TARGET_ARM64)/release/gometal-kernel
+# The checked kernels (cargo profile checked: debug assertions, so the
+# lock-order checks, and overflow checks), booted by tests/checked_test.go.
+KERNEL_CHECKED := $(KERNEL_DIR)/target/$(TARGET)/checked/gometal-kernel
+KERNEL_CHECKED_ARM64 := $(KERNEL_DIR)/target/$(TARGET_ARM64)/checked/gometal-kernel
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 GOMETAL := go run ./cmd/gometal
 
-.PHONY: run test deps kernel kernel-build unit boot-tests conformance conformance-quick stress bench clean uio-conformance
+.PHONY: run test deps kernel kernel-build kernel-checked unit boot-tests conformance conformance-quick stress bench clean uio-conformance
 
 run: deps kernel-build
 	$(GOMETAL) run ./examples/hello
 
-test: deps kernel-build unit boot-tests conformance-quick
+test: deps kernel-build kernel-checked unit boot-tests conformance-quick
 
 # Everything a fresh machine lacks: QEMU (Debian's qemu-system-misc, which
 # brings OpenSBI; qemu-system-arm for arm64), U-Boot for QEMU (u-boot-qemu), EDK2 for arm64 (qemu-efi-aarch64), sqlite3 (tests/mount_test.go reads a guest's database) and the bare-metal Rust target (rust-toolchain.toml names
@@ -80,19 +84,30 @@ kernel-build:
 	go run ./tools/fpcheck $(KERNEL)
 	go run ./tools/kernelimage -arch arm64
 
+# The checked kernels: the release code with debug assertions and overflow
+# checks, never embedded. TestCheckedKernel (boot-tests) boots a subset of
+# the test programs on them that takes every lock class (docs/locking.md).
+kernel-checked:
+	go run ./tools/kernelimage -checked
+	go run ./tools/kernelimage -checked -arch arm64
+
 # clippy with warnings as errors: the crate root's lints (an unsafe block
 # without a SAFETY comment, an unsafe operation outside an unsafe block) and
 # the per-module #[deny(unsafe_code)] fail here.
 unit:
 	cd $(KERNEL_DIR) && cargo clippy --release --target $(TARGET) -- -D warnings
 	cd $(KERNEL_DIR) && cargo clippy --release --target $(TARGET_ARM64) -- -D warnings
+	cd $(KERNEL_DIR) && cargo clippy --profile checked --target $(TARGET) -- -D warnings
+	cd $(KERNEL_DIR) && cargo clippy --profile checked --target $(TARGET_ARM64) -- -D warnings
 	cd $(KERNEL_DIR) && cargo clippy -p gometal-core --all-targets -- -D warnings
 	cd $(KERNEL_DIR) && cargo test -p gometal-core
 	go vet ./...
 	go test ./cmd/... ./internal/... ./tools/fpcheck/ ./uio/... ./examples/...
 
 boot-tests:
-	GOMETAL_KERNEL=$(abspath $(KERNEL)) GOMETAL_KERNEL_ARM64=$(abspath $(KERNEL_ARM64)) go test -count=1 -timeout 45m ./tests/
+	GOMETAL_KERNEL=$(abspath $(KERNEL)) GOMETAL_KERNEL_ARM64=$(abspath $(KERNEL_ARM64)) \
+	GOMETAL_KERNEL_CHECKED=$(abspath $(KERNEL_CHECKED)) GOMETAL_KERNEL_CHECKED_ARM64=$(abspath $(KERNEL_CHECKED_ARM64)) \
+		go test -count=1 -timeout 45m ./tests/
 
 # Not part of `make test`: boot the SMP stress programs 200 times at 4 harts
 # under every placement policy (go run ./tools/stress -h for the flags).

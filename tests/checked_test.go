@@ -202,10 +202,19 @@ func bootChecked(t *testing.T, a *arch, kernel string, b checkedBoot) lockReport
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	status, err := exitStatus(cmd.Run())
 	<-bootSem
-	out := stdout.String() + stderr.String()
-	r, perr := parseLockReport(out)
-	if err != nil || status != 0 || !hasLine(stdout.String(), "PASS "+b.prog) || perr != nil {
-		t.Fatalf("%s on the checked kernel: status %d %v %v\ncommand: %s\nstdout:\n%s\nstderr:\n%s", b.name, status, err, perr,
+	problem := ""
+	r, perr := parseLockReport(stderr.String())
+	switch {
+	case err != nil:
+		problem = "running gometal: " + err.Error()
+	case status != 0 || !hasLine(stdout.String(), "PASS "+b.prog):
+		// A lock-order panic is a "gometal: kernel panic" line, status 101.
+		problem = fmt.Sprintf("exit status %d, want 0 and a line PASS %s", status, b.prog)
+	case perr != nil:
+		problem = perr.Error()
+	}
+	if problem != "" {
+		t.Fatalf("%s on the checked kernel: %s\ncommand: %s\nstdout:\n%s\nstderr (program and kernel):\n%s", b.name, problem,
 			shellQuote(append([]string{gometal}, args...)), tail(stdout.String(), 40), tail(stderr.String(), tailLines))
 	}
 	return r
