@@ -58,6 +58,9 @@ var checkedBoots = []checkedBoot{
 	{name: "cpuprof", flags: []string{"-cores", "2"}, prog: "cpuprof"},
 	// UIO interrupts moved between CPUs: IRQ affinity, IRQ enables (PLIC).
 	{name: "uioirq", flags: []string{"-cores", "4", "-device", "edu"}, prog: "uioirq"},
+	// The syscall fuzzer (TestBoot's fuzz case): odd arguments on odd
+	// paths, with overflow checks on (a huge utimensat time once overflowed).
+	{name: "fuzz", flags: []string{"-cores", "4"}, prog: "fuzz", args: []string{"1", "20000", "8"}},
 	{name: "procfs", flags: []string{"-cores", "4", "-env", "PROCFS_MARK=yes"}, prog: "procfs", args: []string{"one", "two words"}},
 	{name: "files", flags: []string{"-cores", "4"}, prog: "files"},
 	{name: "epollsem", flags: []string{"-cores", "2"}, prog: "epollsem"},

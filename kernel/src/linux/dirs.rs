@@ -343,8 +343,10 @@ pub fn utimensat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, times: 
         match nsec {
             UTIME_OMIT => Ok(None),
             UTIME_NOW => Ok(Some(now as u64)),
-            n if (0..1_000_000_000).contains(&n) => Ok(Some((sec.max(0) as u64) * 1_000_000_000 + n as u64)),
-            _ => Err(EINVAL),
+            // Before 1970 counts as 1970; past u64 nanoseconds (the year
+            // 2554) saturates instead of wrapping (the fuzzer's huge tv_sec
+            // overflowed the checked kernel here).
+            n => gometal_core::timespec::timespec_to_ns(sec.max(0), n).map(Some).ok_or(EINVAL),
         }
     };
     let (atime, mtime) = (pick(times[0])?, pick(times[1])?);
