@@ -7,7 +7,8 @@ package tests
 // panics with the classes' names. TestCheckedKernel boots a subset of the
 // test programs on it, chosen so that together they take every lock
 // class, and proves it: with `-kernel-args stats` a checked kernel prints
-// the classes it took (`gometal-locks: {json}`), and the test fails
+// the classes it took (the "locks" member of its `gometal-stats:` JSON
+// line), and the test fails
 // naming any class no boot took, unless checkedUnreachable says why that
 // architecture never takes it.
 
@@ -26,6 +27,7 @@ import (
 	"time"
 
 	"gometal.dev/gometal/internal/kernelimage"
+	"gometal.dev/gometal/internal/kstats"
 	"gometal.dev/gometal/internal/qemu"
 )
 
@@ -72,7 +74,7 @@ var checkedUnreachable = map[string]map[string]string{
 	"arm64": {"IRQ enables": "the GIC has set-enable and clear-enable registers: no read-modify-write of an enable word to guard (the PLIC's lock, riscv64 only)"},
 }
 
-// lockReport is a checked kernel's `gometal-locks:` line.
+// lockReport is the "locks" member of a checked kernel's statistics line.
 type lockReport struct {
 	Classes int      `json:"classes"`
 	Taken   []string `json:"taken"`
@@ -80,19 +82,25 @@ type lockReport struct {
 }
 
 func parseLockReport(out string) (lockReport, error) {
-	var r lockReport
-	i := strings.LastIndex(out, "gometal-locks: ")
+	i := strings.LastIndex(out, kstats.Prefix)
 	if i < 0 {
-		return r, fmt.Errorf("no gometal-locks line (not a checked kernel, or no -kernel-args stats?)")
+		return lockReport{}, fmt.Errorf("no statistics line (%s)", strings.TrimSpace(kstats.Prefix))
 	}
-	line, _, _ := strings.Cut(out[i+len("gometal-locks: "):], "\n")
-	if err := json.Unmarshal([]byte(strings.TrimSpace(line)), &r); err != nil {
-		return r, fmt.Errorf("gometal-locks line %q: %v", line, err)
+	line, _, _ := strings.Cut(out[i+len(kstats.Prefix):], "\n")
+	var st struct {
+		Locks *lockReport `json:"locks"`
 	}
-	if len(r.Taken)+len(r.Never) != r.Classes {
-		return r, fmt.Errorf("gometal-locks: %d taken and %d never, of %d classes", len(r.Taken), len(r.Never), r.Classes)
+	if err := json.Unmarshal([]byte(strings.TrimSpace(line)), &st); err != nil {
+		return lockReport{}, fmt.Errorf("the statistics line: %v", err)
 	}
-	return r, nil
+	r := st.Locks
+	switch {
+	case r == nil:
+		return lockReport{}, fmt.Errorf("the statistics name no lock classes: not a checked kernel?")
+	case len(r.Taken)+len(r.Never) != r.Classes:
+		return *r, fmt.Errorf("the statistics' locks: %d taken and %d never, of %d classes", len(r.Taken), len(r.Never), r.Classes)
+	}
+	return *r, nil
 }
 
 // classUnion collects the classes the boots of one architecture took.

@@ -151,16 +151,17 @@ pub fn report_if_requested() {
         f.total * 4,
         heap_kib
     );
-    crate::println!("gometal-stats: {}", json_line(policy, &rows, &top, &memory));
-    report_lock_classes();
+    let locks = report_lock_classes();
+    crate::println!("gometal-stats: {}", json_line(policy, &rows, &top, &memory, &locks));
 }
 
-/// Checked kernels: which lock classes were taken since boot and which
-/// never were, for people and as a `gometal-locks: {json}` line
-/// (tests/checked_test.go unions it over boots: every class must be taken
-/// by some test). Release kernels do not record them and print nothing.
-fn report_lock_classes() {
-    let Some(taken) = crate::sync::held::taken() else { return };
+/// Checked kernels: prints which lock classes were taken since boot and
+/// which never were, and returns them for the JSON line
+/// (`,"locks":{"classes":N,"taken":[...],"never":[...]}`;
+/// tests/checked_test.go unions them over boots: every class must be
+/// taken by some test). Release kernels do not record them: "".
+fn report_lock_classes() -> String {
+    let Some(taken) = crate::sync::held::taken() else { return String::new() };
     let mut was = [false; crate::sync::lockorder::CLASSES];
     taken.for_each(|c| was[c as usize] = true);
     let names = |taken: bool| -> Vec<&str> {
@@ -169,7 +170,7 @@ fn report_lock_classes() {
     let (yes, no) = (names(true), names(false));
     crate::println!("gometal: lock classes taken (checked kernel): {} of {}; never: {}", yes.len(), was.len(), no.join(", "));
     let quoted = |v: &[&str]| v.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(",");
-    crate::println!(r#"gometal-locks: {{"classes":{},"taken":[{}],"never":[{}]}}"#, was.len(), quoted(&yes), quoted(&no));
+    format!(r#","locks":{{"classes":{},"taken":[{}],"never":[{}]}}"#, was.len(), quoted(&yes), quoted(&no))
 }
 
 /// Kernel memory by category against its limit (docs/syscalls.md), as
@@ -198,8 +199,9 @@ fn stack_peak() -> usize {
 }
 
 /// Everything above as one JSON object, for programs (internal/kstats
-/// parses it): the table is for people.
-fn json_line(policy: &str, rows: &[CpuRow], top: &[(u64, &str)], memory: &str) -> String {
+/// parses it): the table is for people. `locks` is "" or a checked
+/// kernel's `,"locks":{...}` member.
+fn json_line(policy: &str, rows: &[CpuRow], top: &[(u64, &str)], memory: &str, locks: &str) -> String {
     let cpus: Vec<String> = rows
         .iter()
         .map(|r| {
@@ -223,7 +225,7 @@ fn json_line(policy: &str, rows: &[CpuRow], top: &[(u64, &str)], memory: &str) -
         histogram_json(latency::HANDOFF_DELAY.snapshot())
     );
     format!(
-        r#"{{"policy":"{policy}","cpus":[{}],"syscalls":[{}],"wake_delay":{},"wake_delay_idle_cpu":{},"ipi_to_awake":{},"awake_to_run":{},"handoff":{handoff},"memory":{memory}}}"#,
+        r#"{{"policy":"{policy}","cpus":[{}],"syscalls":[{}],"wake_delay":{},"wake_delay_idle_cpu":{},"ipi_to_awake":{},"awake_to_run":{},"handoff":{handoff},"memory":{memory}{locks}}}"#,
         cpus.join(","),
         calls.join(","),
         histogram_json(all),
