@@ -32,6 +32,10 @@
 //     section in quotes — docs/benchmarks.md, "arm64" — in a doc, a code
 //     comment or a help text must have a heading containing those words.
 //
+// The benchmark history (docs/benchmarks/DATE.md) records runs as they
+// were written, in that day's tree's names: its links are checked, its
+// names are not.
+//
 // `go run ./tools/doccheck` prints every problem; `make test` runs the
 // same check as a test (doccheck_test.go).
 package main
