@@ -162,7 +162,7 @@ func (c *checker) checkSpans(d *doc, local map[string]bool) {
 				}
 			}
 		case file:
-			if !c.pathOK(what[0], d.path) {
+			if !c.pathOK(what[0], d.path) && !local[what[0]] {
 				c.add(d.path, s.line, "`%s`: no such file or folder", s.text)
 			}
 		}
