@@ -82,7 +82,9 @@ kernel-build:
 
 # clippy with warnings as errors: the crate root's lints (an unsafe block
 # without a SAFETY comment, an unsafe operation outside an unsafe block) and
-# the per-module #[deny(unsafe_code)] fail here.
+# the per-module #[deny(unsafe_code)] fail here. tools/doccheck fails when
+# a doc names a function, type or file the tree lacks, or points outside
+# the repository (`go run ./tools/doccheck` lists the problems).
 unit:
 	cd $(KERNEL_DIR) && cargo clippy --release --target $(TARGET) -- -D warnings
 	cd $(KERNEL_DIR) && cargo clippy --release --target $(TARGET_ARM64) -- -D warnings
