@@ -82,6 +82,7 @@ func TestCatches(t *testing.T) {
 	write("kernel/src/sched/wake.rs", "pub fn wake_thread(t: &Thread) {}\n")
 	write("cmd/tool/main.go", "// See docs/b.md, \"No such part\".\npackage main\n")
 	write("docs/b.md", "# Part one\n\n## Walks\n")
+	write("docs/benchmarks/2026-01-01.md", "# A run\n\n`old_function` was renamed since; [gone](../nothere.md).\n")
 	write("allow.txt", "# none\nvfs_rename Linux's fs/namei.c\nunused_name Linux's, no longer named\n")
 	write("docs/a.md", strings.Join([]string{
 		"# A",
@@ -123,13 +124,14 @@ func TestCatches(t *testing.T) {
 		"docs/a.md:8: \"/work/\" points outside",
 		"cmd/tool/main.go:1: docs/b.md, \"No such part\": no heading",
 		"allow.txt:3: \"unused_name\" is allowed but no doc needs it any more",
+		"docs/benchmarks/2026-01-01.md:3: link ../nothere.md: no such file",
 	}
 	for _, w := range want {
 		if !strings.Contains(all, w) {
 			t.Errorf("missing problem %q", w)
 		}
 	}
-	for _, ok := range []string{"`wake_thread`", "sched/wake.rs`", "vfs_rename", "b.md#walks", "go.dev", "\"Walks\"", "msi_vector", "not_checked_in_a_fence"} {
+	for _, ok := range []string{"`wake_thread`", "sched/wake.rs`", "vfs_rename", "b.md#walks", "go.dev", "\"Walks\"", "msi_vector", "not_checked_in_a_fence", "old_function"} {
 		if strings.Contains(all, ok) {
 			t.Errorf("%s reported, but it is fine:\n%s", ok, all)
 		}
