@@ -14,8 +14,8 @@
 //! context   the saved user registers (TrapFrame), kernel Context, FpState
 //! cpu       the per-CPU pointer register, per-CPU setup, waiting, counter
 //! trap      decoding a trap's cause; taking pending interrupts
-//! irq       the interrupt controller; IPIs
-//! timer     the per-CPU timer deadline
+//! ipi       IPIs, where the CPU defines them (else the controller's)
+//! timer     the per-CPU timer deadline, and its line at the controller
 //! cpus      starting a CPU through the firmware, its status
 //! power     power off with an exit status, reboot, halt; the firmware console
 //! mmu       the kernel's linear map, user roots, TLB maintenance
@@ -31,9 +31,11 @@
 //!
 //! The kernel runs with interrupts masked. An interrupt is taken only from
 //! user mode (the trap vector) or polled by an idle CPU; either way the
-//! architecture finds out which sources are pending, acknowledges them at
-//! its controller, and reports each to an [`InterruptSink`] the generic
-//! trap code passes in — so no architecture code calls upward.
+//! architecture reports what the CPU itself raised (its timer, its IPIs)
+//! to an [`InterruptSink`] the generic trap code passes in, and tells the
+//! sink when the interrupt controller has something (`external`): the
+//! controller is a chip with a driver of its own (drivers/irqchip), which
+//! no architecture code names — so no architecture code calls upward.
 //!
 //! Written for riscv64 and aarch64, x86-64 later: nothing here
 //! assumes three levels of page table (the entry format says), an SBI or a
@@ -55,7 +57,7 @@ pub use this::context::{Context, FpState, TrapFrame};
 pub use this::cpu::{cpu_local, init_cpu, set_cpu_local, ticks, wait_for_interrupt};
 pub use this::cpus::{describe_cpu_status, start_cpu};
 pub use this::elf::{cpuinfo, hwcaps, ELF_TARGET, O_DIRECTORY, O_LARGEFILE, O_NOFOLLOW, UNAME_MACHINE};
-pub use this::irq::{decode_dt_interrupt, reroute_irq, route_irq, send_ipi, set_irq_enabled, IRQ_CHIP};
+pub use this::ipi::send_ipi;
 pub use this::machine::{cpu_unusable, read_machine, MachineInfo};
 pub use this::trap::{emulate_instruction, trap_cause};
 pub use this::mmu::{
@@ -64,7 +66,8 @@ pub use this::mmu::{
     PageFormat, LINEAR_MAP_END, USER_END,
 };
 pub use this::power::{exit_status_reaches_host, firmware_console_put, halt, power_off, reboot};
-pub use this::timer::set_timer;
+#[allow(unused_imports)] // TEMP until the contract trait
+pub use this::timer::{set_timer, timer_fired, timer_line};
 #[cfg(target_arch = "aarch64")]
 pub use aarch64::efi::{firmware_memory, firmware_rsdp};
 #[cfg(target_arch = "aarch64")]
@@ -78,7 +81,7 @@ pub use aarch64::acpi::{read_acpi_timer, read_madt, spcr_uart};
 pub fn read_madt(
     _madt: core::pin::Pin<&acpi::madt::Madt>,
     _fadt: Option<core::pin::Pin<&acpi::fadt::Fadt>>,
-) -> Option<(MachineInfo, alloc::vec::Vec<usize>)> {
+) -> Option<(MachineInfo, alloc::vec::Vec<usize>, gometal_core::drivers::irqchip::ControllerNode)> {
     None
 }
 
@@ -158,6 +161,9 @@ pub trait InterruptSink {
     fn ipi(&mut self);
     /// Device interrupt line `irq` (completed at the controller after this returns).
     fn device(&mut self, irq: u32);
+    /// The interrupt controller signals something: ask its driver, which
+    /// reports each interrupt back through `timer`, `ipi` or `device`.
+    fn external(&mut self);
 }
 
 /// Why a CPU could not be started.

@@ -66,7 +66,9 @@ pub fn read(rsdp: u64) -> Result<Machine, AcpiMachineError> {
     }
     let fadt = tables.find_table::<acpi::fadt::Fadt>().ok();
     let madt = tables.find_table::<acpi::madt::Madt>().map_err(AcpiMachineError::Tables)?;
-    let (mut info, hwids) = crate::arch::read_madt(madt.get(), fadt.as_ref().map(|f| f.get())).ok_or(AcpiMachineError::NoCpus)?;
+    let (mut info, hwids, controller) =
+        crate::arch::read_madt(madt.get(), fadt.as_ref().map(|f| f.get())).ok_or(AcpiMachineError::NoCpus)?;
+    m.irq_controller = Some(controller);
     crate::arch::read_acpi_timer(&tables, &mut info);
     m.arch = info;
     m.cpu_caches = vec![Default::default(); hwids.len()];

@@ -57,6 +57,9 @@ pub struct Machine {
     pub ecam: Vec<(u64, u8, u8)>,
     /// The DSDT's AML (physical range), for the `_PRT` (ACPI boots only).
     pub dsdt: Option<Range>,
+    /// The interrupt controller devices interrupt (drivers/irqchip picks
+    /// its driver by `compatible`; ACPI's MADT is translated to the same).
+    pub irq_controller: Option<super::irqchip::ControllerNode>,
     /// What the architecture reads for itself.
     pub arch: crate::arch::MachineInfo,
 }
@@ -97,6 +100,7 @@ pub fn read(dtb_pa: u64, blob: &mut [u8]) -> Result<Machine, fdt::FdtError> {
     // The same CPUs, in the same order, as hwids.
     m.cpu_caches = super::topology::read(&fdt, |c| okay(c) && crate::arch::cpu_unusable(c).is_none());
     m.arch = crate::arch::read_machine(&fdt);
+    m.irq_controller = super::irqchip::root(&fdt);
     let reg = |compat: &[&str]| {
         fdt.find_compatible(compat)
             .and_then(|n| n.reg())

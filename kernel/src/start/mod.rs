@@ -104,6 +104,7 @@ extern "C" fn rust_boot(hwid: usize, dtb_pa: usize) -> ! {
 /// cannot name.
 fn wire_layers() {
     crate::sched::idle::set_interrupt_poller(crate::trap::poll_interrupts);
+    crate::sched::smp::set_ipi_sender(crate::drivers::irqchip::send_ipi);
     crate::sched::idle::set_idle_work(crate::net::nic::idle_kick);
     mm::tlb::register_shootdown(crate::sched::smp::shootdown);
     process::set_exit_report(crate::stats::report_if_requested);
@@ -233,6 +234,7 @@ extern "C" fn rust_secondary(hwid: usize) -> ! {
         }
     }
     cpu::enter(index, hwid);
+    crate::drivers::irqchip::init_this_cpu();
     timer::start(h);
     scheduler::run(h)
 }
