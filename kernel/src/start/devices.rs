@@ -78,7 +78,7 @@ pub fn init_devices(m: &machine::Machine) -> Option<u64> {
     match console {
         Some(port) => {
             if let Some(irq) = port.irq {
-                crate::drivers::irq::attach(irq, |_| crate::console::receive());
+                crate::drivers::irq::attach(irq, |_| crate::stdio::console::receive());
             }
         }
         None => {
