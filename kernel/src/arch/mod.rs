@@ -53,76 +53,16 @@ pub mod aarch64;
 #[cfg(target_arch = "aarch64")]
 use aarch64 as this;
 
-pub use this::context::{Context, FpState, TrapFrame};
-pub use this::cpu::{cpu_local, init_cpu, set_cpu_local, ticks, wait_for_interrupt};
-pub use this::cpus::{describe_cpu_status, start_cpu};
-pub use this::elf::{cpuinfo, hwcaps, ELF_TARGET, O_DIRECTORY, O_LARGEFILE, O_NOFOLLOW, UNAME_MACHINE};
-pub use this::ipi::send_ipi;
-pub use this::machine::{cpu_unusable, read_machine, MachineInfo};
-pub use this::trap::{emulate_instruction, trap_cause};
-pub use this::mmu::{
-    activate_user_root, asid_bits, device_virt, flush_tlb_all, flush_tlb_all_cpus, flush_tlb_page, flush_user_range_all_cpus,
-    init_user_root, kernel_load_address, map_high_device, phys_to_virt, set_linear_map_memory, sync_icache, virt_to_phys,
-    PageFormat, LINEAR_MAP_END, USER_END,
-};
-pub use this::power::{exit_status_reaches_host, firmware_console_put, halt, power_off, reboot};
-#[allow(unused_imports)] // TEMP until the contract trait
-pub use this::timer::{set_timer, timer_fired, timer_line};
-#[cfg(target_arch = "aarch64")]
-pub use aarch64::efi::{firmware_memory, firmware_rsdp};
-#[cfg(target_arch = "aarch64")]
-pub use aarch64::imagecheck::image_code_damaged;
-#[cfg(target_arch = "aarch64")]
-pub use aarch64::acpi::{read_acpi_timer, read_madt, spcr_uart};
-
-/// The CPUs and interrupt controller from ACPI's MADT: not read on this
-/// architecture (RISC-V's RINTC entries), so ACPI-only firmware fails.
-#[cfg(not(target_arch = "aarch64"))]
-pub fn read_madt(
-    _madt: core::pin::Pin<&acpi::madt::Madt>,
-    _fadt: Option<core::pin::Pin<&acpi::fadt::Fadt>>,
-) -> Option<(MachineInfo, alloc::vec::Vec<usize>, gometal_core::drivers::irqchip::ControllerNode)> {
-    None
-}
-
-/// The timer's interrupt from ACPI's tables: nothing to read here.
-#[cfg(not(target_arch = "aarch64"))]
-pub fn read_acpi_timer<H: acpi::AcpiHandler>(_tables: &acpi::AcpiTables<H>, _info: &mut MachineInfo) {}
-
-/// The console driver and register width for an SPCR interface type.
-#[cfg(not(target_arch = "aarch64"))]
-pub fn spcr_uart(kind: acpi::spcr::SpcrInterfaceType) -> Option<(&'static str, u32)> {
-    use acpi::spcr::SpcrInterfaceType::{Full16450, Full16550};
-    matches!(kind, Full16550 | Full16450).then_some(("ns16550a", 1))
-}
-
-/// Whether the boot code found the image's code damaged and booted on to
-/// say so; riscv64's entry says it itself, through the SBI.
-#[cfg(not(target_arch = "aarch64"))]
-pub fn image_code_damaged() -> bool {
-    false
-}
-
-/// Usable RAM from a UEFI memory map (arm64's EFI entry); none here.
-#[cfg(not(target_arch = "aarch64"))]
-pub fn firmware_memory() -> Option<&'static [[u64; 2]]> {
-    None
-}
-
-/// The ACPI RSDP a UEFI firmware named; none here.
-#[cfg(not(target_arch = "aarch64"))]
-pub fn firmware_rsdp() -> Option<u64> {
-    None
-}
-pub use this::trap::{poll_interrupts, take_interrupts};
-pub use this::{enable_semihosting, enter_user, init_platform, restore_fp, save_fp, switch};
+pub mod acpimap;
+mod contract;
+pub use contract::*;
 
 /// The vDSO image, its data words and the signal-return entry (vdso.rs).
 pub mod vdso;
 
 /// The signal frame as this architecture lays it out (signal.rs).
 pub mod signal {
-    pub use super::this::signal::{enter_handler, read_frame, write_frame, FRAME_SIZE};
+    pub use super::contract::{enter_handler, read_frame, write_frame, FRAME_SIZE};
 }
 
 /// Why a thread entered the kernel from user mode, as the architecture

@@ -89,8 +89,7 @@ pub fn init_devices(m: &machine::Machine) -> Option<u64> {
             crate::println!("gometal: no UART driver for the console, {named}: output through the firmware, no input");
         }
     }
-    // SAFETY: the device tree's RTC node, of the kind its compatible names.
-    let rtc_now = m.rtc.map(|(pa, kind)| unsafe { rtc::read_ns(pa, kind) });
+    let rtc_now = rtc::read_ns(&m.platform).map(|(ns, _)| ns);
     clock::init(m.arch.timebase_hz, rtc_now);
     rtc_now
 }

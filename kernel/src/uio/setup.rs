@@ -97,7 +97,7 @@ fn platform(nodes: &[PlatformNode], compatible: &str) -> Option<Found> {
         name: n.name.split('@').next().unwrap_or(&n.name).into(),
         source: Source::Platform,
         maps: alloc::vec![Map { name: n.name.clone(), pa: n.base, size: n.size.div_ceil(page) * page }],
-        irq: Some(n.irq),
+        irq: n.irq,
     })
 }
 

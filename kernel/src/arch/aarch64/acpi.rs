@@ -15,7 +15,8 @@ use acpi::fadt::Fadt;
 use acpi::madt::{Madt, MadtEntry};
 use acpi::sdt::{SdtHeader, Signature};
 use acpi::spcr::SpcrInterfaceType;
-use acpi::{AcpiHandler, AcpiTable, AcpiTables};
+use crate::arch::acpimap::LinearMap;
+use acpi::{AcpiTable, AcpiTables};
 use alloc::string::String;
 use alloc::vec::Vec;
 use gometal_core::drivers::irqchip::ControllerNode;
@@ -124,7 +125,7 @@ unsafe impl AcpiTable for Gtdt {
 
 /// The virtual timer's interrupt from the GTDT (the architected INTID 27
 /// stays where there is no GTDT, or it names no PPI).
-pub fn read_acpi_timer<H: AcpiHandler>(tables: &AcpiTables<H>, info: &mut MachineInfo) {
+pub fn read_acpi_timer(tables: &AcpiTables<LinearMap>, info: &mut MachineInfo) {
     let Ok(gtdt) = tables.find_table::<Gtdt>() else { return };
     let (length, gsiv, flags) = (gtdt.header.length, gtdt.virtual_el1_gsiv, gtdt.virtual_el1_flags);
     if (length as usize) < core::mem::offset_of!(Gtdt, el2_gsiv) {

@@ -2,12 +2,17 @@
 //! assembly entry points and the architecture interface's riscv64 side.
 //! RISC-V calls its CPUs harts; so does this folder.
 
+pub mod acpi;
 pub mod context;
 mod csr;
 pub mod cpu;
 pub mod cpus;
 #[deny(unsafe_code)]
+pub mod efi;
+#[deny(unsafe_code)]
 pub mod elf;
+#[deny(unsafe_code)]
+pub mod imagecheck;
 #[deny(unsafe_code)]
 pub mod ipi;
 pub mod machine;

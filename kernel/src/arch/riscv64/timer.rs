@@ -4,13 +4,11 @@
 
 /// The hart's timer interrupt is its own (a cause of its trap, not a line
 /// of the PLIC): none at the interrupt controller.
-#[allow(dead_code)]
 pub fn timer_line() -> Option<(u32, bool)> {
     None
 }
 
 /// Nothing to stop: the interrupt stays pending until the next `set_timer`.
-#[allow(dead_code)]
 pub fn timer_fired() {}
 
 /// Arms this hart's timer for counter value `ticks` (u64::MAX: never).
