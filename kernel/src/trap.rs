@@ -82,7 +82,8 @@ pub fn return_to_user() -> ! {
 
 /// What this kernel does with each interrupt: timers wake sleepers and end
 /// time slices, IPIs carry requests between CPUs, device lines go to the
-/// handler their driver registered (drivers/irq.rs).
+/// handler their driver registered (drivers/irq.rs); what the interrupt
+/// controller signals, its driver sorts into those (drivers/irqchip).
 struct Sink<'a> {
     cpu: &'a Cpu,
     slice_over: bool,
@@ -97,6 +98,9 @@ impl InterruptSink for Sink<'_> {
     }
     fn device(&mut self, line: u32) {
         crate::drivers::irq::dispatch(line);
+    }
+    fn external(&mut self) {
+        crate::drivers::irqchip::take_pending(self.cpu.hwid(), self);
     }
 }
 

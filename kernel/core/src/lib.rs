@@ -17,6 +17,7 @@ pub mod bootargs;
 pub mod bootimage;
 pub mod cmsg;
 pub mod cpio;
+pub mod drivers;
 pub mod elf;
 pub mod epollmask;
 pub mod errno;

@@ -13,15 +13,6 @@ pub struct Range {
     pub end: u64,
 }
 
-/// Which real-time clock the device tree names (drivers/rtc.rs reads it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RtcKind {
-    /// `google,goldfish-rtc` (riscv64 virt): nanoseconds since the epoch.
-    Goldfish,
-    /// `arm,pl031` (arm64 virt): seconds.
-    Pl031,
-}
-
 #[derive(Debug, Default)]
 pub struct Machine {
     pub memory: Vec<Range>,
@@ -35,7 +26,6 @@ pub struct Machine {
     /// The console /chosen/stdout-path names, and every serial port.
     pub stdout: Option<SerialNode>,
     pub serials: Vec<SerialNode>,
-    pub rtc: Option<(u64, RtcKind)>,
     pub bootargs: Vec<u8>,
     pub initrd: Option<Range>,
     pub fdt: Range,
@@ -48,7 +38,8 @@ pub struct Machine {
     pub nics: Vec<(String, String)>,
     /// The virtio-mmio slots, populated or not (probing tells).
     pub virtio: Vec<VirtioSlot>,
-    /// The PCIe host bridge and the platform devices UIO may expose.
+    /// The PCIe host bridge, and every node with registers (the devices UIO
+    /// may expose and the chips drivers look up by `compatible`).
     pub pci_host: Option<super::devnodes::PciHostNode>,
     pub platform: Vec<super::devnodes::PlatformNode>,
     /// PCIe ECAM windows ACPI's MCFG names (base, first and last bus):
@@ -57,6 +48,9 @@ pub struct Machine {
     pub ecam: Vec<(u64, u8, u8)>,
     /// The DSDT's AML (physical range), for the `_PRT` (ACPI boots only).
     pub dsdt: Option<Range>,
+    /// The interrupt controller devices interrupt (drivers/irqchip picks
+    /// its driver by `compatible`; ACPI's MADT is translated to the same).
+    pub irq_controller: Option<super::irqchip::ControllerNode>,
     /// What the architecture reads for itself.
     pub arch: crate::arch::MachineInfo,
 }
@@ -97,19 +91,11 @@ pub fn read(dtb_pa: u64, blob: &mut [u8]) -> Result<Machine, fdt::FdtError> {
     // The same CPUs, in the same order, as hwids.
     m.cpu_caches = super::topology::read(&fdt, |c| okay(c) && crate::arch::cpu_unusable(c).is_none());
     m.arch = crate::arch::read_machine(&fdt);
-    let reg = |compat: &[&str]| {
-        fdt.find_compatible(compat)
-            .and_then(|n| n.reg())
-            .and_then(|mut r| r.next())
-            .map(|r| r.starting_address as u64)
-    };
+    m.irq_controller = super::irqchip::root(&fdt);
     m.stdout = super::serial::stdout(&fdt);
     m.serials = super::serial::all(&fdt);
     m.reserved = reserved(&fdt);
     m.nics = nics(&fdt);
-    m.rtc = reg(&["google,goldfish-rtc"])
-        .map(|pa| (pa, RtcKind::Goldfish))
-        .or_else(|| reg(&["arm,pl031"]).map(|pa| (pa, RtcKind::Pl031)));
     for node in fdt.all_nodes() {
         let virtio = node.compatible().is_some_and(|c| c.all().any(|s| s == "virtio,mmio"));
         let reg = node.reg().and_then(|mut r| r.next());

@@ -74,10 +74,11 @@ pub fn report_image(m: &machine::Machine, image: &image::Image) {
 pub fn init_devices(m: &machine::Machine) -> Option<u64> {
     let console = uart::init(m.stdout.as_ref(), &m.serials);
     crate::arch::init_platform(&m.arch);
+    start_irqchip(m);
     match console {
         Some(port) => {
             if let Some(irq) = port.irq {
-                crate::drivers::irq::attach(irq, |_| crate::console::receive());
+                crate::drivers::irq::attach(irq, |_| crate::stdio::console::receive());
             }
         }
         None => {
@@ -88,10 +89,26 @@ pub fn init_devices(m: &machine::Machine) -> Option<u64> {
             crate::println!("gometal: no UART driver for the console, {named}: output through the firmware, no input");
         }
     }
-    // SAFETY: the device tree's RTC node, of the kind its compatible names.
-    let rtc_now = m.rtc.map(|(pa, kind)| unsafe { rtc::read_ns(pa, kind) });
+    let rtc_now = rtc::read_ns(&m.platform).map(|(ns, _)| ns);
     clock::init(m.arch.timebase_hz, rtc_now);
     rtc_now
+}
+
+/// The interrupt controller's driver, chosen by its `compatible`; one line
+/// when there is none to drive (the machine then runs without device
+/// interrupts: the console still prints, nothing is received).
+fn start_irqchip(m: &machine::Machine) {
+    use crate::drivers::irqchip::{probe, ProbeError};
+    let node = m.irq_controller.as_ref();
+    let named = || node.map(|n| alloc::format!("{} ({})", n.name, n.compatible.join(", "))).unwrap_or_default();
+    match probe(node) {
+        Ok(_) => {}
+        Err(ProbeError::None) => crate::println!("gometal: the machine names no interrupt controller: no device interrupts"),
+        Err(ProbeError::NoDriver) => {
+            crate::println!("gometal: no driver for the interrupt controller {}: no device interrupts", named())
+        }
+        Err(ProbeError::Bad(why)) => crate::println!("gometal: interrupt controller {}: {why}: no device interrupts", named()),
+    }
 }
 
 /// The virtio devices (they need the frame allocator for their queues):
@@ -139,7 +156,7 @@ fn virtio_pci(m: &machine::Machine, args: &BootArgs) -> Vec<crate::drivers::virt
         let ecam = unsafe { pci::Ecam::new(h.ecam, h.ecam_size) };
         let route = |dev, pin| {
             gometal_core::pcihost::route_intx(&h.interrupt_map, &h.interrupt_map_mask, 0, dev, pin, h.parent_addr_cells, h.parent_int_cells)
-                .and_then(crate::arch::decode_dt_interrupt)
+                .and_then(crate::drivers::irqchip::decode)
         };
         return devices(Bus { ecam, windows: Some(windows), route: &route, reserved: &reserved, verbose: args.verbose });
     }

@@ -88,7 +88,7 @@ impl UioDevice {
             }
             Source::Platform => {
                 if let Some(irq) = self.irq {
-                    crate::arch::set_irq_enabled(irq, self.hwid.load(Ordering::Acquire), enable);
+                    crate::drivers::irqchip::set_irq_enabled(irq, self.hwid.load(Ordering::Acquire), enable);
                 }
             }
         }

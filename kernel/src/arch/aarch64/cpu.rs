@@ -8,15 +8,14 @@ use super::sysreg::{read_sysreg, write_sysreg};
 const EL0VCTEN: u64 = 1 << 1;
 
 /// Per-CPU setup: the exception vector, EL0's access to the virtual
-/// counter, this CPU's side of the interrupt controller (once the boot CPU
-/// has found it).
+/// counter, the timer stopped (the interrupt controller's side of this CPU
+/// is its driver's: drivers/irqchip).
 pub fn init_cpu() {
     // The vector table (trap.S) is 2 KiB aligned, as VBAR_EL1 requires.
     write_sysreg!("vbar_el1", super::trap_vector as *const () as u64);
     write_sysreg!("cntkctl_el1", EL0VCTEN);
     super::mmu::init_asids();
     super::timer::set_timer(u64::MAX);
-    super::irq::init_this_cpu();
 }
 
 /// The running CPU's per-CPU pointer (0 before [`set_cpu_local`]).
