@@ -15,6 +15,8 @@ pub mod acpiprt;
 pub mod arch;
 pub mod bootargs;
 pub mod bootimage;
+pub mod cbpf;
+pub mod cbpfrun;
 pub mod cmsg;
 pub mod cpio;
 pub mod elf;
