@@ -28,9 +28,10 @@ pub struct Facts {
     pub protocol: u16,
     /// PACKET_HOST 0, PACKET_BROADCAST 1, PACKET_MULTICAST 2.
     pub pkt_type: u32,
-    pub ifindex: u32,
-    /// The device's ARPHRD_* type (772 loopback, 1 Ethernet).
-    pub hatype: u32,
+    /// The receiving device's index and ARPHRD_* type (772 loopback, 1
+    /// Ethernet); None for AF_UNIX, which has no device: a load of either
+    /// then ends the program with A, as Linux's translation does.
+    pub device: Option<(u32, u32)>,
     /// The CPU the filter runs on.
     pub cpu: u32,
     pub random: fn() -> u32,
@@ -51,7 +52,10 @@ pub fn run(filter: &Filter, pkt: &Packet, facts: &Facts) -> u32 {
                 IMM => a = i.k,
                 MEM => a = m[i.k as usize % MEM_WORDS],
                 LEN => a = pkt.data.len() as u32,
-                ABS if i.k >= SKF_AD_OFF => a = ancillary(i.k, a, x, facts),
+                ABS if i.k >= SKF_AD_OFF => match ancillary(i.k, a, x, facts) {
+                    Some(v) => a = v,
+                    None => return a,
+                },
                 mode => {
                     let at = if mode == IND { x.wrapping_add(i.k) } else { i.k };
                     match load(pkt, at, size_of(i.code)) {
@@ -141,16 +145,49 @@ fn load(pkt: &Packet, at: u32, size: usize) -> Option<u32> {
     Some(b.iter().fold(0, |v, &byte| (v << 8) | u32::from(byte)))
 }
 
-fn ancillary(k: u32, a: u32, x: u32, facts: &Facts) -> u32 {
-    match Anc::at(k) {
+/// An ancillary load's value; None ends the program (with A).
+fn ancillary(k: u32, a: u32, x: u32, facts: &Facts) -> Option<u32> {
+    Some(match Anc::at(k) {
         Some(Anc::Protocol) => u32::from(facts.protocol),
         Some(Anc::PktType) => facts.pkt_type,
-        Some(Anc::IfIndex) => facts.ifindex,
-        Some(Anc::HaType) => facts.hatype,
+        Some(Anc::IfIndex) => facts.device?.0,
+        Some(Anc::HaType) => facts.device?.1,
         Some(Anc::Cpu) => facts.cpu,
         Some(Anc::AluXorX) => a ^ x,
         Some(Anc::Random) => (facts.random)(),
         // No marks, queues, hashes or VLANs on gometal's packets.
         Some(Anc::Mark | Anc::Queue | Anc::RxHash | Anc::VlanTag | Anc::VlanTagPresent | Anc::VlanTpid) | None => 0,
+    })
+}
+
+/// The packet a UDP socket's filter sees: an IP header (IPv4 without
+/// options, or IPv6) and the UDP header, built from what the datagram
+/// carried, then the payload; the `Packet` views are `net` (all of it)
+/// and `data` (from the UDP header on). The UDP checksum reads 0.
+#[allow(clippy::too_many_arguments)]
+pub fn udp_packet(v4: bool, src: &[u8; 16], dst: &[u8; 16], ports: (u16, u16), tos: u8, ttl: u8, payload: &[u8]) -> alloc::vec::Vec<u8> {
+    let udp_len = 8 + payload.len();
+    let mut p = alloc::vec::Vec::with_capacity(40 + udp_len);
+    if v4 {
+        let mut h = crate::icmp::ipv4_header(src[12..].try_into().unwrap_or([0; 4]), dst[12..].try_into().unwrap_or([0; 4]), 17, udp_len);
+        h[1] = tos;
+        h[8] = ttl;
+        h[10..12].fill(0);
+        let c = crate::icmp::checksum(&h);
+        h[10..12].copy_from_slice(&c.to_be_bytes());
+        p.extend_from_slice(&h);
+    } else {
+        let flow = u32::from(tos) << 20 | 6 << 28;
+        p.extend_from_slice(&flow.to_be_bytes());
+        p.extend_from_slice(&(udp_len.min(0xffff) as u16).to_be_bytes());
+        p.extend_from_slice(&[17, ttl]);
+        p.extend_from_slice(src);
+        p.extend_from_slice(dst);
     }
+    p.extend_from_slice(&ports.0.to_be_bytes());
+    p.extend_from_slice(&ports.1.to_be_bytes());
+    p.extend_from_slice(&(udp_len.min(0xffff) as u16).to_be_bytes());
+    p.extend_from_slice(&[0, 0]);
+    p.extend_from_slice(payload);
+    p
 }

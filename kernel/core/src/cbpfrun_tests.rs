@@ -16,7 +16,7 @@ fn four() -> u32 {
     4
 }
 
-const FACTS: Facts = Facts { protocol: 0x0800, pkt_type: 0, ifindex: 1, hatype: 772, cpu: 3, random: four };
+const FACTS: Facts = Facts { protocol: 0x0800, pkt_type: 0, device: Some((1, 772)), cpu: 3, random: four };
 
 fn run_on(prog: Vec<Insn>, data: &[u8]) -> u32 {
     run(&Filter::new(prog).unwrap(), &Packet { data, net: data }, &FACTS)
@@ -111,6 +111,10 @@ fn ancillary_loads() {
     assert_eq!(anc(36), 3);
     assert_eq!(anc(56), 4);
     assert_eq!(anc(20), 0); // mark
+    // No device (AF_UNIX): the program ends there with A.
+    let unix = Facts { device: None, ..FACTS };
+    let f = Filter::new(alloc::vec![i(LD | IMM, 0, 0, 77), i(LD | W | ABS, 0, 0, SKF_AD_OFF + 8), i(RET | K, 0, 0, 1)]).unwrap();
+    assert_eq!(run(&f, &Packet { data: &[], net: &[] }, &unix), 77);
     let xor = alloc::vec![i(LD | IMM, 0, 0, 0xf0), i(LDX | IMM, 0, 0, 0xff), i(LD | W | ABS, 0, 0, SKF_AD_OFF + 40), ret_a()];
     assert_eq!(run_on(xor, &[]), 0x0f);
 }
@@ -125,4 +129,23 @@ fn a_udp_port_filter_from_x_net_bpf() {
     let (drop, _) = udp(b"drop");
     assert_eq!(run(&f, &Packet { data: &keep, net: &keep }, &FACTS), 4096);
     assert_eq!(run(&f, &Packet { data: &drop, net: &drop }, &FACTS), 0);
+}
+
+#[test]
+fn udp_packets_as_a_filter_sees_them() {
+    let mut src = [0u8; 16];
+    src[10..].copy_from_slice(&[0xff, 0xff, 10, 0, 2, 2]);
+    let mut dst = src;
+    dst[15] = 15;
+    let p = udp_packet(true, &src, &dst, (1000, 53), 0x10, 63, b"hi");
+    assert_eq!(p.len(), 20 + 8 + 2);
+    assert_eq!(&p[..2], &[0x45, 0x10]);
+    assert_eq!(p[8], 63);
+    assert_eq!(p[9], 17);
+    assert_eq!(crate::icmp::checksum(&p[..20]), 0); // a valid header sums to 0
+    assert_eq!(&p[12..20], &[10, 0, 2, 2, 10, 0, 2, 15]);
+    assert_eq!(&p[20..28], &[0x03, 0xe8, 0, 53, 0, 10, 0, 0]);
+    let v6 = udp_packet(false, &[1; 16], &[2; 16], (1, 2), 0, 64, b"");
+    assert_eq!(v6.len(), 48);
+    assert_eq!(&v6[..8], &[0x60, 0, 0, 0, 0, 8, 17, 64]);
 }

@@ -52,6 +52,7 @@ pub mod sigframe;
 pub mod signal;
 pub mod sockaddr;
 pub mod sockopt;
+pub mod sockoptval;
 pub mod sysno;
 pub mod timespec;
 pub mod uiospec;
