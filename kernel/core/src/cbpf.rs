@@ -226,11 +226,7 @@ fn check_load_and_stores(insns: &[Insn]) -> Result<(), Errno> {
         valid &= masks[pc];
         match i.code {
             c if c == ST || c == STX => valid |= 1 << i.k,
-            c if c == LD | MEM || c == LDX | MEM => {
-                if valid & (1 << i.k) == 0 {
-                    return Err(EINVAL);
-                }
-            }
+            c if (c == LD | MEM || c == LDX | MEM) && valid & (1 << i.k) == 0 => return Err(EINVAL),
             c if c == JMP | JA => {
                 masks[pc + 1 + i.k as usize] &= valid;
                 valid = u16::MAX;
