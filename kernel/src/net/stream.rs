@@ -286,8 +286,11 @@ impl Drop for Endpoint {
 /// A listening socket's queue of connections not yet accepted: each
 /// with its end (to see whether data came, for TCP_DEFER_ACCEPT) and
 /// when it was queued.
+/// A queued connection: its socket, its end, when it was queued (ns).
+type Queued = (Arc<Socket>, Arc<Endpoint>, u64);
+
 pub struct Listener {
-    queue: Lock<VecDeque<(Arc<Socket>, Arc<Endpoint>, u64)>>,
+    queue: Lock<VecDeque<Queued>>,
     /// The most connections queued.
     limit: usize,
     /// The program's backlog + 1 (at most `limit`): connections through the
