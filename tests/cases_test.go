@@ -227,6 +227,16 @@ func cases() []bootCase {
 		{name: "udpctl", prog: "udpctl",
 			want: []string{"udpctl: IPv4 IP_PKTINFO, IP_TTL, IP_TOS ok", "udpctl: IPv6 IPV6_PKTINFO, IPV6_HOPLIMIT, IPV6_TCLASS ok",
 				"udpctl: dual-stack IPV6_PKTINFO ok", "udpctl: sendmsg control messages ok", "udpctl: sendmmsg and recvmmsg ok", "udpctl: SO_REUSEPORT TCP spread", "udpctl: SO_REUSEPORT UDP spread"}},
+		// Socket options as Linux has them (issue 30): the table read back,
+		// classic BPF filters from golang.org/x/net/bpf on UDP and AF_UNIX
+		// datagrams, a TCP_DEFER_ACCEPT listener.
+		{name: "sockopts", prog: "sockopts",
+			want: []string{"options set and read back", "SO_PEERCRED, IP_FREEBIND ok", "BPF filter on UDP kept 2 of 4 datagrams",
+				"BPF filter on AF_UNIX datagrams kept 2 of 4", "bad programs refused", "TCP_DEFER_ACCEPT: data accepted at once"}},
+		// CPU topology in sysfs and /proc/cpuinfo's fields; gopsutil
+		// counts the physical cores from them (issue 30).
+		{name: "cputopo", prog: "cputopo", args: func(cores int) []string { return []string{strconv.Itoa(cores)} },
+			want: []string{"each its own core in package 0", "paragraphs with", "gopsutil counts"}},
 		// UIO (issue 10): a Go driver for QEMU's edu PCI device.
 		{name: "uioedu", prog: "uioedu", devices: []string{"edu"},
 			want: []string{"liveness ok", "interrupts ok: 200 raised", "dma ok: 1024 bytes", "bad mmaps ok"}},

@@ -66,6 +66,7 @@ errnos! {
     ENOSYS = 38,
     ENOTEMPTY = 39,
     ELOOP = 40,
+    ENODATA = 61,
     ENOTSOCK = 88,
     EDESTADDRREQ = 89,
     EMSGSIZE = 90,

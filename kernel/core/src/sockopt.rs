@@ -10,7 +10,11 @@ pub const IPPROTO_TCP: i32 = 6;
 pub const IPPROTO_UDP: i32 = 17;
 pub const IPPROTO_IPV6: i32 = 41;
 
-/// An option gometal knows, grouped by what the kernel does with it.
+pub use crate::sockoptval::{default_value, rule, stored_value, Rule};
+
+/// An option gometal knows, grouped by what the kernel does with it. The
+/// table of every option, with what each does here, is docs/syscalls.md's
+/// "Socket options"; the stored ints' rules and defaults are sockoptval.rs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SockOpt {
     /// Read-only facts of the socket.
@@ -19,20 +23,66 @@ pub enum SockOpt {
     AcceptConn,
     Domain,
     Protocol,
-    /// Buffer sizes (stored doubled, as Linux does).
+    /// SO_PEERCRED (struct ucred), SO_PEERNAME, SO_PEERGROUPS.
+    PeerCred,
+    PeerName,
+    PeerGroups,
+    /// SO_COOKIE, SO_NETNS_COOKIE (u64), SO_MEMINFO (u32[9]).
+    Cookie,
+    NetnsCookie,
+    MemInfo,
+    /// IP_MTU, IPV6_MTU: the path MTU of a connected socket.
+    Mtu,
+    /// Buffer sizes (stored doubled, as Linux does); the FORCE forms
+    /// skip the rmem_max/wmem_max cap and cannot be read.
     RcvBuf,
     SndBuf,
+    RcvBufForce,
+    SndBufForce,
+    /// SO_BUF_LOCK: which buffer sizes the program fixed.
+    BufLock,
     /// Bind rules.
     ReuseAddr,
     ReusePort,
     V6Only,
     /// struct linger (two ints).
     Linger,
-    /// struct timeval (SO_RCVTIMEO/SO_SNDTIMEO, the _OLD 64-bit layout).
+    /// struct timeval (SO_RCVTIMEO/SO_SNDTIMEO, _OLD and _NEW: the same
+    /// 16 bytes on a 64-bit machine).
     RcvTimeo,
     SndTimeo,
-    /// An int the kernel keeps and reports back; it changes nothing on
-    /// loopback (TCP_NODELAY: gometal never delays a send).
+    /// SO_SNDLOWAT: reads 1, cannot be set (Linux's ENOPROTOOPT).
+    SndLowat,
+    /// Classic BPF: SO_ATTACH_FILTER (set) / SO_GET_FILTER (get),
+    /// SO_DETACH_FILTER, SO_LOCK_FILTER.
+    Filter,
+    DetachFilter,
+    LockFilter,
+    /// SO_ATTACH_BPF, SO_ATTACH_REUSEPORT_EBPF: an eBPF program's fd,
+    /// which no descriptor here can be (there is no bpf(2)).
+    AttachBpf,
+    /// SO_BINDTODEVICE (a name), SO_BINDTOIFINDEX (an index).
+    BindToDevice,
+    BindToIfindex,
+    /// SO_TXTIME (struct sock_txtime).
+    TxTime,
+    /// SO_MAX_PACING_RATE (unsigned long; 4 or 8 bytes).
+    MaxPacingRate,
+    /// Answered as Linux answers on a socket without the feature:
+    /// SO_ZEROCOPY and SO_RESERVE_MEM (EOPNOTSUPP to set, read 0).
+    Unsupported,
+    /// SO_PEEK_OFF: EOPNOTSUPP both ways (no peek offsets).
+    PeekOff,
+    /// SO_DETACH_REUSEPORT_BPF: nothing is ever attached.
+    DetachReuseportBpf,
+    /// SO_CNX_ADVICE: set-only, nothing to advise.
+    CnxAdvice,
+    /// TCP_DEFER_ACCEPT: kept as SYN-ACK retransmissions, as Linux keeps it.
+    DeferAccept,
+    /// TCP_CONGESTION: an algorithm's name.
+    Congestion,
+    /// An int the kernel keeps and reports back, checked by sockoptval's
+    /// `rule`.
     Flag(i32, i32),
 }
 
@@ -42,82 +92,81 @@ pub enum Layout {
     Int,
     Linger,
     Timeval,
+    /// The bytes decide (filters, names, structs): the kernel reads them.
+    Bytes,
 }
 
 impl SockOpt {
     pub fn layout(self) -> Layout {
+        use SockOpt::*;
         match self {
-            SockOpt::Linger => Layout::Linger,
-            SockOpt::RcvTimeo | SockOpt::SndTimeo => Layout::Timeval,
+            Linger => Layout::Linger,
+            RcvTimeo | SndTimeo => Layout::Timeval,
+            Filter | BindToDevice | TxTime | MaxPacingRate | Congestion => Layout::Bytes,
             _ => Layout::Int,
         }
     }
 
-    /// Options a program may only read.
+    /// Options a program may only read (setsockopt is ENOPROTOOPT).
     pub fn read_only(self) -> bool {
-        matches!(self, SockOpt::Type | SockOpt::Error | SockOpt::AcceptConn | SockOpt::Domain | SockOpt::Protocol)
+        use SockOpt::*;
+        matches!(self, Type | Error | AcceptConn | Domain | Protocol | PeerCred | PeerName | PeerGroups | Cookie | NetnsCookie | MemInfo | Mtu | SndLowat)
+            || matches!(self, Flag(l, n) if rule(l, n) == Rule::Fixed)
     }
 
-    /// The option `name` at `level`, or None (ENOPROTOOPT).
+    /// Options a program may only set (getsockopt is ENOPROTOOPT).
+    pub fn write_only(self) -> bool {
+        use SockOpt::*;
+        matches!(self, RcvBufForce | SndBufForce | DetachFilter | AttachBpf | DetachReuseportBpf | CnxAdvice)
+    }
+
+    /// The option `name` at `level`, or None (ENOPROTOOPT). Which socket
+    /// kinds take a level is the kernel's `level_fits`.
     pub fn lookup(level: i32, name: i32) -> Option<SockOpt> {
         use SockOpt::*;
-        let flag = Some(Flag(level, name));
-        match (level, name) {
-            (SOL_SOCKET, 3) => Some(Type),
-            (SOL_SOCKET, 4) => Some(Error),
-            (SOL_SOCKET, 30) => Some(AcceptConn),
-            (SOL_SOCKET, 39) => Some(Domain),
-            (SOL_SOCKET, 38) => Some(Protocol),
-            (SOL_SOCKET, 8) => Some(RcvBuf),
-            (SOL_SOCKET, 7) => Some(SndBuf),
-            (SOL_SOCKET, 2) => Some(ReuseAddr),
-            (SOL_SOCKET, 15) => Some(ReusePort),
-            (SOL_SOCKET, 13) => Some(Linger),
-            (SOL_SOCKET, 20) => Some(RcvTimeo),
-            (SOL_SOCKET, 21) => Some(SndTimeo),
-            // SO_DEBUG, SO_DONTROUTE, SO_BROADCAST, SO_KEEPALIVE,
-            // SO_OOBINLINE, SO_PRIORITY, SO_PASSCRED, SO_RCVLOWAT.
-            (SOL_SOCKET, 1 | 5 | 6 | 9 | 10 | 12 | 16 | 18) => flag,
-            (IPPROTO_IPV6, 26) => Some(V6Only),
-            // TCP_NODELAY, TCP_MAXSEG, TCP_CORK, TCP_KEEPIDLE, TCP_KEEPINTVL,
-            // TCP_KEEPCNT, TCP_LINGER2, TCP_QUICKACK, TCP_USER_TIMEOUT.
-            (IPPROTO_TCP, 1 | 2 | 3 | 4 | 5 | 6 | 8 | 12 | 18) => flag,
-            // IP_TOS, IP_TTL, IP_MULTICAST_IF/TTL/LOOP; IP_PKTINFO,
-            // IP_RECVTTL, IP_RECVTOS (control messages, cmsg.rs);
-            // IP_MTU_DISCOVER, IP_RECVERR (QUIC stacks set them).
-            (IPPROTO_IP, 1 | 2 | 32 | 33 | 34 | 8 | 12 | 13 | 10 | 11) => flag,
-            // IPV6_UNICAST_HOPS, IPV6_MULTICAST_IF/HOPS/LOOP, IPV6_TCLASS;
-            // IPV6_RECVPKTINFO, IPV6_RECVHOPLIMIT, IPV6_RECVTCLASS;
-            // IPV6_MTU_DISCOVER, IPV6_RECVERR, IPV6_DONTFRAG.
-            (IPPROTO_IPV6, 16 | 17 | 18 | 19 | 67 | 49 | 51 | 66 | 23 | 25 | 62) => flag,
-            _ => None,
-        }
+        Some(match (level, name) {
+            (SOL_SOCKET, 3) => Type,
+            (SOL_SOCKET, 4) => Error,
+            (SOL_SOCKET, 30) => AcceptConn,
+            (SOL_SOCKET, 39) => Domain,
+            (SOL_SOCKET, 38) => Protocol,
+            (SOL_SOCKET, 17) => PeerCred,
+            (SOL_SOCKET, 28) => PeerName,
+            (SOL_SOCKET, 59) => PeerGroups,
+            (SOL_SOCKET, 57) => Cookie,
+            (SOL_SOCKET, 71) => NetnsCookie,
+            (SOL_SOCKET, 55) => MemInfo,
+            (IPPROTO_IP, 14) | (IPPROTO_IPV6, 24) => Mtu,
+            (SOL_SOCKET, 8) => RcvBuf,
+            (SOL_SOCKET, 7) => SndBuf,
+            (SOL_SOCKET, 33) => RcvBufForce,
+            (SOL_SOCKET, 32) => SndBufForce,
+            (SOL_SOCKET, 72) => BufLock,
+            (SOL_SOCKET, 2) => ReuseAddr,
+            (SOL_SOCKET, 15) => ReusePort,
+            (SOL_SOCKET, 13) => Linger,
+            (SOL_SOCKET, 20 | 66) => RcvTimeo,
+            (SOL_SOCKET, 21 | 67) => SndTimeo,
+            (SOL_SOCKET, 19) => SndLowat,
+            (SOL_SOCKET, 26) => Filter,
+            (SOL_SOCKET, 27) => DetachFilter,
+            (SOL_SOCKET, 44) => LockFilter,
+            (SOL_SOCKET, 50 | 52) => AttachBpf,
+            (SOL_SOCKET, 25) => BindToDevice,
+            (SOL_SOCKET, 62) => BindToIfindex,
+            (SOL_SOCKET, 61) => TxTime,
+            (SOL_SOCKET, 47) => MaxPacingRate,
+            (SOL_SOCKET, 60 | 73) => Unsupported,
+            (SOL_SOCKET, 42) => PeekOff,
+            (SOL_SOCKET, 68) => DetachReuseportBpf,
+            (SOL_SOCKET, 53) => CnxAdvice,
+            (IPPROTO_IPV6, 26) => V6Only,
+            (IPPROTO_TCP, 9) => DeferAccept,
+            (IPPROTO_TCP, 13) => Congestion,
+            _ if rule(level, name) != Rule::None => Flag(level, name),
+            _ => return None,
+        })
     }
-}
-
-/// What a stored option reads before any setsockopt (Linux's defaults:
-/// TTL and hop limit 64, one multicast hop, multicast loop on, keepalive
-/// after 7200 s every 75 s nine times; the rest 0).
-pub fn default_value(level: i32, name: i32) -> i32 {
-    match (level, name) {
-        (IPPROTO_IP, 2) | (IPPROTO_IPV6, 16) => 64,
-        (IPPROTO_IP, 33 | 34) | (IPPROTO_IPV6, 18 | 19) => 1,
-        // IP_PMTUDISC_WANT, IPV6_PMTUDISC_WANT.
-        (IPPROTO_IP, 10) | (IPPROTO_IPV6, 23) => 1,
-        (IPPROTO_TCP, 2) => 536,
-        (IPPROTO_TCP, 4) => 7200,
-        (IPPROTO_TCP, 5) => 75,
-        (IPPROTO_TCP, 6) => 9,
-        _ => 0,
-    }
-}
-
-/// Options Linux stores as a yes/no (setting 5 reads back 1).
-pub fn is_bool(level: i32, name: i32) -> bool {
-    matches!(
-        (level, name),
-        (SOL_SOCKET, 1 | 2 | 5 | 6 | 9 | 10 | 15 | 16) | (IPPROTO_TCP, 1 | 3 | 12) | (IPPROTO_IP, 8 | 11 | 12 | 13) | (IPPROTO_IPV6, 25 | 26 | 49 | 51 | 62 | 66)
-    )
 }
 
 /// net.core.rmem_max and wmem_max: the most SO_RCVBUF/SO_SNDBUF may ask.
@@ -131,7 +180,17 @@ const MIN_SNDBUF: i32 = 4608;
 /// least the minimum.
 pub fn buffer_size(requested: i32, send: bool) -> i32 {
     let min = if send { MIN_SNDBUF } else { MIN_RCVBUF };
-    requested.clamp(0, BUF_MAX).saturating_mul(2).max(min)
+    // Linux compares as unsigned (min_t(u32, val, max)): a negative size
+    // asks for the most.
+    let asked = if requested < 0 { BUF_MAX } else { requested.min(BUF_MAX) };
+    asked.saturating_mul(2).max(min)
+}
+
+/// What SO_RCVBUFFORCE/SO_SNDBUFFORCE read back: as `buffer_size`
+/// without the cap (at most INT_MAX / 2, doubled).
+pub fn buffer_size_forced(requested: i32, send: bool) -> i32 {
+    let min = if send { MIN_SNDBUF } else { MIN_RCVBUF };
+    requested.clamp(0, i32::MAX / 2).saturating_mul(2).max(min)
 }
 
 /// The default defaults (before any setsockopt): tcp_rmem[1] and
@@ -187,16 +246,12 @@ mod tests {
         assert_eq!(SockOpt::lookup(1, 999), None);
         assert_eq!(SockOpt::lookup(99, 1), None);
         assert!(SockOpt::lookup(1, 4).unwrap().read_only());
+        assert!(SockOpt::lookup(1, 48).unwrap().read_only()); // SO_BPF_EXTENSIONS
+        assert!(SockOpt::lookup(1, 27).unwrap().write_only()); // SO_DETACH_FILTER
+        assert_eq!(SockOpt::lookup(1, 66), Some(SockOpt::RcvTimeo)); // SO_RCVTIMEO_NEW
+        assert_eq!(SockOpt::lookup(6, 9), Some(SockOpt::DeferAccept));
+        assert_eq!(SockOpt::lookup(1, 26).unwrap().layout(), Layout::Bytes);
         assert_eq!(SockOpt::lookup(1, 13).unwrap().layout(), Layout::Linger);
-    }
-
-    #[test]
-    fn defaults_and_bools() {
-        assert_eq!(default_value(IPPROTO_IP, 2), 64);
-        assert_eq!(default_value(IPPROTO_TCP, 4), 7200);
-        assert_eq!(default_value(SOL_SOCKET, 9), 0);
-        assert!(is_bool(IPPROTO_TCP, 1) && is_bool(SOL_SOCKET, 9));
-        assert!(!is_bool(IPPROTO_TCP, 4));
     }
 
     #[test]
@@ -204,7 +259,9 @@ mod tests {
         assert_eq!(buffer_size(1000, false), 2304);
         assert_eq!(buffer_size(65536, false), 131072);
         assert_eq!(buffer_size(1 << 30, true), 2 * BUF_MAX);
-        assert_eq!(buffer_size(-5, true), 4608);
+        assert_eq!(buffer_size(-5, true), 2 * BUF_MAX);
+        assert_eq!(buffer_size_forced(1 << 20, false), 2 << 20);
+        assert_eq!(buffer_size_forced(-5, false), 2304);
     }
 
     #[test]

@@ -16,6 +16,10 @@
 //! With neither, every CPU is its own group: nothing is known to be shared.
 //! QEMU's `virt` machine has a cpu-map (one cluster per socket) and no
 //! cache nodes.
+//!
+//! The same cpu-map gives each CPU its place (package, cluster, core,
+//! thread) for /sys/devices/system/cpu/cpuN/topology, as Linux's
+//! drivers/base/arch_topology.c reads it (`places`).
 
 use alloc::vec::Vec;
 
@@ -77,6 +81,49 @@ fn union(parent: &mut [usize], a: usize, b: usize) {
     }
 }
 
+/// Where a CPU sits, as Linux's cpu_topology entry: -1 for "not known".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Place {
+    pub package: i32,
+    pub cluster: i32,
+    pub core: i32,
+    pub thread: i32,
+}
+
+/// Each CPU's place. `mapped[i]` is what the cpu-map said about CPU i
+/// (None: not listed). As Linux's parse_dt_topology, a map that leaves
+/// any CPU out counts for none, and then (or with no map at all) each CPU
+/// is a core of its own, numbered by the CPU, in package 0
+/// (store_cpu_topology's fallback on riscv64 and arm64 device trees).
+pub fn places(mapped: &[Option<Place>]) -> Vec<Place> {
+    if !mapped.is_empty() && mapped.iter().all(Option::is_some) {
+        return mapped.iter().flatten().copied().collect();
+    }
+    (0..mapped.len()).map(|i| Place { package: 0, cluster: -1, core: i as i32, thread: -1 }).collect()
+}
+
+/// The CPUs sharing `cpu`'s package, cluster or core (Linux's
+/// package_cpus, cluster_cpus, core_cpus / thread_siblings).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Package,
+    Cluster,
+    Core,
+}
+
+pub fn siblings(places: &[Place], cpu: usize, level: Level) -> Vec<usize> {
+    let Some(me) = places.get(cpu) else { return Vec::new() };
+    let same = |p: &Place| {
+        p.package == me.package
+            && match level {
+                Level::Package => true,
+                Level::Cluster => p.cluster == me.cluster,
+                Level::Core => p.cluster == me.cluster && p.core == me.core,
+            }
+    };
+    (0..places.len()).filter(|&i| same(&places[i])).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,6 +151,26 @@ mod tests {
         // with its own L2 and no L3.
         let c = [cpu(&[10, 20], None), cpu(&[10, 20], None), cpu(&[11, 20], None), cpu(&[12], None)];
         assert_eq!(cache_groups(&c), vec![0, 0, 0, 1]);
+    }
+
+    #[test]
+    fn places_from_a_map_or_each_its_own_core() {
+        let p = |package, cluster, core, thread| Some(Place { package, cluster, core, thread });
+        // QEMU virt: cpu-map/cluster0/core0..3 (riscv64), socket0/cluster0/core0..3 (arm64).
+        let virt: Vec<_> = (0..4).map(|c| p(0, 0, c, -1)).collect();
+        let got = places(&virt);
+        assert_eq!(got[3], Place { package: 0, cluster: 0, core: 3, thread: -1 });
+        assert_eq!(siblings(&got, 2, Level::Core), vec![2]);
+        assert_eq!(siblings(&got, 2, Level::Package), vec![0, 1, 2, 3]);
+        // Two threads per core, two clusters.
+        let smt = [p(0, 0, 0, 0), p(0, 0, 0, 1), p(0, 1, 0, 0), p(0, 1, 0, 1)];
+        let got = places(&smt);
+        assert_eq!(siblings(&got, 1, Level::Core), vec![0, 1]);
+        assert_eq!(siblings(&got, 2, Level::Cluster), vec![2, 3]);
+        // A CPU missing from the map: the map counts for none.
+        let partial = [p(0, 0, 0, -1), None];
+        assert_eq!(places(&partial), vec![Place { package: 0, cluster: -1, core: 0, thread: -1 }, Place { package: 0, cluster: -1, core: 1, thread: -1 }]);
+        assert_eq!(siblings(&places(&partial), 1, Level::Cluster), vec![0, 1]);
     }
 
     #[test]

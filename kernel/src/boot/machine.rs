@@ -90,6 +90,7 @@ pub fn read(dtb_pa: u64, blob: &mut [u8]) -> Result<Machine, fdt::FdtError> {
     }
     // The same CPUs, in the same order, as hwids.
     m.cpu_caches = super::topology::read(&fdt, |c| okay(c) && crate::arch::cpu_unusable(c).is_none());
+    super::topology::record_places(&fdt, |c| okay(c) && crate::arch::cpu_unusable(c).is_none());
     m.arch = crate::arch::read_machine(&fdt);
     m.irq_controller = super::irqchip::root(&fdt);
     m.stdout = super::serial::stdout(&fdt);

@@ -28,6 +28,7 @@ mod socket;
 mod sockmmsg;
 mod sockmsg;
 mod sockopt;
+mod sockoptbytes;
 mod splice;
 mod stat;
 mod statfs;

@@ -125,7 +125,9 @@ pub fn bind(sock: &Arc<Socket>, addr: InetAddr) -> Result<InetAddr, Errno> {
     if (sock.family == Family::Inet6) != addr.v6 {
         return Err(EAFNOSUPPORT);
     }
-    if !is_local(&addr) {
+    // IP_FREEBIND / IP_TRANSPARENT (and the IPv6 pair) allow an address
+    // this machine does not have, as on Linux.
+    if !is_local(&addr) && !sock.opts.lock().free_bind() {
         return Err(EADDRNOTAVAIL);
     }
     let mut bound = sock.bound.lock();

@@ -167,9 +167,11 @@ impl Socket {
     pub fn readiness(&self) -> (u32, u64) {
         let mut generation = self.generation.load(Ordering::Acquire);
         let err = if self.has_error() { EPOLLERR } else { 0 };
+        // Read before the state lock: the options' lock comes after it.
+        let defer = if self.listening.load(Ordering::Acquire) { super::deferaccept::deferral_ns(self) } else { 0 };
         let bits = match &*self.state.lock() {
             State::Listening(l) => {
-                if l.pending() {
+                if l.pending(defer) {
                     EPOLLIN
                 } else {
                     0

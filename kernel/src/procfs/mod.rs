@@ -9,11 +9,13 @@
 //! - memory.rs: maps, smaps_rollup, the memory figures, meminfo.
 //! - fds.rs: fd/ and fdinfo/.
 //! - system.rs: stat, uptime, loadavg, cpuinfo, mounts, sys/kernel, CPU lists.
+//! - cputopo.rs: /sys/devices/system/cpu/cpuN/topology.
 //! - net.rs: /proc/net.
 //!
 //! It sits above every layer it reads (process, fs, mm, sched, net,
 //! linux's I/O counts); only start/ calls it, at boot.
 
+mod cputopo;
 mod fds;
 mod memory;
 mod net;
@@ -175,4 +177,5 @@ pub fn publish(exe: &[u8]) {
     add_at(b"/sys/devices/system/cpu/online", file(system::cpus_online));
     add_at(b"/sys/devices/system/cpu/possible", file(system::cpus_possible));
     add_at(b"/sys/devices/system/cpu/present", file(system::cpus_possible));
+    cputopo::publish(system::cpus_found());
 }

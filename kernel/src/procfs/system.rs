@@ -126,3 +126,8 @@ pub fn cpus_possible() -> String {
     let found = cpu::all().iter().filter(|c| c.state() != CpuState::Offline);
     format!("{}\n", cpu_list(found.map(|c| c.index())))
 }
+
+/// How many CPUs the kernel found (the cpuN directories of sysfs).
+pub fn cpus_found() -> usize {
+    cpu::all().iter().filter(|c| c.state() != CpuState::Offline).count()
+}

@@ -65,6 +65,29 @@ pub fn cpu_list(cpus: impl IntoIterator<Item = usize>) -> String {
     out
 }
 
+/// A CPU set as sysfs's cpumask files print it (`%*pb` over `nr_cpus`
+/// bits): like `cpu_mask`, with the first word padded to the digits
+/// `nr_cpus` needs ("01" for CPU 0 of 8).
+pub fn cpu_mask_padded(cpus: impl IntoIterator<Item = usize>, nr_cpus: usize) -> String {
+    let mut words = alloc::vec![0u32; nr_cpus.max(1).div_ceil(32)];
+    for c in cpus {
+        if let Some(w) = words.get_mut(c / 32) {
+            *w |= 1 << (c % 32);
+        }
+    }
+    let first_bits = match nr_cpus % 32 {
+        0 => 32,
+        r => r,
+    };
+    let mut out = String::new();
+    for (i, w) in words.iter().rev().enumerate() {
+        let width = if i == 0 { first_bits.div_ceil(4) } else { 8 };
+        let sep = if i == 0 { "" } else { "," };
+        let _ = write!(out, "{sep}{w:0width$x}");
+    }
+    out
+}
+
 /// A CPU set as Linux's mask format (status's Cpus_allowed): hex words of
 /// 32 bits, most significant first, comma-separated, "f" for CPUs 0-3.
 pub fn cpu_mask(cpus: impl IntoIterator<Item = usize>) -> String {

@@ -266,3 +266,13 @@ fn if_inet6_matches_linux() {
     let text = if_inet6(&[Inet6Addr { address: lo, index: 1, prefix: 128, scope: 0x10, flags: 0x80, name: "lo" }]);
     assert_eq!(text, "00000000000000000000000000000001 01 80 10 80       lo\n");
 }
+
+#[test]
+fn sysfs_cpu_masks() {
+    use super::cpu_mask_padded;
+    assert_eq!(cpu_mask_padded([0, 1, 2, 3], 4), "f");
+    assert_eq!(cpu_mask_padded([0], 8), "01");
+    assert_eq!(cpu_mask_padded([2], 4), "4");
+    assert_eq!(cpu_mask_padded([0], 40), "00,00000001");
+    assert_eq!(cpu_mask_padded([33], 64), "00000002,00000000");
+}

@@ -266,9 +266,10 @@ fn accept(s: &tcp::Socket, handle: SocketHandle, port: u16, shard: usize) -> Acc
     *accepted.local.lock() = Some(SockAddr::Inet(local.as_family(v6)));
     *accepted.peer.lock() = Some(SockAddr::Inet(remote.as_family(v6)));
     listening.opts.lock().inherit_into(&mut accepted.opts.lock_nested(crate::sync::LockClass::AcceptedOptions));
-    *accepted.state.lock() = State::Connected(Arc::new(program_end));
+    let program_end = Arc::new(program_end);
+    *accepted.state.lock() = State::Connected(program_end.clone());
     let weak = Arc::downgrade(&accepted);
-    if !listener.offer(accepted) {
+    if !listener.offer(&listening, accepted, program_end) {
         return Accept::QueueFull; // filled since is_full (another set offered)
     }
     listening.changed();
