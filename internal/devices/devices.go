@@ -22,7 +22,7 @@ type Device struct {
 	// qemu returns the QEMU arguments for instance n (ids must be unique)
 	// with parameter p.
 	qemu func(n int, p string) ([]string, error)
-	// UIO is the kernel's uio= spec (kernel/core/src/uiospec.rs).
+	// UIO is the kernel's uio= spec (kernel/core/src/uio/uiospec.rs).
 	UIO string
 	// QEMUDevice says in words what QEMU adds, for `gometal help devices`.
 	QEMUDevice string

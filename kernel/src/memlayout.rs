@@ -41,7 +41,7 @@
 //! high ECAM at 256 GiB.
 
 pub use crate::arch::{phys_to_virt, virt_to_phys, LINEAR_MAP_END, USER_END};
-pub use gometal_core::pagetable::PAGE_SIZE;
+pub use gometal_core::mm::pagetable::PAGE_SIZE;
 
 pub const USER_STACK_TOP: u64 = USER_END - 2 * PAGE_SIZE as u64;
 pub const USER_STACK_SIZE: u64 = 8 << 20;

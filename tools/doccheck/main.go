@@ -19,8 +19,8 @@
 //     exists: one ending in an extension this tree has (.rs, .go, .S,
 //     .md, ...), or starting at one of its top-level folders, or ending in
 //     '/'. It may be relative to the root, to the doc, or the tail of a
-//     path in the tree (`mm/uaccess.rs`, and `core/bootargs.rs` for
-//     kernel/core/src/bootargs.rs); `<arch>`, `{a,b}` and `*` match
+//     path in the tree (`mm/uaccess.rs`, and `core/boot/bootargs.rs` for
+//     kernel/core/src/boot/bootargs.rs); `<arch>`, `{a,b}` and `*` match
 //     anything. Absolute paths (/dev/uio0, /proc/...) are the guest's or
 //     the host's and are not looked up.
 //   - No doc points outside the repository: no link that is absolute,

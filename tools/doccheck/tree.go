@@ -90,8 +90,8 @@ func isSource(rel string) bool {
 // findPath says whether p (relative, slash-separated, possibly with glob
 // characters) names a file or folder: relative to the root, relative to
 // the doc's folder, as the tail of a path in the tree, or as the tail of
-// one with its "src/" left out (`core/bootargs.rs` for
-// kernel/core/src/bootargs.rs, as Rust readers write it). A name without
+// one with its "src/" left out (`core/boot/bootargs.rs` for
+// kernel/core/src/boot/bootargs.rs, as Rust readers write it). A name without
 // an extension also matches a Rust module file (`drivers/virtio/console`
 // for console.rs or console/mod.rs).
 func (t *tree) findPath(p, docDir string) bool {

@@ -3,7 +3,8 @@
 //! first, one layer per line. A module may use (`crate::x`) modules of its
 //! own layer or of layers below it; this test fails when one uses a module
 //! above it, when a module is missing from the list (or listed but gone),
-//! or when modules form an import cycle. It reads the sources as text
+//! or when modules form an import cycle; kernel/core/src's top-level
+//! modules (folders mirroring kernel/src's) may form no cycle either. It reads the sources as text
 //! (comments removed), so it needs no kernel build, and counts what a
 //! macro expands to: `println!` names `$crate::console`, so a file that
 //! prints uses console.
@@ -62,6 +63,26 @@ fn crate_refs(text: &str) -> BTreeSet<String> {
         }
     }
     out
+}
+
+/// `text` without its tests: a `*_tests.rs` file is all test, and a
+/// file's `#[cfg(test)] mod` is its end by convention (a `#[cfg(test)]`
+/// on anything else is kept). A test may use
+/// any module (core's page-table tests walk each architecture's format).
+fn without_tests(path: &Path, text: &str) -> String {
+    if path.file_stem().is_some_and(|s| s.to_string_lossy().ends_with("_tests")) {
+        return String::new();
+    }
+    let mut at = 0;
+    while let Some(i) = text[at..].find("#[cfg(test)]") {
+        let start = at + i;
+        let rest = text[start + "#[cfg(test)]".len()..].trim_start();
+        if rest.starts_with("mod ") || rest.starts_with("#[path") {
+            return text[..start].to_string();
+        }
+        at = start + 1;
+    }
+    text.to_string()
 }
 
 /// Each `macro_rules!` of `text` and the modules its body names through
@@ -127,7 +148,7 @@ fn module_graph(src: &Path) -> (BTreeSet<String>, BTreeMap<String, BTreeMap<Stri
     }
     let mut edges: BTreeMap<String, BTreeMap<String, PathBuf>> = BTreeMap::new();
     let files = rust_files(src);
-    let texts: Vec<String> = files.iter().map(|p| strip_comments(&fs::read_to_string(p).unwrap())).collect();
+    let texts: Vec<String> = files.iter().map(|p| strip_comments(&without_tests(p, &fs::read_to_string(p).unwrap()))).collect();
     let macros: BTreeMap<String, BTreeSet<String>> = texts.iter().flat_map(|t| macro_refs(t)).collect();
     for (p, text) in files.iter().zip(&texts) {
         let rel = p.strip_prefix(src).unwrap();
@@ -215,6 +236,14 @@ fn kernel_modules_use_only_their_layer_and_below() {
 }
 
 #[test]
+fn core_modules_form_no_cycle() {
+    let (modules, edges) = module_graph(&root().join("kernel/core/src"));
+    assert!(modules.len() > 5, "found only {modules:?} in kernel/core/src");
+    let cycle = largest_cycle(&edges, &modules);
+    assert!(cycle.len() <= MAX_CYCLE, "import cycle in kernel/core/src of {} modules: {}", cycle.len(), cycle.join(" "));
+}
+
+#[test]
 fn an_upward_use_and_a_missing_module_are_found() {
     let layers = parse_layers("x\n```layers\nsync  # lowest\nmm\nfs net\n```\n");
     assert_eq!(layers, vec![vec!["sync"], vec!["mm"], vec!["fs", "net"]]);
@@ -237,6 +266,14 @@ fn a_macro_is_a_use_of_what_its_body_names() {
     let uses: Vec<_> = macro_uses("fn g() { crate::println!(\"x\"); }", &defs).collect();
     assert_eq!(uses.len(), 1);
     assert!(macro_uses("fn g() { let println = 1; }", &defs).next().is_none());
+}
+
+#[test]
+fn tests_do_not_count_as_uses() {
+    let text = "use crate::a;\n#[cfg(test)]\nconst ALL: u8 = 1;\nuse crate::b;\n#[cfg(test)]\nmod tests { use crate::c; }";
+    let kept = without_tests(Path::new("x.rs"), text);
+    assert_eq!(crate_refs(&kept), ["a", "b"].map(String::from).into());
+    assert_eq!(without_tests(Path::new("x_tests.rs"), text), "");
 }
 
 #[test]

@@ -16,7 +16,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::pin::Pin;
 use gometal_core::drivers::irqchip::ControllerNode;
-use gometal_core::sigframe::{SigInfo, StackT};
+use gometal_core::signal::sigframe::{SigInfo, StackT};
 
 /// `path::item: type;` (a path inside the architecture's folder) —
 /// re-exported as `arch::item`, and checked to have that type.
@@ -64,7 +64,7 @@ contract! {
 
     // elf: what a program and /proc see of the CPU.
     /// The ELF machine and user address limit the loader accepts.
-    elf::ELF_TARGET: gometal_core::elf::Target;
+    elf::ELF_TARGET: gometal_core::loader::elf::Target;
     /// uname's machine field.
     elf::UNAME_MACHINE: &[u8];
     /// AT_HWCAP and AT_HWCAP2 (None: not given).

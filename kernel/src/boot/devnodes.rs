@@ -9,7 +9,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use fdt::node::FdtNode;
 use fdt::Fdt;
-use gometal_core::pcihost::{parse_ranges, Window};
+use gometal_core::drivers::pcihost::{parse_ranges, Window};
 
 #[derive(Clone, Debug, Default)]
 pub struct PciHostNode {

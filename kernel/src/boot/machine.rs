@@ -20,7 +20,7 @@ pub struct Machine {
     /// kernel, in device-tree order.
     pub hwids: Vec<usize>,
     /// What the tree says about their caches, in the same order (topology.rs).
-    pub cpu_caches: Vec<gometal_core::topology::CpuCaches>,
+    pub cpu_caches: Vec<gometal_core::boot::topology::CpuCaches>,
     /// CPUs that are there but cannot run it (no MMU...), and why.
     pub unusable: Vec<(usize, &'static str)>,
     /// The console /chosen/stdout-path names, and every serial port.

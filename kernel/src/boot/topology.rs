@@ -1,6 +1,6 @@
 //! Which CPUs share a cache: reads each CPU's `next-level-cache` chain and
 //! the `/cpus/cpu-map` clusters from the device tree, lets
-//! gometal_core::topology decide the groups; sched::cpu::set_cache_groups
+//! gometal_core::boot::topology decide the groups; sched::cpu::set_cache_groups
 //! gives each CPU its group (Cpu::cache_group) for the adaptive placement
 //! policy. A tree with
 //! neither (or a malformed one) leaves every CPU in a group of its own.
@@ -12,7 +12,7 @@
 use alloc::vec::Vec;
 use fdt::node::FdtNode;
 use fdt::Fdt;
-use gometal_core::topology::{CpuCaches, Place};
+use gometal_core::boot::topology::{CpuCaches, Place};
 use spin::Once;
 
 static PLACES: Once<Vec<Place>> = Once::new();
@@ -44,7 +44,7 @@ pub fn record_places(fdt: &Fdt, okay: impl Fn(&fdt::standard_nodes::Cpu) -> bool
             found.iter().find(|&&(p, _)| p == phandle && p != 0).map(|&(_, place)| place)
         })
         .collect();
-    PLACES.call_once(|| gometal_core::topology::places(&mapped));
+    PLACES.call_once(|| gometal_core::boot::topology::places(&mapped));
 }
 
 /// The children of `node` named `prefix`0, `prefix`1... with their

@@ -78,7 +78,7 @@ impl Pager for Inode {
         self.host().is_some()
     }
 
-    fn write_back(&self) -> Result<(), gometal_core::errno::Errno> {
+    fn write_back(&self) -> Result<(), gometal_core::linux::errno::Errno> {
         super::hostfile::writeback(self)
     }
 

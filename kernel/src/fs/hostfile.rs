@@ -22,7 +22,7 @@ use crate::mm::frames;
 use alloc::collections::BTreeMap;
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
-use gometal_core::errno::{Errno, EACCES, EFBIG, EROFS};
+use gometal_core::linux::errno::{Errno, EACCES, EFBIG, EROFS};
 use crate::sync::{Lock, LockClass};
 
 const PAGE: u64 = PAGE_SIZE as u64;
@@ -191,7 +191,7 @@ pub fn truncate(node: &Inode, len: u64) -> Result<(), Errno> {
     // Through the open fid if there is one: it still works once the name
     // is gone (ftruncate of an unlinked file).
     let fid = h.data.lock().io_fid.unwrap_or(h.fid);
-    h.share.with(|c| c.setattr(fid, gometal_core::p9::SETATTR_SIZE, &set))?;
+    h.share.with(|c| c.setattr(fid, gometal_core::fs::p9::SETATTR_SIZE, &set))?;
     let mut data = h.data.lock();
     for (&index, &pa) in data.pages.range(len / PAGE..) {
         let from = if index == len / PAGE { (len % PAGE) as usize } else { 0 };
@@ -324,7 +324,7 @@ pub fn writeback_all(at_exit: bool) -> Result<(), Errno> {
     for node in &nodes {
         if let Err(e) = writeback_with(node, at_exit) {
             crate::println!("gometal: writing a mapped file back to the host failed: {e:?}");
-            result = Err(gometal_core::errno::EIO);
+            result = Err(gometal_core::linux::errno::EIO);
         }
     }
     drop(nodes); // outside MAPPED's lock and every client's

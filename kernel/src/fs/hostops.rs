@@ -9,8 +9,8 @@ use super::inode::{Inode, Kind};
 use super::p9client::{SetAttr, O_RDWR};
 use super::share::{self, HostLink};
 use alloc::sync::Arc;
-use gometal_core::errno::{Errno, EPERM, EXDEV};
-use gometal_core::p9;
+use gometal_core::linux::errno::{Errno, EPERM, EXDEV};
+use gometal_core::fs::p9;
 
 const O_CREAT: u32 = 0o100;
 const O_EXCL: u32 = 0o200;

@@ -23,9 +23,9 @@ use super::tree;
 use alloc::collections::BTreeSet;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use gometal_core::cpio::{S_IFDIR, S_IFLNK, S_IFMT, S_IFREG};
-use gometal_core::errno::{Errno, ENODEV, ENOTDIR};
-use gometal_core::p9::{parse_mount, Attr, MountSpec};
+use gometal_core::boot::cpio::{S_IFDIR, S_IFLNK, S_IFMT, S_IFREG};
+use gometal_core::linux::errno::{Errno, ENODEV, ENOTDIR};
+use gometal_core::fs::p9::{parse_mount, Attr, MountSpec};
 use crate::sched::sleeplock::SleepLock;
 use crate::sync::{Lock, LockClass};
 
@@ -219,7 +219,7 @@ pub fn revalidate(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Option<Arc
                 }
                 true
             }
-            Ok(_) | Err(gometal_core::errno::ENOENT) => false,
+            Ok(_) | Err(gometal_core::linux::errno::ENOENT) => false,
             Err(_) => true,
         }
     };
@@ -272,7 +272,7 @@ pub fn same_share(a: &Inode, b: &Inode) -> bool {
 
 /// The host file system's numbers for a node of a share (None: not in
 /// one), and whether the share is read-only.
-pub fn statfs_of(node: &Inode) -> Option<Result<(gometal_core::p9::FsStat, bool), Errno>> {
+pub fn statfs_of(node: &Inode) -> Option<Result<(gometal_core::fs::p9::FsStat, bool), Errno>> {
     let h = node.host()?;
     let root = h.share.root_fid;
     Some(h.share.with(|c| c.statfs(root)).map(|s| (s, h.share.spec.read_only)))

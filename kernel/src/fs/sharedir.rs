@@ -8,7 +8,7 @@
 use super::inode::{Inode, Kind};
 use super::tree::{attach, child};
 use alloc::sync::Arc;
-use gometal_core::errno::*;
+use gometal_core::linux::errno::*;
 
 /// Adds a node found on the host to a shared directory's cache.
 pub(super) fn cache_entry(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Result<(), Errno> {

@@ -14,8 +14,8 @@ use super::inode::{Inode, Kind};
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use gometal_core::cpio::{self, CpioError};
-use gometal_core::errno::*;
+use gometal_core::boot::cpio::{self, CpioError};
+use gometal_core::linux::errno::*;
 use crate::sched::sleeplock::SleepLock;
 use spin::Once;
 

@@ -13,9 +13,9 @@ use crate::mm::uaccess::{UserPtr, UserSpace};
 use crate::process::process;
 use crate::sched::clock;
 use alloc::vec::Vec;
-use gometal_core::cpio::{S_IFDIR, S_IFMT, S_IFREG};
+use gometal_core::boot::cpio::{S_IFDIR, S_IFMT, S_IFREG};
 use crate::fs::inode::S_IFIFO;
-use gometal_core::errno::*;
+use gometal_core::linux::errno::*;
 
 const RENAME_NOREPLACE: u32 = 1;
 const UMASK: u32 = 0o022;

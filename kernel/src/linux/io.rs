@@ -7,7 +7,7 @@ use crate::fs::fd::{self, Fd, OpenFile};
 use crate::mm::uaccess::{zeroed, UserPtr, UserSlice, UserSpace, UserValue};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use gometal_core::errno::*;
+use gometal_core::linux::errno::*;
 
 /// Reads from `file` at its offset (or at `at`, for pread) into user `buf`.
 /// The buffer is checked first: only as many bytes as the program can take
@@ -93,7 +93,7 @@ pub(super) fn write_chunk(file: &OpenFile, bytes: &[u8], at: Option<u64>) -> Sys
 pub(super) fn raise_sigpipe(errno: Errno) {
     if errno == EPIPE {
         let t = crate::sched::current();
-        let info = gometal_core::sigframe::SigInfo { signo: 13, code: 0, ..Default::default() };
+        let info = gometal_core::signal::sigframe::SigInfo { signo: 13, code: 0, ..Default::default() };
         crate::signal::send_to_thread(&t, gometal_core::signal::SIGPIPE, info);
     }
 }

@@ -6,8 +6,8 @@ use crate::mm::frames;
 use crate::mm::uaccess::{UserPtr, UserSpace};
 use crate::sched::clock;
 use crate::fs::fd;
-use gometal_core::errno::{EINVAL, ENOSYS, EPERM};
-use gometal_core::rlimit::{Limit, RLIM_INFINITY};
+use gometal_core::linux::errno::{EINVAL, ENOSYS, EPERM};
+use gometal_core::linux::rlimit::{Limit, RLIM_INFINITY};
 
 /// getuid, geteuid, getgid, getegid: the program is root.
 pub fn getuid(_: &mut UserSpace) -> SysResult {
@@ -93,7 +93,7 @@ const RLIMIT_NOFILE: u64 = 7;
 
 /// prlimit64(pid, resource, new, old) on the one process: RLIMIT_NOFILE is
 /// real (fs/fd.rs allocates below its soft limit; Linux's rules for root in
-/// gometal_core::rlimit); every other resource reads as unlimited and a new
+/// gometal_core::linux::rlimit); every other resource reads as unlimited and a new
 /// value for it is accepted and not enforced (docs/syscalls.md says so).
 pub fn prlimit64(user: &mut UserSpace, _pid: u32, resource: u64, new: UserPtr<[u64; 2]>, old: UserPtr<[u64; 2]>) -> SysResult {
     if resource > 15 {

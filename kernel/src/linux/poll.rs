@@ -12,7 +12,7 @@ use crate::sched::clock;
 use crate::sched::wait::WaitError;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use gometal_core::errno::{Errno, EBADF, EFAULT, EINTR, EINVAL};
+use gometal_core::linux::errno::{Errno, EBADF, EFAULT, EINTR, EINVAL};
 
 const EVENT_SIZE: usize = 16; // struct epoll_event on riscv64 (not packed)
 

@@ -4,7 +4,7 @@
 //!
 //! Ancillary data: a UDP socket's recvmsg adds the control messages it
 //! asked for (IP_PKTINFO, IP_RECVTTL, IP_RECVTOS and their IPv6 twins;
-//! gometal_core::cmsg), and its sendmsg accepts IP_PKTINFO, IP_TOS,
+//! gometal_core::linux::cmsg), and its sendmsg accepts IP_PKTINFO, IP_TOS,
 //! IP_TTL and the IPv6 ones (the packet goes out from the socket's own
 //! address with its options' TOS and TTL). SCM_RIGHTS and SCM_CREDENTIALS
 //! are not carried: sendmsg with them is EOPNOTSUPP (on UDP they are
@@ -18,10 +18,10 @@ use crate::fs::fd::Fd;
 use crate::mm::uaccess::{zeroed, UserPtr, UserSlice, UserSpace, UserValue};
 use crate::net::data;
 use alloc::vec::Vec;
-use gometal_core::sockaddr::{SockAddr, UnixAddr};
-use gometal_core::cmsg;
-use gometal_core::errno::*;
-use gometal_core::msgflags::{RecvFlags, MSG_CTRUNC, MSG_DONTWAIT, MSG_NOSIGNAL, MSG_PEEK, MSG_TRUNC};
+use gometal_core::linux::sockaddr::{SockAddr, UnixAddr};
+use gometal_core::linux::cmsg;
+use gometal_core::linux::errno::*;
+use gometal_core::linux::msgflags::{RecvFlags, MSG_CTRUNC, MSG_DONTWAIT, MSG_NOSIGNAL, MSG_PEEK, MSG_TRUNC};
 
 
 /// The most one call moves through the kernel: a stream send or receive

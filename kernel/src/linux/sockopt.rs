@@ -12,9 +12,10 @@ use crate::mm::uaccess::{UserPtr, UserSpace};
 use crate::net::socket::{Icmp, State};
 use crate::net::{Family, SockType, Socket};
 use alloc::vec::Vec;
-use gometal_core::errno::*;
-use gometal_core::sockopt::{stored_value, timeout_ns, Layout, SockOpt, IPPROTO_IP, IPPROTO_IPV6, IPPROTO_TCP, IPPROTO_UDP};
-use gometal_core::sockoptval::{defer_retransmits, defer_seconds, IP_PROTOCOL};
+use gometal_core::linux::errno::*;
+use gometal_core::linux::sockopt::{timeout_ns, Layout, SockOpt, IPPROTO_IP, IPPROTO_IPV6, IPPROTO_TCP, IPPROTO_UDP};
+use gometal_core::linux::sockoptval::stored_value;
+use gometal_core::linux::sockoptval::{defer_retransmits, defer_seconds, IP_PROTOCOL};
 
 /// Does `level` apply to `sock` (TCP options to TCP sockets, IPv6 ones to
 /// IPv6 sockets...)? Linux answers ENOPROTOOPT otherwise.

@@ -12,11 +12,11 @@ use crate::net::{Family, Socket};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, Ordering};
-use gometal_core::cbpf::{Filter, Insn, INSN_BYTES, MAX_INSNS};
-use gometal_core::errno::*;
-use gometal_core::sockaddr::SockAddr;
-use gometal_core::sockopt::SockOpt;
-use gometal_core::sockoptval::CONGESTION;
+use gometal_core::net::cbpf::{Filter, Insn, INSN_BYTES, MAX_INSNS};
+use gometal_core::linux::errno::*;
+use gometal_core::linux::sockaddr::SockAddr;
+use gometal_core::linux::sockopt::SockOpt;
+use gometal_core::linux::sockoptval::CONGESTION;
 
 /// sizeof(struct sock_fprog) on a 64-bit machine: a u16 count, padding,
 /// the instructions' address.

@@ -15,7 +15,7 @@ use super::frames;
 use crate::memlayout::{PAGE_SIZE, USER_END};
 use alloc::vec::Vec;
 use core::marker::PhantomData;
-use gometal_core::errno::{Errno, EFAULT, EINVAL, ENAMETOOLONG, ENOMEM};
+use gometal_core::linux::errno::{Errno, EFAULT, EINVAL, ENAMETOOLONG, ENOMEM};
 use crate::sync::{Lock, LockClass, LockGuard};
 
 pub type UResult<T> = Result<T, Errno>;

@@ -28,7 +28,7 @@ static TIMER: TimerEvent = TimerEvent::new(fire);
 /// The deferral of `listener` (0: none), in ns.
 pub fn deferral_ns(listener: &Socket) -> u64 {
     let retransmits = listener.opts.lock().defer_accept;
-    gometal_core::sockoptval::defer_seconds(retransmits) as u64 * 1_000_000_000
+    gometal_core::linux::sockoptval::defer_seconds(retransmits) as u64 * 1_000_000_000
 }
 
 /// Pokes `listener` at `at` (a connection's deferral ends then). Without

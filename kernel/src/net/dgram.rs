@@ -13,9 +13,9 @@ use super::socket::{Family, Socket};
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 use crate::fs::pipe::wait_errno;
-use gometal_core::errno::*;
-use gometal_core::cmsg::PacketInfo;
-use gometal_core::sockaddr::{InetAddr, SockAddr, UnixAddr};
+use gometal_core::linux::errno::*;
+use gometal_core::linux::cmsg::PacketInfo;
+use gometal_core::linux::sockaddr::{InetAddr, SockAddr, UnixAddr};
 use crate::sync::{Lock, LockClass};
 
 /// What a receive queue may hold (net.core.rmem_default), counting each

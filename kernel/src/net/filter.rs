@@ -12,9 +12,9 @@
 //! runs it on each segment, where dropping one makes the peer send it again.
 
 use super::socket::Socket;
-use gometal_core::cbpfrun::{self, Facts, Packet};
-use gometal_core::cmsg::PacketInfo;
-use gometal_core::sockaddr::InetAddr;
+use gometal_core::net::cbpfrun::{self, Facts, Packet};
+use gometal_core::linux::cmsg::PacketInfo;
+use gometal_core::linux::sockaddr::InetAddr;
 
 /// ETH_P_IP, ETH_P_IPV6; ARPHRD_LOOPBACK, ARPHRD_ETHER.
 const ETH_P_IP: u16 = 0x0800;

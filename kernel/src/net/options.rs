@@ -6,8 +6,8 @@
 use super::socket::{Family, SockType};
 use alloc::collections::BTreeMap;
 use alloc::sync::Arc;
-use gometal_core::cbpf::Filter;
-use gometal_core::sockopt::{buffer_size, default_buffer};
+use gometal_core::net::cbpf::Filter;
+use gometal_core::linux::sockopt::{buffer_size, default_buffer};
 
 /// SO_BUF_LOCK's bits (SOCK_SNDBUF_LOCK, SOCK_RCVBUF_LOCK).
 pub const SNDBUF_LOCK: i32 = 1;
@@ -74,12 +74,12 @@ impl Options {
 
     /// A stored option's value (its default until set).
     pub fn flag(&self, level: i32, name: i32) -> i32 {
-        self.flags.get(&(level, name)).copied().unwrap_or_else(|| gometal_core::sockopt::default_value(level, name))
+        self.flags.get(&(level, name)).copied().unwrap_or_else(|| gometal_core::linux::sockoptval::default_value(level, name))
     }
 
     /// The control messages recvmsg should add (IP_PKTINFO and friends).
-    pub fn wants(&self) -> gometal_core::cmsg::Wants {
-        use gometal_core::cmsg::*;
+    pub fn wants(&self) -> gometal_core::linux::cmsg::Wants {
+        use gometal_core::linux::cmsg::*;
         let on = |level, name| self.flag(level, name) != 0;
         Wants {
             ip_pktinfo: on(SOL_IP, IP_PKTINFO),
@@ -95,7 +95,7 @@ impl Options {
     /// packets carry: IP_TOS and IP_TTL, IPV6_TCLASS and
     /// IPV6_UNICAST_HOPS.
     pub fn tos_ttl(&self, v6: bool) -> (u8, u8) {
-        use gometal_core::cmsg::*;
+        use gometal_core::linux::cmsg::*;
         if v6 {
             (self.flag(SOL_IPV6, IPV6_TCLASS) as u8, self.flag(SOL_IPV6, 16) as u8)
         } else {
@@ -106,7 +106,7 @@ impl Options {
     /// SO_SNDBUF/SO_RCVBUF (`force`: the FORCE forms, which skip the
     /// cap); both lock the size (SO_BUF_LOCK reads it).
     pub fn set_buffer(&mut self, requested: i32, send: bool, force: bool) {
-        let v = if force { gometal_core::sockopt::buffer_size_forced(requested, send) } else { buffer_size(requested, send) };
+        let v = if force { gometal_core::linux::sockopt::buffer_size_forced(requested, send) } else { buffer_size(requested, send) };
         if send {
             self.sndbuf = v;
             self.buf_lock |= SNDBUF_LOCK;
@@ -119,7 +119,7 @@ impl Options {
     /// IP_FREEBIND, IP_TRANSPARENT or their IPv6 twins: bind may name an
     /// address this machine does not have.
     pub fn free_bind(&self) -> bool {
-        use gometal_core::sockopt::{IPPROTO_IP, IPPROTO_IPV6};
+        use gometal_core::linux::sockopt::{IPPROTO_IP, IPPROTO_IPV6};
         [(IPPROTO_IP, 15), (IPPROTO_IP, 19), (IPPROTO_IPV6, 75), (IPPROTO_IPV6, 78)].iter().any(|&(l, n)| self.flag(l, n) != 0)
     }
 

@@ -20,7 +20,7 @@ use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicBool, Ordering};
 use crate::fs::pipe::wait_errno;
-use gometal_core::errno::{Errno, EAGAIN, ECONNRESET, ENOBUFS, EPIPE};
+use gometal_core::linux::errno::{Errno, EAGAIN, ECONNRESET, ENOBUFS, EPIPE};
 use crate::sync::{Lock, LockClass};
 
 /// What the two ends of a connection share besides the pipes.
@@ -368,7 +368,7 @@ pub fn accept(listening: &Arc<Socket>, nonblock: bool) -> Result<Arc<Socket>, Er
     let deadline = super::timeo::recv_deadline(listening);
     let listener = match &*listening.state.lock() {
         State::Listening(l) => l.clone(),
-        _ => return Err(gometal_core::errno::EINVAL),
+        _ => return Err(gometal_core::linux::errno::EINVAL),
     };
     let defer = super::deferaccept::deferral_ns(listening);
     let conn = if nonblock {
@@ -406,10 +406,10 @@ impl Listener {
 /// Connects `client` to the listening socket `server`: makes the accepted
 /// socket, queues it and marks the client connected. ECONNREFUSED when
 /// `server` is not listening, EAGAIN when its queue is full.
-pub fn connect_to(client: &Arc<Socket>, server: &Arc<Socket>, client_addr: gometal_core::sockaddr::SockAddr, server_addr: gometal_core::sockaddr::SockAddr) -> Result<(), Errno> {
+pub fn connect_to(client: &Arc<Socket>, server: &Arc<Socket>, client_addr: gometal_core::linux::sockaddr::SockAddr, server_addr: gometal_core::linux::sockaddr::SockAddr) -> Result<(), Errno> {
     let listener = match &*server.state.lock() {
         State::Listening(l) => l.clone(),
-        _ => return Err(gometal_core::errno::ECONNREFUSED),
+        _ => return Err(gometal_core::linux::errno::ECONNREFUSED),
     };
     let (client_end, server_end) = Endpoint::pair(client.is_tcp(), client.ty == super::SockType::SeqPacket)?;
     let accepted = Socket::new(server.family, server.ty);

@@ -15,9 +15,9 @@ use alloc::format;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use gometal_core::errno::Errno;
-use gometal_core::procfmt::{cpu_list, cpu_mask_padded};
-use gometal_core::topology::{places, siblings, Level, Place};
+use gometal_core::linux::errno::Errno;
+use gometal_core::procfs::{cpu_list, cpu_mask_padded};
+use gometal_core::boot::topology::{places, siblings, Level, Place};
 
 /// A file whose text was made at boot.
 struct Fixed(Vec<u8>);

@@ -9,9 +9,9 @@ use crate::mm::pagetable;
 use crate::mm::uaccess::UserSpace;
 use alloc::string::String;
 use alloc::vec::Vec;
-use gometal_core::errno::Errno;
-use gometal_core::procfmt::memory::{self as fmt, MapArea, MemInfo, Rollup};
-use gometal_core::vma::{Backing, Vma};
+use gometal_core::linux::errno::Errno;
+use gometal_core::procfs::memory::{self as fmt, MapArea, MemInfo, Rollup};
+use gometal_core::mm::vma::{Backing, Vma};
 
 const PAGE: u64 = PAGE_SIZE as u64;
 

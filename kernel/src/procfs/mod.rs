@@ -1,7 +1,7 @@
 //! /proc and /sys/devices/system/cpu as Linux has them, with the values
 //! of this machine and its one program (pid 1): what Prometheus's procfs,
 //! gopsutil and the Go runtime read. The files are generated when opened
-//! (fs/synth.rs serves them); the text layouts are gometal_core::procfmt's,
+//! (fs/synth.rs serves them); the text layouts are gometal_core::procfs's,
 //! host-tested against Linux's. This module gathers the figures:
 //!
 //! - task.rs: the process and its threads (stat, status, statm, io,

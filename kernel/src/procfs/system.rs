@@ -9,8 +9,8 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::sync::atomic::Ordering;
-use gometal_core::procfmt::system::{self as fmt, CpuTimes, KernelStat, Mount};
-use gometal_core::procfmt::{cpu_list, ticks};
+use gometal_core::procfs::system::{self as fmt, CpuTimes, KernelStat, Mount};
+use gometal_core::procfs::{cpu_list, ticks};
 
 /// A CPU's busy and idle time, with the period in progress.
 fn cpu_times(c: &cpu::Cpu, now: u64) -> CpuTimes {
@@ -46,7 +46,7 @@ pub fn stat() -> String {
 
 pub fn uptime() -> String {
     let now = clock::monotonic_ns();
-    let idle: u64 = online().map(|c| cpu_times(c, now).idle).sum::<u64>() * (1_000_000_000 / gometal_core::procfmt::USER_HZ);
+    let idle: u64 = online().map(|c| cpu_times(c, now).idle).sum::<u64>() * (1_000_000_000 / gometal_core::procfs::USER_HZ);
     fmt::uptime(now, idle)
 }
 

@@ -9,7 +9,7 @@ use crate::boot::{dtb, image, machine};
 use crate::drivers::{rtc, uart};
 use crate::sched::clock;
 use alloc::vec::Vec;
-use gometal_core::bootargs::BootArgs;
+use gometal_core::boot::bootargs::BootArgs;
 
 /// The machine from the device tree the loader passed.
 pub fn read_machine(dtb_pa: u64) -> machine::Machine {
@@ -147,7 +147,7 @@ pub fn start_virtio(m: &machine::Machine, rtc_now: Option<u64>, args: &BootArgs)
 /// DSDT's `_PRT`. Functions a `uio=` option names are the program's.
 fn virtio_pci(m: &machine::Machine, args: &BootArgs) -> Vec<crate::drivers::virtio::Device> {
     use crate::drivers::{pci, virtio::pci::{devices, Bus}};
-    use gometal_core::uiospec::{self, Match};
+    use gometal_core::uio::uiospec::{self, Match};
     let (specs, _) = uiospec::parse_all(&args.uio);
     let reserved = |vendor, device| specs.iter().any(|s| s.what == Match::Pci { vendor, device });
     if let Some(h) = &m.pci_host {
@@ -155,7 +155,7 @@ fn virtio_pci(m: &machine::Machine, args: &BootArgs) -> Vec<crate::drivers::virt
         // SAFETY: the ECAM window of the device tree's host bridge node.
         let ecam = unsafe { pci::Ecam::new(h.ecam, h.ecam_size) };
         let route = |dev, pin| {
-            gometal_core::pcihost::route_intx(&h.interrupt_map, &h.interrupt_map_mask, 0, dev, pin, h.parent_addr_cells, h.parent_int_cells)
+            gometal_core::drivers::pcihost::route_intx(&h.interrupt_map, &h.interrupt_map_mask, 0, dev, pin, h.parent_addr_cells, h.parent_int_cells)
                 .and_then(crate::drivers::irqchip::decode)
         };
         return devices(Bus { ecam, windows: Some(windows), route: &route, reserved: &reserved, verbose: args.verbose });
@@ -169,12 +169,12 @@ fn virtio_pci(m: &machine::Machine, args: &BootArgs) -> Vec<crate::drivers::virt
         Some(r) => unsafe { core::slice::from_raw_parts(crate::memlayout::phys_to_virt(r.start) as *const u8, (r.end - r.start) as usize) },
         None => &[],
     };
-    let prt = gometal_core::acpiprt::parse_prt(aml);
+    let prt = gometal_core::boot::acpiprt::parse_prt(aml);
     if prt.is_none() {
         crate::println!("gometal: no static _PRT in the DSDT: PCI interrupts cannot be routed without an AML interpreter");
     }
     // ACPI's GSIs on arm64 are the GIC's interrupt ids (as the SPCR's).
-    let route = |dev, pin| prt.as_ref().and_then(|p| gometal_core::acpiprt::route(p, aml, dev, pin));
+    let route = |dev, pin| prt.as_ref().and_then(|p| gometal_core::boot::acpiprt::route(p, aml, dev, pin));
     devices(Bus { ecam, windows: None, route: &route, reserved: &reserved, verbose: args.verbose })
 }
 

@@ -14,8 +14,8 @@ use crate::{loader, mm, process};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, Ordering};
-use gometal_core::bootargs::{self, BootArgs};
-use gometal_core::placement::Policy;
+use gometal_core::boot::bootargs::{self, BootArgs};
+use gometal_core::sched::placement::Policy;
 
 /// `time` at the first Rust instruction (the machine started at 0).
 static KERNEL_ENTRY_TICKS: AtomicU64 = AtomicU64::new(0);

@@ -13,7 +13,7 @@ use crate::sched::wait::WaitQueue;
 use crate::sync::{Lock, LockClass};
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
-use gometal_core::errno::{Errno, EAGAIN, EINTR};
+use gometal_core::linux::errno::{Errno, EAGAIN, EINTR};
 
 struct Input {
     bytes: VecDeque<u8>,

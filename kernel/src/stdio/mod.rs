@@ -25,7 +25,7 @@ pub use file::open_files;
 
 use crate::drivers::virtio::console as vcon;
 use core::sync::atomic::{AtomicBool, Ordering};
-use gometal_core::errno::{Errno, EAGAIN, EINTR, EPIPE};
+use gometal_core::linux::errno::{Errno, EAGAIN, EINTR, EPIPE};
 
 /// Which of the three standard streams.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 //! moves the line to the first online CPU in it, as Linux's interrupt
 //! controller drivers do (irqchip::reroute_irq: enabled at the new CPU before
 //! it is disabled at the old one). Devices sharing a line (PCI INTx) move together. Formats
-//! and the choice of CPU: kernel/core/src/irqaffinity.rs. /proc/interrupts
+//! and the choice of CPU: kernel/core/src/uio/irqaffinity.rs. /proc/interrupts
 //! lists the UIO devices' interrupts per CPU, so a program (and the boot
 //! test) can see where they were taken.
 
@@ -18,8 +18,8 @@ use alloc::format;
 use alloc::string::String;
 use alloc::sync::Arc;
 use core::sync::atomic::Ordering;
-use gometal_core::errno::{Errno, EIO};
-use gometal_core::irqaffinity;
+use gometal_core::linux::errno::{Errno, EIO};
+use gometal_core::uio::irqaffinity;
 
 /// Serialises moves: two writers moving one line must not each disable
 /// the other's new CPU.

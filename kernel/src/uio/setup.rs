@@ -15,8 +15,8 @@ use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
-use gometal_core::pcihost::route_intx;
-use gometal_core::uiospec::{self, Match, Spec};
+use gometal_core::drivers::pcihost::route_intx;
+use gometal_core::uio::uiospec::{self, Match, Spec};
 
 /// Pages of each device's DMA region (physically contiguous).
 const DMA_PAGES: usize = 256;

@@ -36,8 +36,8 @@ use alloc::sync::Arc;
 use alloc::vec;
 use alloc::vec::Vec;
 use core::sync::atomic::{fence, AtomicBool, Ordering};
-use gometal_core::p9;
-use gometal_core::p9tags::InFlight;
+use gometal_core::fs::p9;
+use gometal_core::drivers::p9tags::InFlight;
 use virtio_drivers::queue::VirtQueue;
 use virtio_drivers::transport::{DeviceStatus, Transport};
 

@@ -11,7 +11,7 @@ pub use riscv64::hwprobe;
 
 #[cfg(not(target_arch = "riscv64"))]
 pub fn hwprobe(_: &mut crate::mm::uaccess::UserSpace) -> super::SysResult {
-    Err(gometal_core::errno::ENOSYS)
+    Err(gometal_core::linux::errno::ENOSYS)
 }
 
 #[cfg(target_arch = "aarch64")]
@@ -21,5 +21,5 @@ pub use aarch64::renameat;
 
 #[cfg(not(target_arch = "aarch64"))]
 pub fn renameat(_: &mut crate::mm::uaccess::UserSpace) -> super::SysResult {
-    Err(gometal_core::errno::ENOSYS)
+    Err(gometal_core::linux::errno::ENOSYS)
 }

@@ -2,7 +2,7 @@
 
 use crate::linux::SysResult;
 use crate::mm::uaccess::UserSpace;
-use gometal_core::errno::ENOSYS;
+use gometal_core::linux::errno::ENOSYS;
 
 /// riscv_hwprobe: deliberate ENOSYS for now; reporting the vector
 /// extension would make Go use it.

@@ -20,8 +20,8 @@ use crate::net::socket::{Family, SockType, Socket, State};
 use crate::net::stream::Endpoint;
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
-use gometal_core::netshard::Syn;
-use gometal_core::sockaddr::SockAddr;
+use gometal_core::net::netshard::Syn;
+use gometal_core::linux::sockaddr::SockAddr;
 use smoltcp::iface::{SocketHandle, SocketSet};
 use smoltcp::socket::tcp::{self, State as TcpState};
 
@@ -34,7 +34,7 @@ const SYN_RECEIVED_TIMEOUT: smoltcp::time::Duration = smoltcp::time::Duration::f
 /// as many reset a real client at 1 CPU under a flood of 10,000 SYNs/s:
 /// its entry was pushed out before its ACK was read.)
 fn half_open_cap() -> usize {
-    (super::buffers::half_open_budget() / gometal_core::netshard::SHARDS).max(4)
+    (super::buffers::half_open_budget() / gometal_core::net::netshard::SHARDS).max(4)
 }
 
 /// A connection handed to a program: its smoltcp socket and the NIC's end

@@ -2,7 +2,7 @@
 //! next to the nearest program Linux accepts.
 
 use super::*;
-use crate::errno::EINVAL;
+use crate::linux::errno::EINVAL;
 
 fn i(code: u16, jt: u8, jf: u8, k: u32) -> Insn {
     Insn { code, jt, jf, k }

@@ -142,7 +142,7 @@ fn udp_packets_as_a_filter_sees_them() {
     assert_eq!(&p[..2], &[0x45, 0x10]);
     assert_eq!(p[8], 63);
     assert_eq!(p[9], 17);
-    assert_eq!(crate::icmp::checksum(&p[..20]), 0); // a valid header sums to 0
+    assert_eq!(crate::net::icmp::checksum(&p[..20]), 0); // a valid header sums to 0
     assert_eq!(&p[12..20], &[10, 0, 2, 2, 10, 0, 2, 15]);
     assert_eq!(&p[20..28], &[0x03, 0xe8, 0, 53, 0, 10, 0, 0]);
     let v6 = udp_packet(false, &[1; 16], &[2; 16], (1, 2), 0, 64, b"");

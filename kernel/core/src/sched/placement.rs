@@ -6,26 +6,10 @@
 //! The first four are InfOS's and look at loads only; `adaptive`
 //! (adaptive.rs) also looks at what the thread does (threadprofile.rs) and
 //! at which CPUs idle awake, run CPU-bound threads or share a cache.
+//! What both read of the CPUs is load.rs.
 
-use crate::adaptive::{self, Wakee};
-
-/// What a policy may look at for one CPU.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CpuLoad {
-    /// The CPU runs the kernel and may take threads.
-    pub online: bool,
-    /// Threads queued plus the one running, if any.
-    pub load: usize,
-    /// In the idle loop with nothing queued.
-    pub idle: bool,
-    /// Idle and polling its queue (not napping): takes a thread without an
-    /// IPI, so without waiting for the host to run it.
-    pub awake: bool,
-    /// CPU-bound (Long) threads running or queued here.
-    pub long: usize,
-    /// Cache-sharing group (topology.rs): equal numbers share a cache.
-    pub cache: u16,
-}
+use crate::sched::adaptive::{self, Wakee};
+pub use crate::sched::load::{least_loaded_from, CpuLoad, AFFINITY_SLACK};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Policy {
@@ -46,9 +30,6 @@ pub enum Policy {
     Adaptive,
 }
 
-/// How much busier than the least loaded CPU a thread's last CPU may be
-/// before affinity gives way to balance.
-pub const AFFINITY_SLACK: usize = 1;
 
 impl Policy {
     pub const ALL: [Policy; 5] =
@@ -130,22 +111,6 @@ impl Placer {
         loads.iter().enumerate().filter(|(_, h)| h.online).nth(k).map_or(0, |(i, _)| i)
     }
 
-}
-
-/// The online CPU with the fewest threads; ties go to the first after
-/// `cursor`, which then moves there (so ties spread out).
-pub fn least_loaded_from(loads: &[CpuLoad], cursor: &mut usize) -> usize {
-    let n = loads.len();
-    let mut best: Option<usize> = None;
-    for step in 1..=n {
-        let h = (*cursor + step) % n;
-        if loads[h].online && best.is_none_or(|b| loads[h].load < loads[b].load) {
-            best = Some(h);
-        }
-    }
-    let h = best.unwrap_or(0);
-    *cursor = h;
-    h
 }
 
 fn min_load(loads: &[CpuLoad]) -> usize {

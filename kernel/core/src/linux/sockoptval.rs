@@ -5,8 +5,14 @@
 //! setsockopt; and TCP_DEFER_ACCEPT's conversion between seconds and
 //! SYN-ACK retransmissions.
 
-use crate::errno::{Errno, EINVAL};
-use crate::sockopt::{IPPROTO_IP, IPPROTO_IPV6, IPPROTO_TCP, IPPROTO_UDP, SOL_SOCKET};
+use crate::linux::errno::{Errno, EINVAL};
+
+/// The option levels (setsockopt's second argument), as Linux numbers them.
+pub const SOL_SOCKET: i32 = 1;
+pub const IPPROTO_IP: i32 = 0;
+pub const IPPROTO_TCP: i32 = 6;
+pub const IPPROTO_UDP: i32 = 17;
+pub const IPPROTO_IPV6: i32 = 41;
 
 pub const SO_BPF_EXTENSIONS: i32 = 48;
 pub const SO_INCOMING_NAPI_ID: i32 = 56;

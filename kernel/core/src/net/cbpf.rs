@@ -19,7 +19,7 @@
 //! instruction that is not a return; an absolute load at or above
 //! SKF_AD_OFF that is not an ancillary load gometal offers (see `Anc`).
 
-use crate::errno::{Errno, EINVAL};
+use crate::linux::errno::{Errno, EINVAL};
 use alloc::vec::Vec;
 
 /// BPF_MAXINSNS.
@@ -219,7 +219,7 @@ pub fn check(insns: &[Insn]) -> Result<(), Errno> {
 /// (check_load_and_stores: one bit per word, intersected where jumps meet).
 fn check_load_and_stores(insns: &[Insn]) -> Result<(), Errno> {
     let mut masks: Vec<u16> = Vec::new();
-    masks.try_reserve_exact(insns.len()).map_err(|_| crate::errno::ENOMEM)?;
+    masks.try_reserve_exact(insns.len()).map_err(|_| crate::linux::errno::ENOMEM)?;
     masks.resize(insns.len(), u16::MAX);
     let mut valid: u16 = 0;
     for (pc, i) in insns.iter().enumerate() {

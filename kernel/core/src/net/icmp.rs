@@ -4,7 +4,7 @@
 //! here starts at the ICMP header (type, code, checksum, identifier,
 //! sequence number), 8 bytes, followed by the data.
 
-use crate::errno::{Errno, EINVAL};
+use crate::linux::errno::{Errno, EINVAL};
 
 pub const ECHO_REPLY: u8 = 0;
 pub const DEST_UNREACHABLE: u8 = 3;

@@ -34,8 +34,8 @@
 //! no CPU idles, and never stacking Long ones, keeps the kernel from
 //! undoing what Go's scheduler arranged.
 
-use crate::placement::{least_loaded_from, CpuLoad};
-use crate::threadprofile::Class;
+use crate::sched::load::{least_loaded_from, CpuLoad};
+use crate::sched::threadprofile::Class;
 
 /// Migrations per mille of runs above which a thread counts as unsettled.
 pub const UNSETTLED_PM: u64 = 500;
@@ -115,7 +115,7 @@ fn place_long(loads: &[CpuLoad], last: Option<usize>, cursor: &mut usize) -> usi
 
 fn place_medium(loads: &[CpuLoad], last: Option<usize>, cursor: &mut usize) -> usize {
     let min = loads.iter().filter(|c| c.online).map(|c| c.load).min().unwrap_or(0);
-    let slack = if min == 0 { 0 } else { crate::placement::AFFINITY_SLACK };
+    let slack = if min == 0 { 0 } else { crate::sched::load::AFFINITY_SLACK };
     match last {
         Some(l) if loads[l].load <= min + slack => l,
         _ => least_loaded_from(loads, cursor),

@@ -2,7 +2,7 @@
 //! numbers every Linux ABI shares), what a receive asks for, and what
 //! MSG_WAITALL means for a stream: keep reading until the buffer is full.
 
-use crate::errno::Errno;
+use crate::linux::errno::Errno;
 
 pub const MSG_PEEK: i32 = 0x2;
 pub const MSG_CTRUNC: i32 = 0x8;
@@ -56,7 +56,7 @@ pub fn read_full(buf: &mut [u8], mut read: impl FnMut(&mut [u8]) -> Result<usize
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::errno::{EAGAIN, EINTR};
+    use crate::linux::errno::{EAGAIN, EINTR};
 
     #[test]
     fn flags() {

@@ -7,7 +7,7 @@
 //! IPv4-mapped IPv6 address (::ffff:a.b.c.d) plus the family it came in, so
 //! matching a dual-stack listener against an IPv4 peer is one comparison.
 
-use crate::errno::{Errno, EAFNOSUPPORT, EINVAL};
+use crate::linux::errno::{Errno, EAFNOSUPPORT, EINVAL};
 use alloc::vec::Vec;
 
 pub const AF_UNSPEC: u16 = 0;
@@ -196,7 +196,7 @@ fn decode_unix(path: &[u8]) -> UnixAddr {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::errno::*;
+    use crate::linux::errno::*;
 
     #[test]
     fn inet_round_trip() {

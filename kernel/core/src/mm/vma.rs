@@ -8,7 +8,7 @@
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
-use crate::pagetable::PAGE_SIZE;
+use crate::mm::pagetable::PAGE_SIZE;
 
 const PAGE: u64 = PAGE_SIZE as u64;
 /// Hints below this are ignored, like Linux's default mmap_min_addr.

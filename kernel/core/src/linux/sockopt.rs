@@ -4,13 +4,8 @@
 //! option Go sets (TCP_NODELAY, SO_KEEPALIVE, TCP_KEEPIDLE, IPV6_V6ONLY...)
 //! succeeds and an unknown one is ENOPROTOOPT, as on Linux.
 
-pub const SOL_SOCKET: i32 = 1;
-pub const IPPROTO_IP: i32 = 0;
-pub const IPPROTO_TCP: i32 = 6;
-pub const IPPROTO_UDP: i32 = 17;
-pub const IPPROTO_IPV6: i32 = 41;
-
-pub use crate::sockoptval::{default_value, rule, stored_value, Rule};
+pub use crate::linux::sockoptval::{default_value, rule, stored_value, Rule};
+pub use crate::linux::sockoptval::{IPPROTO_IP, IPPROTO_IPV6, IPPROTO_TCP, IPPROTO_UDP, SOL_SOCKET};
 
 /// An option gometal knows, grouped by what the kernel does with it. The
 /// table of every option, with what each does here, is docs/syscalls.md's
@@ -221,9 +216,9 @@ pub fn backlog(requested: i32) -> usize {
 /// microseconds outside 0..1_000_000; zero means no limit (None); a
 /// negative time means no waiting at all (Some(0): the call fails with
 /// EAGAIN at once, like a non-blocking one).
-pub fn timeout_ns(sec: i64, usec: i64) -> Result<Option<u64>, crate::errno::Errno> {
+pub fn timeout_ns(sec: i64, usec: i64) -> Result<Option<u64>, crate::linux::errno::Errno> {
     if !(0..1_000_000).contains(&usec) {
-        return Err(crate::errno::EDOM);
+        return Err(crate::linux::errno::EDOM);
     }
     if sec < 0 {
         return Ok(Some(0));
@@ -278,8 +273,8 @@ mod tests {
         assert_eq!(timeout_ns(1, 500_000), Ok(Some(1_500_000_000)));
         assert_eq!(timeout_ns(0, 1), Ok(Some(1000)));
         assert_eq!(timeout_ns(-1, 0), Ok(Some(0)));
-        assert_eq!(timeout_ns(1, 1_000_000), Err(crate::errno::EDOM));
-        assert_eq!(timeout_ns(1, -1), Err(crate::errno::EDOM));
+        assert_eq!(timeout_ns(1, 1_000_000), Err(crate::linux::errno::EDOM));
+        assert_eq!(timeout_ns(1, -1), Err(crate::linux::errno::EDOM));
         assert_eq!(timeout_ns(i64::MAX, 0), Ok(Some(u64::MAX)));
     }
 }

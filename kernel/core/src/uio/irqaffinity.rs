@@ -6,7 +6,7 @@
 //! driver on Linux routes a line to one CPU of the mask, the first online
 //! one, and so does gometal.
 
-use crate::errno::{Errno, EINVAL};
+use crate::linux::errno::{Errno, EINVAL};
 use alloc::string::String;
 use core::fmt::Write;
 

@@ -39,8 +39,8 @@ pub const WANTED: u64 = F_CSUM
     | F_MRG_RXBUF
     | F_STATUS
     | F_VERSION_1
-    | crate::virtionetmq::F_CTRL_VQ
-    | crate::virtionetmq::F_MQ;
+    | crate::drivers::virtionetmq::F_CTRL_VQ
+    | crate::drivers::virtionetmq::F_MQ;
 
 /// The features to accept of those `offered`, with the spec's dependencies
 /// kept (TSO needs the matching checksum offload: a device may refuse
@@ -55,7 +55,7 @@ pub fn choose(offered: u64) -> u64 {
     if f & F_GUEST_CSUM == 0 || f & F_MRG_RXBUF == 0 {
         f &= !(F_GUEST_TSO4 | F_GUEST_TSO6);
     }
-    crate::virtionetmq::choose(f)
+    crate::drivers::virtionetmq::choose(f)
 }
 
 /// Whether a frame holds a TCP segment this file can offload or check.

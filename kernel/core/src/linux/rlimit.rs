@@ -5,7 +5,7 @@
 //! server with more connections raises the hard limit (allowed: gometal's
 //! program runs as root) up to fs.nr_open.
 
-use crate::errno::{Errno, EINVAL, EPERM};
+use crate::linux::errno::{Errno, EINVAL, EPERM};
 
 /// The limits a program starts with (Linux's INR_OPEN_CUR, INR_OPEN_MAX).
 pub const NOFILE_START: Limit = Limit { soft: 1024, hard: 4096 };

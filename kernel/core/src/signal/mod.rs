@@ -4,6 +4,8 @@
 //! every signal and relies on SIGURG for preemption and SIGSEGV for nil
 //! checks, so these must match Linux exactly.
 
+pub mod sigframe;
+
 pub const SIGHUP: usize = 1;
 pub const SIGINT: usize = 2;
 pub const SIGQUIT: usize = 3;

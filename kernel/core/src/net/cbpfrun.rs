@@ -7,7 +7,7 @@
 //! 32 bits. The value returned is how many bytes of the packet to keep
 //! (0: drop it); sk_filter_trim_cap in the kernel applies it.
 
-use crate::cbpf::*;
+use crate::net::cbpf::*;
 
 /// The packet a filter sees. `data` is what Linux's skb->data covers when
 /// the filter runs (for UDP: the UDP header and payload; for a raw IPv4
@@ -169,11 +169,11 @@ pub fn udp_packet(v4: bool, src: &[u8; 16], dst: &[u8; 16], ports: (u16, u16), t
     let udp_len = 8 + payload.len();
     let mut p = alloc::vec::Vec::with_capacity(40 + udp_len);
     if v4 {
-        let mut h = crate::icmp::ipv4_header(src[12..].try_into().unwrap_or([0; 4]), dst[12..].try_into().unwrap_or([0; 4]), 17, udp_len);
+        let mut h = crate::net::icmp::ipv4_header(src[12..].try_into().unwrap_or([0; 4]), dst[12..].try_into().unwrap_or([0; 4]), 17, udp_len);
         h[1] = tos;
         h[8] = ttl;
         h[10..12].fill(0);
-        let c = crate::icmp::checksum(&h);
+        let c = crate::net::icmp::checksum(&h);
         h[10..12].copy_from_slice(&c.to_be_bytes());
         p.extend_from_slice(&h);
     } else {
