@@ -63,23 +63,53 @@ pub struct VirtioSlot {
     pub irq: u32,
 }
 
-/// Reads the device tree at `blob` (physical address `dtb_pa`).
-pub fn read(dtb_pa: u64, blob: &mut [u8]) -> Result<Machine, fdt::FdtError> {
+/// Why the device tree could not be read.
+pub enum TreeError {
+    /// The `fdt` crate's verdict on the header.
+    Parse(fdt::FdtError),
+    /// The structure block cannot be walked.
+    Layout(gometal_core::boot::fdtnop::LayoutError),
+    /// A node every machine's tree has is missing.
+    Missing(&'static str),
+}
+
+impl core::fmt::Display for TreeError {
+    fn fmt(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
+        match self {
+            TreeError::Parse(e) => write!(f, "{e:?}"),
+            TreeError::Layout(e) => write!(f, "{e}"),
+            TreeError::Missing(node) => write!(f, "it has no {node} node"),
+        }
+    }
+}
+
+/// Reads the device tree at `blob` (physical address `dtb_pa`). NOP
+/// tokens a loader left are removed first (core's boot/fdtnop.rs says
+/// why), and the nodes the `fdt` crate would panic without (`/cpus`, and
+/// `/memory` unless UEFI gave a memory map) are checked.
+pub fn read(dtb_pa: u64, blob: &mut [u8]) -> Result<Machine, TreeError> {
+    gometal_core::boot::fdtnop::strip_nops(blob).map_err(TreeError::Layout)?;
     let seeds = super::seeds::take(blob);
-    let fdt = Fdt::new(blob)?;
+    let fdt = Fdt::new(blob).map_err(TreeError::Parse)?;
+    if fdt.find_node("/cpus").is_none() {
+        return Err(TreeError::Missing("/cpus"));
+    }
     let mut m = Machine {
         fdt: Range { start: dtb_pa, end: dtb_pa + fdt.total_size() as u64 },
         seeds,
         ..Machine::default()
     };
-    for r in fdt.memory().regions() {
-        let start = r.starting_address as u64;
-        m.memory.push(Range { start, end: start + r.size.unwrap_or(0) as u64 });
-    }
     if let Some(ranges) = crate::arch::firmware_memory() {
         // UEFI started the kernel: its memory map says what is free RAM
         // (the firmware's runtime and ACPI memory is not).
         m.memory = ranges.iter().map(|&[start, end]| Range { start, end }).collect();
+    } else if fdt.find_node("/memory").is_some() {
+        for r in fdt.memory().regions() {
+            let start = r.starting_address as u64;
+            m.memory.push(Range { start, end: start + r.size.unwrap_or(0) as u64 });
+        }
+    } else {
+        return Err(TreeError::Missing("/memory"));
     }
     let okay = |cpu: &fdt::standard_nodes::Cpu| cpu.property("status").and_then(|p| p.as_str()).is_none_or(|s| s == "okay");
     for cpu in fdt.cpus().filter(|c| okay(c)) {

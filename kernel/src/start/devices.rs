@@ -21,7 +21,7 @@ pub fn read_machine(dtb_pa: u64) -> machine::Machine {
         fail(STATUS_CANNOT_BOOT, format_args!("{e} ({dtb_pa:#x}): the loader must pass one, as it does for Linux"))
     });
     machine::read(dtb_pa, blob)
-        .unwrap_or_else(|e| fail(STATUS_CANNOT_BOOT, format_args!("cannot read the device tree at {dtb_pa:#x}: {e:?}")))
+        .unwrap_or_else(|e| fail(STATUS_CANNOT_BOOT, format_args!("cannot read the device tree at {dtb_pa:#x}: {e}")))
 }
 
 /// What a one-file image carries (its command line and initramfs) takes
@@ -94,21 +94,21 @@ pub fn init_devices(m: &machine::Machine) -> Option<u64> {
     rtc_now
 }
 
-/// The interrupt controller's driver, chosen by its `compatible`; one line
-/// when there is none to drive (the machine then runs without device
-/// interrupts: the console still prints, nothing is received).
+/// The interrupt controller's driver, chosen by its `compatible`. Without
+/// one no device can interrupt (and on arm64 not even the CPU's timer), so
+/// the boot stops with one line naming the controller, the console being
+/// the one device that works without interrupts.
 fn start_irqchip(m: &machine::Machine) {
     use crate::drivers::irqchip::{probe, ProbeError};
     let node = m.irq_controller.as_ref();
     let named = || node.map(|n| alloc::format!("{} ({})", n.name, n.compatible.join(", "))).unwrap_or_default();
-    match probe(node) {
-        Ok(_) => {}
-        Err(ProbeError::None) => crate::println!("gometal: the machine names no interrupt controller: no device interrupts"),
-        Err(ProbeError::NoDriver) => {
-            crate::println!("gometal: no driver for the interrupt controller {}: no device interrupts", named())
-        }
-        Err(ProbeError::Bad(why)) => crate::println!("gometal: interrupt controller {}: {why}: no device interrupts", named()),
-    }
+    let why = match probe(node) {
+        Ok(_) => return,
+        Err(ProbeError::None) => alloc::string::String::from("the machine names no interrupt controller"),
+        Err(ProbeError::NoDriver) => alloc::format!("no driver for the interrupt controller {}", named()),
+        Err(ProbeError::Bad(why)) => alloc::format!("the interrupt controller {}: {why}", named()),
+    };
+    fail(STATUS_CANNOT_BOOT, format_args!("{why}: devices and timers cannot interrupt; cannot boot"));
 }
 
 /// The virtio devices (they need the frame allocator for their queues):

@@ -6,4 +6,5 @@ pub mod acpiprt;
 pub mod bootargs;
 pub mod bootimage;
 pub mod cpio;
+pub mod fdtnop;
 pub mod topology;

@@ -6,6 +6,7 @@ pub mod acpi;
 pub mod context;
 pub mod cpu;
 pub mod cpus;
+mod earlycon;
 pub mod efi;
 pub mod elf;
 pub mod imagecheck;

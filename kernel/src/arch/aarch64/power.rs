@@ -49,6 +49,8 @@ pub fn halt() -> ! {
     }
 }
 
-/// There is no firmware console on arm64 (PSCI has none): output before
-/// the UART driver is lost.
-pub fn firmware_console_put(_b: u8) {}
+/// PSCI has no console: the image's early console stands in
+/// (earlycon.rs).
+pub fn firmware_console_put(b: u8) {
+    super::earlycon::put_byte(b);
+}

@@ -7,8 +7,8 @@
 //! controller's (a GIC's SGIs) sends those too.
 //!
 //! One controller is driven, the one devices interrupt (boot/irqchip.rs
-//! says which); a board whose controller no driver here knows boots with
-//! one line saying so, and no device interrupts. Adding a controller is a
+//! says which); on a board whose controller no driver here knows, the
+//! boot stops with one line naming it (start/devices.rs). Adding a controller is a
 //! file here, a line in `DRIVERS`, and its specifier format in core's
 //! drivers/irqchip.rs — nothing in arch/ or generic code.
 
