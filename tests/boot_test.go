@@ -213,7 +213,9 @@ func runBoot(t *testing.T, c bootCase, r bootRun, a *arch) {
 		bin = a.example(c.prog)
 	}
 	args := []string{"run", "-cores", strconv.Itoa(cores), "-timeout", fmt.Sprintf("%ds", int(guestTimeout.Seconds()))}
-	if c.mem != "" {
+	if c.mem == memMinimum {
+		args = append(args, "-mem", machine.FormatSize(a.machine.MinMemory))
+	} else if c.mem != "" {
 		args = append(args, "-mem", c.mem)
 	}
 	kargs := c.kargs
@@ -368,7 +370,23 @@ func TestBadInput(t *testing.T) {
 		{"no-program", []string{"run"}, -1, ""},
 	}
 	for _, a := range arches {
-		tests = append(tests, badInput{a.name + "/unknown-flag", []string{"run", "-no-such-flag", a.prog("hello")}, 2, ""})
+		other := "riscv64"
+		if a == riscv64 {
+			other = "arm64"
+		}
+		tests = append(tests,
+			badInput{a.name + "/unknown-flag", []string{"run", "-no-such-flag", a.prog("hello")}, 2, ""},
+			// Below the machine's minimum (internal/machine's table): one
+			// line, before QEMU would fail with its own words and status 1.
+			badInput{a.name + "/mem-below-minimum", []string{"run", "-mem", "1K", a.prog("hello")}, 2,
+				"run: -mem 1K: " + a.machine.Name + " boots with at least 16M of memory"},
+			badInput{a.name + "/cores-list", []string{"run", "-cores", "1,2", a.prog("hello")}, 2, "-core-counts 1,2"},
+			// A binary is what its ELF says; an -arch that disagrees is an error.
+			badInput{a.name + "/arch-disagrees", []string{"run", "-arch", other, a.prog("hello")}, 2,
+				"built for " + a.name + ", not -arch " + other},
+			badInput{a.name + "/build-arch-disagrees", []string{"build", "-o", filepath.Join(workDir, "never.img"), "-arch", other, a.prog("hello")}, 2,
+				"built for " + a.name + ", not -arch " + other},
+		)
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

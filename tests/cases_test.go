@@ -21,7 +21,7 @@ type bootCase struct {
 	args    func(cores int) []string
 	env     []string // -env KEY=VALUE
 	add     []string // -add HOST:GUEST (HOST relative to the module root)
-	mem     string   // -mem, default the CLI's
+	mem     string   // -mem, default the CLI's; memMinimum: the machine's least
 	stdin   string
 	status  int      // expected exit status
 	want    []string // required output substrings
@@ -109,11 +109,18 @@ func policiesAt(cores int) []string {
 // virt has a PL031 instead, which the alarm example does not drive.
 var noGoldfish = map[string]string{"arm64": "arm64 virt has no Goldfish RTC (-device rtc-alarm); its PL031 is another device"}
 
+// memMinimum as a case's mem is the least memory its machine boots in
+// (internal/machine's MinMemory).
+const memMinimum = "minimum"
+
 func fixed(args ...string) func(int) []string { return func(int) []string { return args } }
 
 func cases() []bootCase {
 	cs := []bootCase{
 		{name: "hello", prog: "hello", want: []string{"hello, gometal"}},
+		// At the machine's minimum memory (internal/machine's table, which
+		// -mem below it is refused against: TestBadInput) hello still boots.
+		{name: "hello-minmem", prog: "hello", mem: memMinimum, noPass: true, want: []string{"hello, gometal", "PASS hello"}},
 		{name: "concurrency", prog: "concurrency", smp: true, want: []string{"mutex counter ok: 16000"}},
 		{name: "timers", prog: "timers", want: []string{"monotonic: 1000 readings"}},
 		{name: "openflags", prog: "openflags", want: []string{"openflags ok"}},
