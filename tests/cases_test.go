@@ -116,7 +116,17 @@ const memMinimum = "minimum"
 func fixed(args ...string) func(int) []string { return func(int) []string { return args } }
 
 func cases() []bootCase {
-	cs := []bootCase{
+	var cs []bootCase
+	for _, group := range [][]bootCase{basicCases(), fileCases(), limitCases(), smpCases(), netCases(), deviceCases(), exitCases()} {
+		cs = append(cs, group...)
+	}
+	return cs
+}
+
+// basicCases are the basics: output, arguments and environment, timers,
+// faults, memory, files from the initramfs, stdin, hostile calls.
+func basicCases() []bootCase {
+	return []bootCase{
 		{name: "hello", prog: "hello", want: []string{"hello, gometal"}},
 		// At the machine's minimum memory (internal/machine's table, which
 		// -mem below it is refused against: TestBadInput) hello still boots.
@@ -147,7 +157,13 @@ func cases() []bootCase {
 			want: []string{`got 12 bytes: "hello stdin\n"`}},
 		{name: "hostile", prog: "hostile",
 			once: []string{"unsupported syscall 450", "tried to start a process"}},
-		// The SMP stress programs: threads on every hart at once.
+	}
+}
+
+// fileCases are files: the in-memory file system, /proc and /sys,
+// databases, mmap, locks.
+func fileCases() []bootCase {
+	return []bootCase{
 		{name: "files", prog: "files"},
 		// /proc and /sys as Linux has them (issue 23), parsed as
 		// Prometheus's procfs parses them and checked against what the
@@ -167,6 +183,13 @@ func cases() []bootCase {
 			want: []string{"the last page ends in zeros", "signal SIGBUS: bus error code=0x2"}},
 		{name: "bboltdb", prog: "bboltdb", want: []string{"bbolt: 5000 keys put, read by 4 readers, reopened and checked"}},
 		{name: "filelocks", prog: "filelocks", want: []string{"locks: OFD, POSIX, flock", "offsets: pwrite/pread at 512 GiB"}},
+	}
+}
+
+// limitCases are tracing, hostile programs and limits: each ends cleanly
+// at its limit.
+func limitCases() []bootCase {
+	return []bootCase{
 		// trace names errors: the hostile program's calls, as the kernel logs them.
 		{name: "trace", prog: "hostile", args: fixed("trace"), kargs: "trace", cores: []int{1},
 			want: []string{
@@ -201,6 +224,13 @@ func cases() []bootCase {
 		{name: "heapstress", prog: "heapstress", cores: []int{4}, want: []string{"lists checked"}},
 		{name: "limits-threadsoom", prog: "limits", args: fixed("threadsoom"), mem: "64M", status: 137, noPass: true,
 			want: []string{"threadsoom: holding 40 MiB", "give the VM more memory (-mem)"}},
+	}
+}
+
+// smpCases are threads on every CPU at once: arithmetic, the GC, wakeups,
+// epoll, locked threads.
+func smpCases() []bootCase {
+	return []bootCase{
 		{name: "arith", prog: "arith", smp: true, want: []string{"arith: 16 goroutines"}},
 		{name: "gcheavy", prog: "gcheavy", smp: true, mem: "256M", want: []string{"checked by 8 consumers"}},
 		{name: "blockwake", prog: "blockwake", smp: true,
@@ -215,6 +245,12 @@ func cases() []bootCase {
 			want: []string{"epollsem: many: 1000 watched, 3 ready reported", "epollsem: closed ok", "epollsem: two ok", "epollsem: socket ok"}},
 		{name: "lockthread", prog: "lockthread", smp: true,
 			want: []string{"tid 1 = pid", "returned locked (threads exited)", "work after thread exits ok"}},
+	}
+}
+
+// netCases are sockets on loopback.
+func netCases() []bootCase {
+	return []bootCase{
 		// Sockets (issue 11): loopback TCP/UDP over IPv4 and IPv6, AF_UNIX,
 		// net/http; the kernel's socket count shows the sequential
 		// connections left nothing behind (sockets_open at exit).
@@ -234,6 +270,12 @@ func cases() []bootCase {
 		{name: "udpctl", prog: "udpctl",
 			want: []string{"udpctl: IPv4 IP_PKTINFO, IP_TTL, IP_TOS ok", "udpctl: IPv6 IPV6_PKTINFO, IPV6_HOPLIMIT, IPV6_TCLASS ok",
 				"udpctl: dual-stack IPV6_PKTINFO ok", "udpctl: sendmsg control messages ok", "udpctl: sendmmsg and recvmmsg ok", "udpctl: SO_REUSEPORT TCP spread", "udpctl: SO_REUSEPORT UDP spread"}},
+	}
+}
+
+// deviceCases are devices through UIO, and the examples.
+func deviceCases() []bootCase {
+	return []bootCase{
 		// UIO (issue 10): a Go driver for QEMU's edu PCI device.
 		{name: "uioedu", prog: "uioedu", devices: []string{"edu"},
 			want: []string{"liveness ok", "interrupts ok: 200 raised", "dma ok: 1024 bytes", "bad mmaps ok"}},
@@ -253,6 +295,11 @@ func cases() []bootCase {
 		{name: "example-hello", prog: "hello", example: true, noPass: true,
 			want: []string{"Hello from Go on gometal!", "GOMAXPROCS=", "pipeline:", "ok=true", "slept 100ms", "Bye!"}},
 	}
+}
+
+// exitCases are os.Exit's statuses reaching the host.
+func exitCases() []bootCase {
+	var cs []bootCase
 	for _, n := range []int{0, 1, 3, 42, 255} {
 		c := bootCase{name: fmt.Sprintf("exitcode-%d", n), prog: "exitcode",
 			args: fixed(strconv.Itoa(n)), status: n, noPass: true,
