@@ -194,7 +194,8 @@ func TestMemMinimum(t *testing.T) {
 		}
 	}
 	var stderr bytes.Buffer
-	if code := dispatch([]string{"bench", "-mem", "1M"}, io.Discard, &stderr); code != 2 || !strings.Contains(stderr.String(), "boots with at least 16M") {
+	// -qemu names no QEMU: were the check gone, bench would stop there.
+	if code := dispatch([]string{"bench", "-mem", "1M", "-qemu", "/nonexistent/qemu", "mandelbrot"}, io.Discard, &stderr); code != 2 || !strings.Contains(stderr.String(), "boots with at least 16M") {
 		t.Errorf("bench -mem 1M: exit %d, %q", code, stderr.String())
 	}
 }
