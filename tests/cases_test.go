@@ -21,7 +21,7 @@ type bootCase struct {
 	args    func(cores int) []string
 	env     []string // -env KEY=VALUE
 	add     []string // -add HOST:GUEST (HOST relative to the module root)
-	mem     string   // -mem, default the CLI's
+	mem     string   // -mem, default the CLI's; memMinimum: the machine's least
 	stdin   string
 	status  int      // expected exit status
 	want    []string // required output substrings
@@ -109,11 +109,28 @@ func policiesAt(cores int) []string {
 // virt has a PL031 instead, which the alarm example does not drive.
 var noGoldfish = map[string]string{"arm64": "arm64 virt has no Goldfish RTC (-device rtc-alarm); its PL031 is another device"}
 
+// memMinimum as a case's mem is the least memory its machine boots in
+// (internal/machine's MinMemory).
+const memMinimum = "minimum"
+
 func fixed(args ...string) func(int) []string { return func(int) []string { return args } }
 
 func cases() []bootCase {
-	cs := []bootCase{
+	var cs []bootCase
+	for _, group := range [][]bootCase{basicCases(), fileCases(), limitCases(), smpCases(), netCases(), deviceCases(), exitCases()} {
+		cs = append(cs, group...)
+	}
+	return cs
+}
+
+// basicCases are the basics: output, arguments and environment, timers,
+// faults, memory, files from the initramfs, stdin, hostile calls.
+func basicCases() []bootCase {
+	return []bootCase{
 		{name: "hello", prog: "hello", want: []string{"hello, gometal"}},
+		// At the machine's minimum memory (internal/machine's table, which
+		// -mem below it is refused against: TestBadInput) hello still boots.
+		{name: "hello-minmem", prog: "hello", mem: memMinimum, noPass: true, want: []string{"hello, gometal", "PASS hello"}},
 		{name: "concurrency", prog: "concurrency", smp: true, want: []string{"mutex counter ok: 16000"}},
 		{name: "timers", prog: "timers", want: []string{"monotonic: 1000 readings"}},
 		{name: "openflags", prog: "openflags", want: []string{"openflags ok"}},
@@ -140,7 +157,13 @@ func cases() []bootCase {
 			want: []string{`got 12 bytes: "hello stdin\n"`}},
 		{name: "hostile", prog: "hostile",
 			once: []string{"unsupported syscall 450", "tried to start a process"}},
-		// The SMP stress programs: threads on every hart at once.
+	}
+}
+
+// fileCases are files: the in-memory file system, /proc and /sys,
+// databases, mmap, locks.
+func fileCases() []bootCase {
+	return []bootCase{
 		{name: "files", prog: "files"},
 		// /proc and /sys as Linux has them (issue 23), parsed as
 		// Prometheus's procfs parses them and checked against what the
@@ -160,6 +183,13 @@ func cases() []bootCase {
 			want: []string{"the last page ends in zeros", "signal SIGBUS: bus error code=0x2"}},
 		{name: "bboltdb", prog: "bboltdb", want: []string{"bbolt: 5000 keys put, read by 4 readers, reopened and checked"}},
 		{name: "filelocks", prog: "filelocks", want: []string{"locks: OFD, POSIX, flock", "offsets: pwrite/pread at 512 GiB"}},
+	}
+}
+
+// limitCases are tracing, hostile programs and limits: each ends cleanly
+// at its limit.
+func limitCases() []bootCase {
+	return []bootCase{
 		// trace names errors: the hostile program's calls, as the kernel logs them.
 		{name: "trace", prog: "hostile", args: fixed("trace"), kargs: "trace", cores: []int{1},
 			want: []string{
@@ -194,6 +224,13 @@ func cases() []bootCase {
 		{name: "heapstress", prog: "heapstress", cores: []int{4}, want: []string{"lists checked"}},
 		{name: "limits-threadsoom", prog: "limits", args: fixed("threadsoom"), mem: "64M", status: 137, noPass: true,
 			want: []string{"threadsoom: holding 40 MiB", "give the VM more memory (-mem)"}},
+	}
+}
+
+// smpCases are threads on every CPU at once: arithmetic, the GC, wakeups,
+// epoll, locked threads.
+func smpCases() []bootCase {
+	return []bootCase{
 		{name: "arith", prog: "arith", smp: true, want: []string{"arith: 16 goroutines"}},
 		{name: "gcheavy", prog: "gcheavy", smp: true, mem: "256M", want: []string{"checked by 8 consumers"}},
 		{name: "blockwake", prog: "blockwake", smp: true,
@@ -208,6 +245,12 @@ func cases() []bootCase {
 			want: []string{"epollsem: many: 1000 watched, 3 ready reported", "epollsem: closed ok", "epollsem: two ok", "epollsem: socket ok"}},
 		{name: "lockthread", prog: "lockthread", smp: true,
 			want: []string{"tid 1 = pid", "returned locked (threads exited)", "work after thread exits ok"}},
+	}
+}
+
+// netCases are sockets on loopback.
+func netCases() []bootCase {
+	return []bootCase{
 		// Sockets (issue 11): loopback TCP/UDP over IPv4 and IPv6, AF_UNIX,
 		// net/http; the kernel's socket count shows the sequential
 		// connections left nothing behind (sockets_open at exit).
@@ -237,6 +280,12 @@ func cases() []bootCase {
 		// counts the physical cores from them (issue 30).
 		{name: "cputopo", prog: "cputopo", args: func(cores int) []string { return []string{strconv.Itoa(cores)} },
 			want: []string{"each its own core in package 0", "paragraphs with", "gopsutil counts"}},
+	}
+}
+
+// deviceCases are devices through UIO, and the examples.
+func deviceCases() []bootCase {
+	return []bootCase{
 		// UIO (issue 10): a Go driver for QEMU's edu PCI device.
 		{name: "uioedu", prog: "uioedu", devices: []string{"edu"},
 			want: []string{"liveness ok", "interrupts ok: 200 raised", "dma ok: 1024 bytes", "bad mmaps ok"}},
@@ -256,6 +305,11 @@ func cases() []bootCase {
 		{name: "example-hello", prog: "hello", example: true, noPass: true,
 			want: []string{"Hello from Go on gometal!", "GOMAXPROCS=", "pipeline:", "ok=true", "slept 100ms", "Bye!"}},
 	}
+}
+
+// exitCases are os.Exit's statuses reaching the host.
+func exitCases() []bootCase {
+	var cs []bootCase
 	for _, n := range []int{0, 1, 3, 42, 255} {
 		c := bootCase{name: fmt.Sprintf("exitcode-%d", n), prog: "exitcode",
 			args: fixed(strconv.Itoa(n)), status: n, noPass: true,

@@ -62,7 +62,7 @@ func TestExecFlagErrors(t *testing.T) {
 		want   string
 	}{
 		{nil, noEnv, "exec: no binary given"},
-		{[]string{"-cores", "0", "p"}, noEnv, "-cores 0"},
+		{[]string{"-cores", "0", "p"}, noEnv, `invalid value "0" for flag -cores`},
 		{[]string{"-max-dir", "huge", "p"}, noEnv, "-max-dir"},
 		{[]string{"-mem", "x", "p"}, noEnv, "-mem"},
 		{[]string{"p"}, env("-cores 'two"), "GOMETAL_EXEC_FLAGS: unterminated"},
