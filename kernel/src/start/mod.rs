@@ -67,7 +67,9 @@ extern "C" fn rust_boot(hwid: usize, dtb_pa: usize) -> ! {
     if args.semihosting {
         crate::arch::enable_semihosting();
     }
-    mm::init(&m, image.extent);
+    if let Err(e) = mm::init(&m, image.extent) {
+        fail(STATUS_CANNOT_BOOT, format_args!("{e}"));
+    }
     if args.verbose {
         report_image(&m, &image);
     }

@@ -93,9 +93,16 @@ pub fn poll_interrupts(_hwid: usize, sink: &mut dyn InterruptSink) {
     sink.external();
 }
 
-/// An exception taken at EL1 is always a kernel bug.
+/// An exception taken at EL1 is always a kernel bug, but for one: the
+/// semihosting call of power_off faulting because QEMU was started without
+/// `-semihosting` although the command line said `semihosting` — the
+/// user's mistake, said in one line before powering off through PSCI.
 #[no_mangle]
 extern "C" fn kernel_trap(frame: &TrapFrame) -> ! {
+    if super::power::is_semihosting_call(frame.pc()) {
+        crate::println!("gometal: the kernel option `semihosting` was given, but QEMU was started without -semihosting: the exit status cannot reach the host; powering off");
+        super::power::power_off_without_semihosting()
+    }
     panic!(
         "trap in kernel: ESR {:#x} FAR {:#x} ELR {:#x} lr {:#x} sp {:#x}",
         read_sysreg!("esr_el1"),
