@@ -35,6 +35,7 @@ pub mod msgflags;
 pub mod netlink;
 pub mod p9;
 pub mod p9tags;
+pub mod sharecache;
 pub mod pagetable;
 pub mod procfmt;
 pub mod pciconfig;

@@ -16,6 +16,10 @@
 //! reads the link and makes a guest symlink, which resolves inside the
 //! guest's tree), walks one name at a time from a fid of the share, and
 //! QEMU's local backend refuses paths outside the shared directory.
+//!
+//! A share mounted `ro,cache=loose` (`gometal exec`'s module share) is not
+//! live: what the host said is kept, as Linux's 9p `cache=loose` keeps it,
+//! for a directory nobody changes during the run (fs/sharecache.rs).
 
 use super::inode::Inode;
 use super::p9client::{self as c, Client};
@@ -24,7 +28,7 @@ use alloc::collections::BTreeSet;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use gometal_core::cpio::{S_IFDIR, S_IFLNK, S_IFMT, S_IFREG};
-use gometal_core::errno::{Errno, ENODEV, ENOTDIR};
+use gometal_core::errno::{Errno, ENODEV, ENOENT, ENOTDIR};
 use gometal_core::p9::{parse_mount, Attr, MountSpec};
 use crate::sched::sleeplock::SleepLock;
 use crate::sync::{Lock, LockClass};
@@ -38,6 +42,19 @@ pub struct Share {
     /// Fids of inodes that were dropped, clunked at the next request (an
     /// inode is dropped where a round trip cannot be made: under locks).
     dead_fids: Lock<Vec<u32>>,
+}
+
+impl Share {
+    /// Mounted `cache=loose` (read-only): entries, attributes, listings
+    /// and file pages are kept once read (fs/sharecache.rs).
+    pub fn cached(&self) -> bool {
+        self.spec.cached
+    }
+
+    /// 9P requests sent to the host so far (the `stats` report).
+    pub fn requests(&self) -> u64 {
+        self.client.requests()
+    }
 }
 
 impl Share {
@@ -88,6 +105,7 @@ impl Drop for HostLink {
         if let Some(fid) = data.io_fid.take() {
             dead.push(fid);
         }
+        drop(dead);
         data.free_pages();
     }
 }
@@ -107,11 +125,29 @@ pub fn mount_all(options: &[Vec<u8>]) {
     }
 }
 
-/// The shares mounted, for /proc/mounts.
-static MOUNTED: Lock<Vec<MountSpec>> = Lock::new(LockClass::Mounts, Vec::new());
+/// The shares mounted, for /proc/mounts and the `stats` report.
+static MOUNTED: Lock<Vec<Arc<Share>>> = Lock::new(LockClass::Mounts, Vec::new());
 
 pub fn mounted() -> Vec<MountSpec> {
-    MOUNTED.lock().clone()
+    MOUNTED.lock().iter().map(|s| s.spec.clone()).collect()
+}
+
+/// Each share's requests to the host, and the cache's figures (`stats`).
+pub fn report() {
+    let shares: Vec<Arc<Share>> = MOUNTED.lock().clone();
+    for s in &shares {
+        let guest = alloc::string::String::from_utf8_lossy(&s.spec.guest);
+        let tag = alloc::string::String::from_utf8_lossy(&s.spec.tag);
+        let how = match (s.spec.read_only, s.cached()) {
+            (_, true) => "ro, cache=loose",
+            (true, false) => "ro",
+            (false, false) => "rw",
+        };
+        crate::println!("gometal: share {tag} at {guest} ({how}): {} requests to the host", s.requests());
+    }
+    if shares.iter().any(|s| s.cached()) {
+        super::sharecache::report();
+    }
 }
 
 fn mount(spec: MountSpec) -> Result<(), Errno> {
@@ -120,8 +156,11 @@ fn mount(spec: MountSpec) -> Result<(), Errno> {
     let fid = client.walk(root_fid, &[])?;
     let attr = client.getattr(fid)?;
     let dir = make_dirs(&spec.guest)?;
-    MOUNTED.lock().push(spec.clone());
+    if spec.cached {
+        super::sharecache::start();
+    }
     let share = Arc::new(Share { spec, client: client.sleeping(), root_fid, dead_fids: Lock::new(LockClass::DeadFids, Vec::new()) });
+    MOUNTED.lock().push(share.clone());
     set_meta(&dir, &attr);
     dir.host.call_once(|| HostLink::new(share.clone(), fid, true, Default::default()));
     Ok(())
@@ -168,7 +207,10 @@ pub fn make_node(share: &Arc<Share>, c: &Client, fid: u32, attr: &Attr) -> Optio
         _ => return clunk(c, fid),
     };
     set_meta(&node, attr);
-    let data = super::hostfile::HostData::with_size(attr.size, attr.ino);
+    let mut data = super::hostfile::HostData::with_size(attr.size, attr.ino);
+    if share.cached() && attr.mode & S_IFMT == S_IFREG {
+        data.cache_as(node.ino, Arc::downgrade(&node));
+    }
     node.host.call_once(|| HostLink::new(share.clone(), fid, false, data));
     Some(node)
 }
@@ -181,22 +223,45 @@ fn clunk(c: &Client, fid: u32) -> Option<Arc<Inode>> {
 /// Looks `name` up on the host under the shared directory `dir` (a name
 /// its cache lacks): the new node, already in `dir`'s entries.
 pub fn lookup(dir: &Arc<Inode>, name: &[u8]) -> Option<Arc<Inode>> {
-    let h = dir.host()?;
+    lookup_host(dir, name).ok().flatten()
+}
+
+/// `lookup`, telling a name the host lacks (or gometal does not show:
+/// Ok(None)) from a host that failed (Err). In a cached share a missing
+/// name is remembered, and not asked for again.
+fn lookup_host(dir: &Arc<Inode>, name: &[u8]) -> Result<Option<Arc<Inode>>, Errno> {
+    let Some(h) = dir.host() else { return Ok(None) };
     if name == b"." || name == b".." || name.contains(&b'/') || name.len() > 255 {
-        return None;
+        return Ok(None);
     }
     let share = h.share.clone();
+    if share.cached() && super::sharecache::known_absent(h, name) {
+        return Ok(None);
+    }
     let node = share.with(|c| {
-        let fid = c.walk(h.fid, &[name]).ok()?;
+        let fid = match c.walk(h.fid, &[name]) {
+            Ok(fid) => fid,
+            Err(ENOENT) => {
+                if share.cached() {
+                    super::sharecache::note_absent(h, name);
+                }
+                return Ok(None);
+            }
+            Err(e) => return Err(e),
+        };
         match c.getattr(fid) {
-            Ok(attr) => make_node(&share, c, fid, &attr),
-            Err(_) => clunk(c, fid),
+            Ok(attr) => Ok(make_node(&share, c, fid, &attr)),
+            Err(e) => {
+                clunk(c, fid);
+                Err(e)
+            }
         }
     })?;
+    let Some(node) = node else { return Ok(None) };
     // Another CPU may have cached it meanwhile: keep the first.
     match super::sharedir::cache_entry(dir, name, node.clone()) {
-        Ok(()) => Some(node),
-        Err(_) => tree::cached_child(dir, name),
+        Ok(()) => Ok(Some(node)),
+        Err(_) => Ok(tree::cached_child(dir, name)),
     }
 }
 
@@ -207,6 +272,9 @@ pub fn lookup(dir: &Arc<Inode>, name: &[u8]) -> Option<Arc<Inode>> {
 /// the entry as it was.
 pub fn revalidate(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Option<Arc<Inode>> {
     let Some(h) = node.host() else { return Some(node) };
+    if h.share.cached() {
+        return Some(node); // cache=loose: the host does not change it
+    }
     let is_file = matches!(node.kind, super::inode::Kind::File(_));
     let same = {
         // A write finishing meanwhile must not be undone by an older size.
@@ -219,7 +287,7 @@ pub fn revalidate(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Option<Arc
                 }
                 true
             }
-            Ok(_) | Err(gometal_core::errno::ENOENT) => false,
+            Ok(_) | Err(ENOENT) => false,
             Err(_) => true,
         }
     };
@@ -233,9 +301,13 @@ pub fn revalidate(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Option<Arc
 
 /// Brings the entries of shared directory `dir` up to date with the host
 /// (before a listing): names the host lacks are dropped from the cache,
-/// names it has and the cache lacks are looked up.
+/// names it has and the cache lacks are looked up. A directory of a
+/// cached share is listed once: then its entries are the host's.
 pub fn refresh(dir: &Arc<Inode>) -> Result<(), Errno> {
     let Some(h) = dir.host() else { return Ok(()) };
+    if h.share.cached() && super::sharecache::listed(h) {
+        return Ok(());
+    }
     let names: Vec<Vec<u8>> = h.share.with(|c| {
         let fid = c.walk(h.fid, &[])?;
         let r = c.lopen(fid, c::O_RDONLY | c::O_DIRECTORY).and_then(|_| c.readdir(fid));
@@ -255,8 +327,12 @@ pub fn refresh(dir: &Arc<Inode>) -> Result<(), Errno> {
     for name in cached.iter().filter(|n| !host.contains(n.as_slice())) {
         super::sharedir::forget_entry(dir, name);
     }
+    let mut complete = true;
     for name in names.iter().filter(|n| !cached.contains(*n)) {
-        lookup(dir, name);
+        complete &= lookup_host(dir, name).is_ok();
+    }
+    if h.share.cached() && complete {
+        super::sharecache::note_listed(h);
     }
     Ok(())
 }
