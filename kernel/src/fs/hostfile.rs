@@ -22,7 +22,7 @@
 use super::inode::Inode;
 use super::p9client::{Client, O_RDONLY, O_RDWR};
 use super::share::HostLink;
-use super::sharecache::{self, Victim};
+use super::sharecache;
 use crate::memlayout::PAGE_SIZE;
 use crate::mm::frames;
 use alloc::collections::BTreeMap;
@@ -45,7 +45,7 @@ pub struct HostData {
     /// The host's inode number of the file `io_fid` is open on.
     pub host_ino: u64,
     /// Page index to frame: pages of shared mappings.
-    pages: BTreeMap<u64, u64>,
+    pub(super) pages: BTreeMap<u64, u64>,
     /// Set once the file is mapped shared and writable: cached pages may
     /// hold stores the host has not seen.
     pub mapped_writable: bool,
@@ -54,10 +54,10 @@ pub struct HostData {
     writes: u64,
     /// A file of a cached share: its key in the cache's page list and a
     /// weak reference to it, through which the cache evicts its pages.
-    cache: Option<(u64, Weak<Inode>)>,
+    pub(super) cache: Option<(u64, Weak<Inode>)>,
     /// Set once the file is mapped shared: its pages may sit in page
     /// tables, so none is evicted and read() adds none to the cache.
-    pinned: bool,
+    pub(super) pinned: bool,
     /// A directory of a cached share: listed once, so its entries are all
     /// the host has (fs/sharecache.rs).
     pub listed: bool,
@@ -107,43 +107,6 @@ impl HostData {
             }
         }
         self.pinned = true;
-    }
-
-    /// Puts `bytes`, the file's pages from page `first` on (the last one
-    /// maybe partial, the rest of it zero), into the page cache of a file
-    /// of a cached share, as far as the cache's bound allows. Returns the
-    /// pages to evict, for `sharecache::evict` once this lock is released.
-    pub(super) fn keep(&mut self, first: u64, bytes: &[u8]) -> Vec<Victim> {
-        let Some((key, owner)) = &self.cache else { return Vec::new() };
-        if self.pinned {
-            return Vec::new();
-        }
-        let mut kept = Vec::new();
-        for (i, chunk) in bytes.chunks(PAGE_SIZE).enumerate() {
-            let index = first + i as u64;
-            if self.pages.contains_key(&index) {
-                continue; // another reader kept it first
-            }
-            if !sharecache::may_grow() {
-                break;
-            }
-            let Some(pa) = frames::alloc_zeroed() else { break };
-            frames::write_frame(pa, 0, chunk);
-            self.pages.insert(index, pa);
-            kept.push((index, pa));
-        }
-        sharecache::list(*key, owner, &kept)
-    }
-
-    /// Evicts page `index` if it is still the cache's `frame` and the
-    /// file is not mapped; whether it was.
-    pub(super) fn evict(&mut self, index: u64, frame: u64) -> bool {
-        if self.pinned || self.pages.get(&index) != Some(&frame) {
-            return false;
-        }
-        self.pages.remove(&index);
-        frames::free(frame);
-        true
     }
 
     /// The key of a cached share's file in the page list.

@@ -27,7 +27,7 @@
 //! trip: readers of a page not yet cached each ask the host and the first
 //! to finish keeps it.
 
-use super::hostfile::{io_fid, look_in_cache, Cached};
+use super::hostfile::{io_fid, look_in_cache, Cached, HostData};
 use super::inode::Inode;
 use super::p9client::Client;
 use super::share::HostLink;
@@ -69,14 +69,14 @@ fn limit() -> usize {
 }
 
 /// Whether one more page may be cached now (core's `may_grow`).
-pub fn may_grow() -> bool {
+fn may_grow() -> bool {
     let f = frames::stats();
     heap::has_room() && core_cache::may_grow(pages(), limit(), f.total - f.in_use, f.total)
 }
 
 /// Lists pages just kept by file `key`, `(index, frame)`; returns the
 /// pages beyond the bound, to `evict` once the caller's file lock is gone.
-pub fn list(key: u64, owner: &Weak<Inode>, kept: &[(u64, u64)]) -> Vec<Victim> {
+fn list(key: u64, owner: &Weak<Inode>, kept: &[(u64, u64)]) -> Vec<Victim> {
     if kept.is_empty() {
         return Vec::new();
     }
@@ -85,6 +85,43 @@ pub fn list(key: u64, owner: &Weak<Inode>, kept: &[(u64, u64)]) -> Vec<Victim> {
         lru.insert(key, index, frame, owner.clone());
     }
     lru.trim(limit())
+}
+
+/// Puts `bytes`, the file's pages from page `first` on (the last one
+/// maybe partial, the rest of it zero), into the page cache of a file
+/// of a cached share, as far as the cache's bound allows. Returns the
+/// pages to evict, for `evict` once this lock is released.
+fn keep(data: &mut HostData, first: u64, bytes: &[u8]) -> Vec<Victim> {
+    let Some((key, owner)) = &data.cache else { return Vec::new() };
+    if data.pinned {
+        return Vec::new();
+    }
+    let mut kept = Vec::new();
+    for (i, chunk) in bytes.chunks(PAGE_SIZE).enumerate() {
+        let index = first + i as u64;
+        if data.pages.contains_key(&index) {
+            continue; // another reader kept it first
+        }
+        if !may_grow() {
+            break;
+        }
+        let Some(pa) = frames::alloc_zeroed() else { break };
+        frames::write_frame(pa, 0, chunk);
+        data.pages.insert(index, pa);
+        kept.push((index, pa));
+    }
+    list(*key, owner, &kept)
+}
+
+/// Evicts page `index` if it is still the cache's `frame` and the
+/// file is not mapped; whether it was.
+fn evict_page(data: &mut HostData, index: u64, frame: u64) -> bool {
+    if data.pinned || data.pages.get(&index) != Some(&frame) {
+        return false;
+    }
+    data.pages.remove(&index);
+    frames::free(frame);
+    true
 }
 
 /// Takes file `key`'s pages off the list (it is gone, or mapped).
@@ -99,7 +136,7 @@ pub fn evict(victims: Vec<Victim>) -> usize {
     for v in victims {
         let Some(node) = v.owner.upgrade() else { continue };
         if let Some(h) = node.host() {
-            freed += usize::from(h.data.lock().evict(v.index, v.frame));
+            freed += usize::from(evict_page(&mut h.data.lock(), v.index, v.frame));
         }
         drop(node); // no lock held: the last reference may drop the file
     }
@@ -164,9 +201,9 @@ fn fill(h: &HostLink, c: &Client, pos: u64, size: u64, out: &mut [u8]) -> Result
         got += n;
     }
     // Keep whole pages, and a last partial one only where the file ends.
-    let keep = if start + got as u64 == size { got } else { got / PAGE_SIZE * PAGE_SIZE };
-    MISSES.fetch_add(keep.div_ceil(PAGE_SIZE) as u64, Ordering::Relaxed);
-    let victims = h.data.lock().keep(start / PAGE, &bytes[..keep]);
+    let whole = if start + got as u64 == size { got } else { got / PAGE_SIZE * PAGE_SIZE };
+    MISSES.fetch_add(whole.div_ceil(PAGE_SIZE) as u64, Ordering::Relaxed);
+    let victims = keep(&mut h.data.lock(), start / PAGE, &bytes[..whole]);
     evict(victims);
     let from = (pos - start) as usize;
     let n = got.saturating_sub(from).min(out.len());
