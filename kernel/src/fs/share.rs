@@ -137,14 +137,14 @@ pub fn report() {
     for s in &shares {
         let guest = alloc::string::String::from_utf8_lossy(&s.spec.guest);
         let tag = alloc::string::String::from_utf8_lossy(&s.spec.tag);
-        let how = match (s.spec.read_only, s.cached()) {
+        let how = match (s.spec.read_only, s.spec.cached) {
             (_, true) => "ro, cache=loose",
             (true, false) => "ro",
             (false, false) => "rw",
         };
         crate::println!("gometal: share {tag} at {guest} ({how}): {} requests to the host", s.requests());
     }
-    if shares.iter().any(|s| s.cached()) {
+    if shares.iter().any(|s| s.spec.cached) {
         super::sharecache::report();
     }
 }
