@@ -12,7 +12,7 @@ import (
 // TestMountCached: `-mount HOST:/data:ro,cache=loose` in a 128 MiB machine
 // at 2 CPUs (progs/hostfiles cached): 12 files of 4 MiB, more than the
 // cache may hold (a quarter of memory), read by 4 threads at once, twice,
-// every byte checked; /proc/mounts shows cache=loose and meminfo's Cached
+// every byte checked, one file mapped shared and private; /proc/mounts shows cache=loose and meminfo's Cached
 // stays within the bound; then the program takes 70% of MemAvailable,
 // more than is free, and must not be killed for want of memory (the
 // cache gives its pages back), and reads everything once more. The stats

@@ -3,7 +3,8 @@ package main
 // cached: /data is mounted ro,cache=loose in a small machine
 // (tests/mountcache_test.go). The host put /data/cN.bin there, more bytes
 // than the cache may hold; 4 threads read them all at once, twice, every
-// byte checked against cachedByte; /proc/mounts must say cache=loose and
+// byte checked against cachedByte, and one mapped shared and private
+// (its pages then stay, pinned); /proc/mounts must say cache=loose and
 // /proc/meminfo's Cached must stay within a quarter of MemTotal (the
 // cache's bound, kernel/core's sharecache.rs). Then the program takes and
 // touches most of MemAvailable, more than is free, so the kernel must give
@@ -19,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // cachedByte is byte `off` of /data/c`file`.bin (the host writes the same).
@@ -46,6 +48,7 @@ func cachedShare() {
 	for pass := 1; pass <= 2; pass++ {
 		readCached(files)
 	}
+	mapCached(files[0])
 	total, cached := meminfoKiB("MemTotal"), meminfoKiB("Cached")
 	if cached > total/4+1024 {
 		fail("Cached %d KiB after reading the share: more than a quarter of MemTotal %d KiB", cached, total)
@@ -118,6 +121,29 @@ func checkCached(file int) error {
 		return fmt.Errorf("c%d.bin: read %d bytes, stat says %d", file, off, st.Size())
 	}
 	return nil
+}
+
+// mapCached maps /data/c`file`.bin shared and private, read-only, and
+// checks every byte of both mappings, then reads the file again.
+func mapCached(file int) {
+	f, err := os.Open(fmt.Sprintf("/data/c%d.bin", file))
+	check("open", err)
+	defer f.Close()
+	st, err := f.Stat()
+	check("stat", err)
+	for _, flags := range []int{syscall.MAP_SHARED, syscall.MAP_PRIVATE} {
+		m, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, flags)
+		check("mmap", err)
+		for off, b := range m {
+			if b != cachedByte(file, off) {
+				fail("c%d.bin mapped (flags %#x): byte %d is %#x, want %#x", file, flags, off, b, cachedByte(file, off))
+			}
+		}
+		check("munmap", syscall.Munmap(m))
+	}
+	if err := checkCached(file); err != nil {
+		fail("after mmap: %v", err)
+	}
 }
 
 // takeMemory allocates kib KiB in 1 MiB blocks and touches every page.
