@@ -58,8 +58,8 @@ the go command runs
 
 in the package's source directory. gometal exec packs the binary as /init,
 shows the test its module (from the go.mod directory; without one, the
-current directory) at its own absolute path, read-only, as a host directory
-share (-mount), so testdata/, ../testdata and absolute paths resolve as on
+current directory) at its own absolute path, read-only and cached, as a
+host directory share (-mount HOST:GUEST:ro,cache=loose), so testdata/, ../testdata and absolute paths resolve as on
 Linux; starts the program in the current directory (kernel option cwd=DIR),
 passes the arguments through unchanged, relays the output and exits with
 the program's exit status. A test that writes into its module gets EROFS
@@ -69,8 +69,9 @@ and the like write into are made writable (the module's share under
 -module auto, else a share of their own), so those files reach the host;
 -module rw lets such writes through to your files, as on Linux; -module
 pack copies the module into the initramfs instead (writes succeed and are
-lost). The default, -module auto, is ro (shares are live: a file costs
-only when the test touches it).
+lost). The default, -module auto, is ro (a file costs only when the test
+first touches it; what was read is kept, as the module does not change
+while its test runs).
 
 	GOOS=linux GOARCH=riscv64 CGO_ENABLED=0 go test -exec 'gometal exec' ./...
 	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 go test -exec 'gometal exec' ./...
@@ -221,7 +222,7 @@ func execMain(args []string) error {
 		return inputError(err)
 	}
 	if f.verbose && mounted {
-		mode := "read-only"
+		mode := "read-only, cached"
 		if !share.readOnly {
 			mode = "read-write"
 		}

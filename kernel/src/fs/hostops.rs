@@ -95,6 +95,9 @@ pub fn setattr(node: &Inode, valid: u32, set: &SetAttr) -> Result<bool, Errno> {
 /// even once the name is gone or stands for another file), else by name.
 pub fn refresh_attrs(node: &Inode) -> Result<(), Errno> {
     let Some(h) = node.host() else { return Ok(()) };
+    if h.share.cached() {
+        return Ok(()); // cache=loose: the attributes the lookup saw
+    }
     let is_file = matches!(node.kind, Kind::File(_));
     // A write finishing meanwhile must not be undone by an older size.
     let _writes = is_file.then(|| h.writing.lock());

@@ -156,6 +156,11 @@ impl Client {
         self.rpc0(req, p9::TLCREATE + 1)
     }
 
+    /// Requests this client's device has sent.
+    pub fn requests(&self) -> u64 {
+        self.dev.requests()
+    }
+
     /// The most data one read or write moves.
     pub fn io_size(&self) -> usize {
         self.msize - p9::IO_OVERHEAD

@@ -129,9 +129,9 @@ pub fn child(dir: &Arc<Inode>, name: &[u8]) -> Option<Arc<Inode>> {
         return made_up;
     }
     match cached_child(dir, name) {
-        Some(node) if dir.host().is_some() => super::share::revalidate(dir, name, node),
+        Some(node) if dir.host().is_some() => super::sharedir::revalidate(dir, name, node),
         Some(node) => Some(node),
-        None => super::share::lookup(dir, name),
+        None => super::sharedir::lookup(dir, name),
     }
 }
 

@@ -76,7 +76,7 @@ pub fn getdents64(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, size: usize) -
         // A share's directory: read the host's listing again (Linux's
         // v9fs lists the host directory at each opendir/rewind), before
         // the offset's spin lock is taken (the host's answer is slept on).
-        crate::fs::share::refresh(node)?;
+        crate::fs::sharedir::refresh(node)?;
         crate::fs::synth::refresh(node); // /proc/<pid>/fd and the like
     }
     let mut offset = file.offset.lock();

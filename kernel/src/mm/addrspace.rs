@@ -128,7 +128,7 @@ impl AddressSpace {
             return Ok(pa);
         }
         let (pa, owned) = match backing {
-            Backing::Anonymous => (frames::alloc_zeroed().ok_or(Fault::OutOfMemory)?, true),
+            Backing::Anonymous => (frames::alloc_zeroed_reclaiming().ok_or(Fault::OutOfMemory)?, true),
             Backing::File { id, offset, shared } => {
                 let node = self.mapped_files.get(&id).ok_or(Fault::Unmapped)?;
                 node.page(offset, shared)?

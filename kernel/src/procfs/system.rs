@@ -69,7 +69,11 @@ fn mount_list<R>(f: impl FnOnce(&[Mount]) -> R) -> R {
     let shares = crate::fs::share::mounted();
     let text: Vec<(String, String, &str)> = shares
         .iter()
-        .map(|m| (String::from_utf8_lossy(&m.tag).into_owned(), String::from_utf8_lossy(&m.guest).into_owned(), if m.read_only { "ro,relatime" } else { "rw,relatime" }))
+        .map(|m| (String::from_utf8_lossy(&m.tag).into_owned(), String::from_utf8_lossy(&m.guest).into_owned(), match (m.read_only, m.cached) {
+            (_, true) => "ro,relatime,cache=loose",
+            (true, false) => "ro,relatime",
+            (false, false) => "rw,relatime",
+        }))
         .collect();
     let mut list = alloc::vec![
         Mount { id: super::ROOT_MOUNT_ID, parent: 1, dev: (0, 1), source: "rootfs", point: "/", fstype: "rootfs", options: "rw", super_options: "rw" },

@@ -4,3 +4,4 @@
 pub mod epollmask;
 pub mod filelock;
 pub mod p9;
+pub mod sharecache;

@@ -5,7 +5,7 @@
 //! messages the client uses, every field little-endian as the protocol
 //! says, strings as a u16 length and bytes.
 //!
-//! Also the `mount=TAG:/GUEST[:ro]` kernel option's parsing.
+//! Also the `mount=TAG:/GUEST[:ro[,cache=loose]]` kernel option's parsing.
 
 use alloc::vec::Vec;
 
@@ -302,27 +302,45 @@ pub fn parse_read(msg: &[u8]) -> Result<&[u8], ReplyError> {
     r.bytes(n)
 }
 
-/// One `mount=TAG:/GUEST[:ro]` kernel option.
+/// One `mount=TAG:/GUEST[:OPTIONS]` kernel option. OPTIONS is a comma
+/// list: `ro` (refuse changes) and `cache=loose` (keep what the host said,
+/// as Linux's 9p option of that name: only with `ro`, for a directory that
+/// does not change during the run, such as `gometal exec`'s module).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MountSpec {
     pub tag: Vec<u8>,
     pub guest: Vec<u8>,
     pub read_only: bool,
+    /// `cache=loose`: names, attributes, listings and file pages are kept
+    /// once read (kernel/src/fs/sharecache.rs); implies `read_only`.
+    pub cached: bool,
 }
 
 /// None if the option is malformed (no tag, a relative guest path, an
-/// unknown suffix).
+/// unknown option, `cache=loose` without `ro`: a cache of a share the
+/// program may change is not offered).
 pub fn parse_mount(v: &[u8]) -> Option<MountSpec> {
     let colon = v.iter().position(|&b| b == b':')?;
     let (tag, rest) = (&v[..colon], &v[colon + 1..]);
-    let (guest, read_only) = match rest.strip_suffix(b":ro") {
-        Some(g) => (g, true),
-        None => (rest, false),
+    let (guest, options) = match rest.iter().position(|&b| b == b':') {
+        Some(i) => (&rest[..i], Some(&rest[i + 1..])),
+        None => (rest, None),
     };
-    if tag.is_empty() || !guest.starts_with(b"/") || guest.contains(&b':') {
+    if tag.is_empty() || !guest.starts_with(b"/") {
         return None;
     }
-    Some(MountSpec { tag: tag.to_vec(), guest: guest.to_vec(), read_only })
+    let (mut read_only, mut cached) = (false, false);
+    for opt in options.map(|o| o.split(|&b| b == b',')).into_iter().flatten() {
+        match opt {
+            b"ro" => read_only = true,
+            b"cache=loose" => cached = true,
+            _ => return None,
+        }
+    }
+    if cached && !read_only {
+        return None;
+    }
+    Some(MountSpec { tag: tag.to_vec(), guest: guest.to_vec(), read_only, cached })
 }
 
 #[cfg(test)]

@@ -116,8 +116,15 @@ fn rreaddir_entries() {
 
 #[test]
 fn mount_options() {
-    assert_eq!(parse_mount(b"gm0:/data"), Some(MountSpec { tag: b"gm0".to_vec(), guest: b"/data".to_vec(), read_only: false }));
-    assert_eq!(parse_mount(b"gm1:/a/b:ro").map(|m| (m.guest, m.read_only)), Some((b"/a/b".to_vec(), true)));
+    let spec = |tag: &[u8], guest: &[u8], read_only, cached| MountSpec { tag: tag.to_vec(), guest: guest.to_vec(), read_only, cached };
+    assert_eq!(parse_mount(b"gm0:/data"), Some(spec(b"gm0", b"/data", false, false)));
+    assert_eq!(parse_mount(b"gm1:/a/b:ro"), Some(spec(b"gm1", b"/a/b", true, false)));
+    assert_eq!(parse_mount(b"gm2:/m:ro,cache=loose"), Some(spec(b"gm2", b"/m", true, true)));
+    assert_eq!(parse_mount(b"gm2:/m:cache=loose,ro"), Some(spec(b"gm2", b"/m", true, true)));
+    assert_eq!(parse_mount(b"gm2:/m:cache=loose"), None, "a cache only for a read-only share");
+    assert_eq!(parse_mount(b"gm2:/m:ro,cache=none"), None);
+    assert_eq!(parse_mount(b"gm2:/m:ro,"), None);
+    assert_eq!(parse_mount(b"gm2:/m:ro:ro"), None);
     assert_eq!(parse_mount(b"gm0:data"), None);
     assert_eq!(parse_mount(b":/data"), None);
     assert_eq!(parse_mount(b"gm0"), None);
