@@ -53,6 +53,7 @@ pub mod sockopt;
 pub mod sysno;
 pub mod timespec;
 pub mod uiospec;
+pub mod useraddr;
 pub mod virtionet;
 pub mod virtionetmq;
 pub mod vma;

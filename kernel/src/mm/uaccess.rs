@@ -16,6 +16,7 @@ use crate::memlayout::{PAGE_SIZE, USER_END};
 use alloc::vec::Vec;
 use core::marker::PhantomData;
 use gometal_core::errno::{Errno, EFAULT, EINVAL, ENAMETOOLONG, ENOMEM};
+use gometal_core::useraddr::access_ok;
 use crate::sync::{Lock, LockClass, LockGuard};
 
 pub type UResult<T> = Result<T, Errno>;
@@ -137,6 +138,12 @@ pub struct UserSlice {
 }
 
 impl UserSlice {
+    /// `len` bytes at `addr`: any values (linux/userbuf.rs makes the ones
+    /// a system call's range check let through).
+    pub fn new(addr: u64, len: usize) -> Self {
+        UserSlice { addr, len }
+    }
+
     pub fn len(self) -> usize {
         self.len
     }
@@ -331,10 +338,12 @@ pub fn zeroed(len: usize) -> UResult<Vec<u8>> {
     Ok(v)
 }
 
+/// Linux's access_ok against the top of user space.
 fn check_range(va: u64, len: usize) -> UResult<()> {
-    match va.checked_add(len as u64) {
-        Some(end) if end <= USER_END => Ok(()),
-        _ => Err(EFAULT),
+    if access_ok(va, len as u64, USER_END) {
+        Ok(())
+    } else {
+        Err(EFAULT)
     }
 }
 
@@ -346,6 +355,9 @@ fn for_each_chunk(
     access: Access,
     mut f: impl FnMut(u64, usize, core::ops::Range<usize>),
 ) -> UResult<()> {
+    if len == 0 {
+        return Ok(()); // copy_{to,from}_user of nothing checks nothing
+    }
     check_range(va, len)?;
     let mut done = 0;
     while done < len {
