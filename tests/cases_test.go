@@ -173,6 +173,11 @@ func cases() []bootCase {
 			want: []string{"EMFILE after", "ENOSPC after", "200 locked goroutines"}},
 		// Hostile programs (issue 14): each probe once broke the kernel.
 		{name: "badbuf", prog: "badbuf"},
+		// Linux's access_ok before any file sees a call: every call that
+		// takes a user range, with a kernel address, a range past the top
+		// of user space and one that wraps (issue 30).
+		{name: "useraccess", prog: "useraccess", cores: []int{1},
+			want: []string{"useraccess: write: kernel address, wrapping: EFAULT; past the top: EFAULT", "useraccess: iovecs checked before a byte moves"}},
 		// A short run of the syscall fuzzer (make stress runs 1M calls).
 		{name: "fuzz", prog: "fuzz", args: fixed("1", "20000", "8"), want: []string{"20000 calls on 8 threads"}},
 		{name: "limits-pipes", prog: "limits", args: fixed("pipes"), mem: "64M",
