@@ -120,6 +120,9 @@ func cases() []bootCase {
 		// arm64: EL0 reads of the ID registers emulated (HWCAP_CPUID), on
 		// threads over every CPU; riscv64 has none and only says so.
 		{name: "cpuid", prog: "cpuid", cores: []int{4}, want: []string{"cpuid: "}},
+		// riscv64: riscv_hwprobe against QEMU's device tree and ids
+		// (hwprobe_test.go); arm64 has no such call (ENOSYS, as Linux).
+		{name: "hwprobe", prog: "hwprobe", cores: []int{1, 4}, args: hwprobeArgs, want: []string{"hwprobe: "}},
 		{name: "argsenv", prog: "argsenv",
 			args: fixed("alpha", "two words", `q"uote`, "", "ünï"),
 			env:  []string{"GOMETAL_TEST=yes please", "EMPTY="}},

@@ -7,6 +7,8 @@ mod csr;
 pub mod cpu;
 pub mod cpus;
 #[deny(unsafe_code)]
+pub mod hartinfo;
+#[deny(unsafe_code)]
 pub mod elf;
 pub mod irq;
 pub mod machine;

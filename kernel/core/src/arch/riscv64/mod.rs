@@ -2,6 +2,7 @@
 //! the auxiliary vector says about the CPU, and which harts can run us.
 
 pub mod hart;
+pub mod hwprobe;
 pub mod sigframe;
 pub mod sv39;
 
