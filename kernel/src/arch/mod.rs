@@ -22,6 +22,8 @@
 //! signal    the signal frame's registers, the handler's entry, sigreturn
 //! machine   what this architecture reads from the device tree
 //! elf       the ELF machine, HWCAP, uname's machine name
+//! userguard what stops the kernel touching user memory directly (SUM
+//!           clear, PAN), and the self-check's probe of it
 //! ```
 //!
 //! aarch64 also has efi (the image as a UEFI application: its entry,
@@ -58,6 +60,7 @@ pub use this::elf::{cpuinfo, hwcaps, ELF_TARGET, O_DIRECTORY, O_LARGEFILE, O_NOF
 pub use this::irq::{decode_dt_interrupt, reroute_irq, route_irq, send_ipi, set_irq_enabled, IRQ_CHIP};
 pub use this::machine::{cpu_unusable, read_machine, MachineInfo};
 pub use this::trap::{emulate_instruction, trap_cause};
+pub use this::userguard::{probe_user_load, user_access_guard};
 pub use this::mmu::{
     activate_user_root, asid_bits, device_virt, flush_tlb_all, flush_tlb_all_cpus, flush_tlb_page, flush_user_range_all_cpus,
     init_user_root, kernel_load_address, map_high_device, phys_to_virt, set_linear_map_memory, sync_icache, virt_to_phys,

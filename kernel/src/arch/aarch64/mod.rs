@@ -19,6 +19,7 @@ pub mod signal;
 mod sysreg;
 pub mod timer;
 pub mod trap;
+pub mod userguard;
 
 use context::{Context, FpState, TrapFrame, PSTATE_USER_MASK};
 

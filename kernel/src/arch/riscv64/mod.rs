@@ -19,6 +19,7 @@ pub mod signal;
 #[deny(unsafe_code)]
 pub mod timer;
 pub mod trap;
+pub mod userguard;
 
 use context::{Context, FpState, TrapFrame};
 
