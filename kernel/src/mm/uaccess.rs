@@ -1,8 +1,13 @@
 //! The boundary with the program's memory. A user pointer is an allegation
 //! (`UserPtr<T>`, `UserSlice`): it has no way in except the checked copies of
-//! `UserSpace`, which check it against the address space's areas and go
-//! through `AddressSpace::page_for`, so a bad pointer yields EFAULT (never a
-//! kernel fault) and a not-yet-touched page is faulted in.
+//! `UserSpace`, which check what they copy with Linux's access_ok (a copy
+//! of 0 bytes checks nothing, as copy_to_user) and against the address
+//! space's areas and go through `AddressSpace::page_for`, so a bad pointer
+//! yields EFAULT (never a kernel fault) and a not-yet-touched page is
+//! faulted in. The bytes move through the kernel's linear map, never at the
+//! user address, which the CPU keeps the kernel from touching
+//! (arch/*/userguard.rs: SUM clear, PAN). System calls that check a whole
+//! range before they act take it as linux/userbuf.rs's types.
 //!
 //! The copies take the address-space lock; holding that lock borrows the
 //! `UserSpace` mutably (`UserSpace::lock`), so a copy cannot be called while
