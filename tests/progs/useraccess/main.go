@@ -33,6 +33,7 @@ const wrapAddr = 0xffff_ffff_ffff_f000
 
 const (
 	sysGetrandom  = 278
+	sysNewfstatat = 79
 	sysRecvmmsg   = 243
 	sysSendmmsg   = 269
 	grndInsecure  = 4
@@ -230,8 +231,8 @@ func copied(page uintptr) {
 		call func() (uintptr, syscall.Errno)
 	}{
 		{"fstat", func() (uintptr, syscall.Errno) { return sys(syscall.SYS_FSTAT, uintptr(dir), kernelAddr) }},
-		{"newfstatat path", func() (uintptr, syscall.Errno) { return sys(syscall.SYS_FSTATAT, ^uintptr(99), kernelAddr, page, 0) }},
-		{"newfstatat out", func() (uintptr, syscall.Errno) { return sys(syscall.SYS_FSTATAT, ^uintptr(99), path("/"), kernelAddr, 0) }},
+		{"newfstatat path", func() (uintptr, syscall.Errno) { return sys(sysNewfstatat, ^uintptr(99), kernelAddr, page, 0) }},
+		{"newfstatat out", func() (uintptr, syscall.Errno) { return sys(sysNewfstatat, ^uintptr(99), path("/"), kernelAddr, 0) }},
 		{"getdents64", func() (uintptr, syscall.Errno) { return sys(syscall.SYS_GETDENTS64, uintptr(dir), kernelAddr, 4096) }},
 		{"getcwd", func() (uintptr, syscall.Errno) { return sys(syscall.SYS_GETCWD, kernelAddr, 4096) }},
 		{"readlinkat", func() (uintptr, syscall.Errno) {
