@@ -118,7 +118,7 @@ func userTop(top uint64) {
 		return r, e
 	}
 	for _, c := range []struct {
-		p, n uint64
+		p, n  uint64
 		fault bool
 	}{{top, 0, false}, {top - 4096, 4096, false}, {top - 4096, 4097, true}, {top + 1, 0, true}} {
 		if r, e := write(c.p, c.n); (e == syscall.EFAULT) != c.fault || (!c.fault && r != uintptr(c.n)) {

@@ -240,14 +240,18 @@ func copied(page uintptr) {
 		}},
 		{"uname", func() (uintptr, syscall.Errno) { return sys(syscall.SYS_UNAME, kernelAddr) }},
 		{"pipe2", func() (uintptr, syscall.Errno) { return sys(syscall.SYS_PIPE2, kernelAddr, 0) }},
-		{"ioctl FIONREAD", func() (uintptr, syscall.Errno) { return sys(syscall.SYS_IOCTL, uintptr(udp), syscall.TIOCINQ, kernelAddr) }},
+		{"ioctl FIONREAD", func() (uintptr, syscall.Errno) {
+			return sys(syscall.SYS_IOCTL, uintptr(udp), syscall.TIOCINQ, kernelAddr)
+		}},
 		{"getsockopt", func() (uintptr, syscall.Errno) {
 			return sys(syscall.SYS_GETSOCKOPT, uintptr(udp), syscall.SOL_SOCKET, syscall.SO_TYPE, kernelAddr, uintptr(unsafe.Pointer(&n)))
 		}},
 		{"setsockopt", func() (uintptr, syscall.Errno) {
 			return sys(syscall.SYS_SETSOCKOPT, uintptr(udp), syscall.SOL_SOCKET, syscall.SO_REUSEADDR, kernelAddr, 4)
 		}},
-		{"ppoll", func() (uintptr, syscall.Errno) { return sys(syscall.SYS_PPOLL, kernelAddr, 1, uintptr(unsafe.Pointer(&ts)), 0, 8) }},
+		{"ppoll", func() (uintptr, syscall.Errno) {
+			return sys(syscall.SYS_PPOLL, kernelAddr, 1, uintptr(unsafe.Pointer(&ts)), 0, 8)
+		}},
 		{"futex", func() (uintptr, syscall.Errno) { return sys(syscall.SYS_FUTEX, kernelAddr, futexWakePriv, 1) }},
 		{"epoll_ctl", func() (uintptr, syscall.Errno) {
 			return sys(syscall.SYS_EPOLL_CTL, uintptr(epfd), syscall.EPOLL_CTL_ADD, uintptr(udp), kernelAddr)
