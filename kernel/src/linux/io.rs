@@ -1,4 +1,5 @@
-//! Reading and writing: read, write, pread64, pwrite64, readv, writev, for
+//! Reading and writing: read, write, pread64, pwrite64, readv, writev,
+//! preadv, pwritev, preadv2, pwritev2, for
 //! every kind of open file: the user buffer is checked and copied here,
 //! the bytes come from or go to the file's own read and write (fs/file.rs).
 //! As on Linux, the descriptor and its access mode are checked first
@@ -158,15 +159,50 @@ fn pwrite_at(user: &mut UserSpace, fd: Fd, buf: UserBuf, at: u64) -> SysResult {
     write_file(user, &file, buf.range()?, Some(at))
 }
 
+/// RWF_HIPRI, preadv2/pwritev2's one flag gometal takes (a polling hint:
+/// nothing to poll); the others are EOPNOTSUPP, as Linux answers for a file
+/// without them.
+const RWF_HIPRI: u32 = 1;
+
 pub fn readv(user: &mut UserSpace, fd: Fd, iov: UserIovec) -> SysResult {
-    iocount::read(read_vectors(user, fd, iov))
+    iocount::read(readable(fd).and_then(|file| read_vectors(user, &file, iov, None, 0)))
 }
 
-fn read_vectors(user: &mut UserSpace, fd: Fd, iov: UserIovec) -> SysResult {
-    let file = readable(fd)?;
+/// preadv(fd, iov, iovcnt, pos_l, pos_h): on a 64-bit CPU pos_l is the
+/// offset; a negative one is EINVAL.
+pub fn preadv(user: &mut UserSpace, fd: Fd, iov: UserIovec, at: u64) -> SysResult {
+    iocount::read(pread_vectors(user, fd, iov, at, 0))
+}
+
+/// preadv2: preadv with flags; offset -1 reads at the file offset, as readv.
+pub fn preadv2(user: &mut UserSpace, fd: Fd, iov: UserIovec, at: u64, _at_high: u64, flags: u32) -> SysResult {
+    iocount::read(match at as i64 {
+        -1 => readable(fd).and_then(|file| read_vectors(user, &file, iov, None, flags)),
+        _ => pread_vectors(user, fd, iov, at, flags),
+    })
+}
+
+fn pread_vectors(user: &mut UserSpace, fd: Fd, iov: UserIovec, at: u64, flags: u32) -> SysResult {
+    let file = positional(fd, at)?;
+    if !file.readable() {
+        return Err(EBADF);
+    }
+    read_vectors(user, &file, iov, Some(at), flags)
+}
+
+/// Reads into the user ranges of `iov` (import_iovec checks them all
+/// first), from `at` onwards or the file offset, until one comes back short.
+fn read_vectors(user: &mut UserSpace, file: &Arc<OpenFile>, iov: UserIovec, at: Option<u64>, flags: u32) -> SysResult {
+    let bufs = import_iovec(user, iov)?;
+    if bufs.iter().all(|b| b.len() == 0) {
+        return Ok(0);
+    }
+    if flags & !RWF_HIPRI != 0 {
+        return Err(EOPNOTSUPP);
+    }
     let mut total = 0;
-    for buf in import_iovec(user, iov)? {
-        let n = match read_file(user, &file, buf, None) {
+    for buf in bufs {
+        let n = match read_file(user, file, buf, at.map(|a| a + total as u64)) {
             Err(_) if total > 0 => break, // what was read stays read
             r => r?,
         };
@@ -179,14 +215,39 @@ fn read_vectors(user: &mut UserSpace, fd: Fd, iov: UserIovec) -> SysResult {
 }
 
 pub fn writev(user: &mut UserSpace, fd: Fd, iov: UserIovec) -> SysResult {
-    iocount::write(write_vectors(user, fd, iov))
+    iocount::write(writable(fd).and_then(|file| write_vectors(user, &file, iov, None, 0)))
 }
 
-fn write_vectors(user: &mut UserSpace, fd: Fd, iov: UserIovec) -> SysResult {
-    let file = writable(fd)?;
+pub fn pwritev(user: &mut UserSpace, fd: Fd, iov: UserIovec, at: u64) -> SysResult {
+    iocount::write(pwrite_vectors(user, fd, iov, at, 0))
+}
+
+pub fn pwritev2(user: &mut UserSpace, fd: Fd, iov: UserIovec, at: u64, _at_high: u64, flags: u32) -> SysResult {
+    iocount::write(match at as i64 {
+        -1 => writable(fd).and_then(|file| write_vectors(user, &file, iov, None, flags)),
+        _ => pwrite_vectors(user, fd, iov, at, flags),
+    })
+}
+
+fn pwrite_vectors(user: &mut UserSpace, fd: Fd, iov: UserIovec, at: u64, flags: u32) -> SysResult {
+    let file = positional(fd, at)?;
+    if !file.writable() {
+        return Err(EBADF);
+    }
+    write_vectors(user, &file, iov, Some(at), flags)
+}
+
+fn write_vectors(user: &mut UserSpace, file: &Arc<OpenFile>, iov: UserIovec, at: Option<u64>, flags: u32) -> SysResult {
+    let bufs = import_iovec(user, iov)?;
+    if bufs.iter().all(|b| b.len() == 0) {
+        return Ok(0);
+    }
+    if flags & !RWF_HIPRI != 0 {
+        return Err(EOPNOTSUPP);
+    }
     let mut total = 0;
-    for buf in import_iovec(user, iov)? {
-        let n = match write_file(user, &file, buf, None) {
+    for buf in bufs {
+        let n = match write_file(user, file, buf, at.map(|a| a + total as u64)) {
             Err(_) if total > 0 => break,
             r => r?,
         };

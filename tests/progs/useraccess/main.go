@@ -34,6 +34,10 @@ const wrapAddr = 0xffff_ffff_ffff_f000
 const (
 	sysGetrandom  = 278
 	sysNewfstatat = 79
+	sysPreadv     = 69
+	sysPwritev    = 70
+	sysPreadv2    = 286
+	sysPwritev2   = 287
 	sysRecvmmsg   = 243
 	sysSendmmsg   = 269
 	grndInsecure  = 4
@@ -141,6 +145,11 @@ func rangeCases() []rangeCase {
 		v := [2]uintptr{p, n}
 		return sys(nr, uintptr(fd), uintptr(unsafe.Pointer(&v)), 1)
 	}
+	// preadv, pwritev (and their 2 forms, flags 0) at offset 0 of the file.
+	piov := func(nr uintptr, p, n uintptr) (uintptr, syscall.Errno) {
+		v := [2]uintptr{p, n}
+		return sys(nr, uintptr(file), uintptr(unsafe.Pointer(&v)), 1, 0, 0, 0)
+	}
 	msg := func(nr uintptr, p, n uintptr, flags uintptr) (uintptr, syscall.Errno) {
 		v := [2]uintptr{p, n}
 		h := syscall.Msghdr{Iov: (*syscall.Iovec)(unsafe.Pointer(&v)), Iovlen: 1}
@@ -156,6 +165,10 @@ func rangeCases() []rangeCase {
 		{"pwrite64", whole, func(p, n uintptr) (uintptr, syscall.Errno) { return sys(syscall.SYS_PWRITE64, uintptr(file), p, n, 0) }},
 		{"readv", whole, func(p, n uintptr) (uintptr, syscall.Errno) { return iov(zero, syscall.SYS_READV, p, n) }},
 		{"writev", whole, func(p, n uintptr) (uintptr, syscall.Errno) { return iov(null, syscall.SYS_WRITEV, p, n) }},
+		{"preadv", whole, func(p, n uintptr) (uintptr, syscall.Errno) { return piov(sysPreadv, p, n) }},
+		{"pwritev", whole, func(p, n uintptr) (uintptr, syscall.Errno) { return piov(sysPwritev, p, n) }},
+		{"preadv2", whole, func(p, n uintptr) (uintptr, syscall.Errno) { return piov(sysPreadv2, p, n) }},
+		{"pwritev2", whole, func(p, n uintptr) (uintptr, syscall.Errno) { return piov(sysPwritev2, p, n) }},
 		{"sendmsg", whole, func(p, n uintptr) (uintptr, syscall.Errno) { return msg(syscall.SYS_SENDMSG, p, n, 0) }},
 		{"recvmsg", whole, func(p, n uintptr) (uintptr, syscall.Errno) {
 			send(udp, to) // something to receive, so that the good call works
