@@ -1,6 +1,6 @@
 //! Pure, host-testable logic of the gometal kernel: everything that can be
 //! decided without touching hardware (syscall numbers, boot-argument parsing,
-//! cpio/ELF reading, the initial user stack, page-table walks over an
+//! cpio/ELF reading, Linux's access_ok, the initial user stack, page-table walks over an
 //! abstract memory and entry format, virtual-memory-area bookkeeping, futex queues, signal
 //! frames, time conversion, the halt-polling window, advisory file locks,
 //! thread placement: the policies, the per-thread CPU-use estimates and the
