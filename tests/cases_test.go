@@ -137,6 +137,9 @@ func basicCases() []bootCase {
 		// arm64: EL0 reads of the ID registers emulated (HWCAP_CPUID), on
 		// threads over every CPU; riscv64 has none and only says so.
 		{name: "cpuid", prog: "cpuid", cores: []int{4}, want: []string{"cpuid: "}},
+		// riscv64: riscv_hwprobe against QEMU's device tree and ids
+		// (hwprobe_test.go); arm64 has no such call (ENOSYS, as Linux).
+		{name: "hwprobe", prog: "hwprobe", cores: []int{1, 4}, args: hwprobeArgs, want: []string{"hwprobe: "}},
 		{name: "argsenv", prog: "argsenv",
 			args: fixed("alpha", "two words", `q"uote`, "", "ünï"),
 			env:  []string{"GOMETAL_TEST=yes please", "EMPTY="}},
@@ -203,6 +206,11 @@ func limitCases() []bootCase {
 			want: []string{"EMFILE after", "ENOSPC after", "200 locked goroutines"}},
 		// Hostile programs (issue 14): each probe once broke the kernel.
 		{name: "badbuf", prog: "badbuf"},
+		// Linux's access_ok before any file sees a call: every call that
+		// takes a user range, with a kernel address, a range past the top
+		// of user space and one that wraps (issue 30).
+		{name: "useraccess", prog: "useraccess", cores: []int{1},
+			want: []string{"useraccess: write: kernel address, wrapping: EFAULT; past the top: EFAULT", "useraccess: iovecs checked before a byte moves"}},
 		// A short run of the syscall fuzzer (make stress runs 1M calls).
 		{name: "fuzz", prog: "fuzz", args: fixed("1", "20000", "8"), want: []string{"20000 calls on 8 threads"}},
 		{name: "limits-pipes", prog: "limits", args: fixed("pipes"), mem: "64M",

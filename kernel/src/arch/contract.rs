@@ -179,6 +179,14 @@ contract! {
     /// Restores registers and FP state from a frame; the signal mask.
     signal::read_frame: fn(&[u8; SIGNAL_FRAME_SIZE], &mut TrapFrame, &mut FpState) -> u64;
 
+    // userguard: what stops the kernel touching user memory directly.
+    /// What keeps kernel code from reaching user memory directly (PAN, or
+    /// SUM left clear), or why nothing does (a CPU without PAN).
+    userguard::user_access_guard: fn() -> Result<&'static str, &'static str>;
+    /// One direct load from a user address, which the guard must stop:
+    /// Err names the fault it took (the `-v` self-check, mm/strayaccess.rs).
+    userguard::probe_user_load: fn(u64) -> Result<(), &'static str>;
+
     // The folder's mod.rs: entry points around the assembly.
     /// Saves the running kernel context and resumes another.
     switch: unsafe fn(*mut Context, *const Context);

@@ -22,12 +22,19 @@
 //! signal    the signal frame's registers, the handler's entry, sigreturn
 //! machine   what this architecture reads from the device tree
 //! elf       the ELF machine, HWCAP, uname's machine name
+//! userguard what stops the kernel touching user memory directly (SUM
+//!           clear, PAN), and the self-check's probe of it
+//! efi       the image as a UEFI application (its entry, the memory map
+//!           and RSDP it hands over), or why there is none
+//! acpi      the MADT's CPUs and interrupt controller, the timer's table,
+//!           the SPCR's UART, for boot/acpi.rs (or why none is read)
+//! imagecheck entry.S's code-checksum verdict
 //! ```
 //!
-//! aarch64 also has efi (the image as a UEFI application: its entry,
-//! the memory map it hands over), acpi (the MADT's CPUs and GIC, the
-//! GTDT's timer interrupt, the SPCR's UART, for boot/acpi.rs) and imagecheck (entry.S's code-checksum
-//! verdict); the other architectures answer those with the stubs below.
+//! contract.rs lists every item with its type, re-exports each as
+//! `arch::item` and fails to compile for a folder that lacks one: an
+//! architecture with no answer (riscv64 has no UEFI entry) says so in its
+//! own file, as nothing stands in for it.
 //!
 //! The kernel runs with interrupts masked. An interrupt is taken only from
 //! user mode (the trap vector) or polled by an idle CPU; either way the

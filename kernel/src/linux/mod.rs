@@ -35,6 +35,7 @@ mod statfs;
 mod sync;
 mod thread;
 mod time;
+mod userbuf;
 mod timer;
 
 use crate::mm::uaccess::UserSpace;

@@ -14,6 +14,7 @@ pub mod heap;
 pub mod pagetable;
 #[deny(unsafe_code)]
 pub mod remap;
+pub mod strayaccess;
 #[deny(unsafe_code)]
 pub mod tlb;
 #[deny(unsafe_code)]

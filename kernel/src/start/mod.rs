@@ -79,6 +79,9 @@ extern "C" fn rust_boot(hwid: usize, dtb_pa: usize) -> ! {
     if args.stats || args.verbose {
         crate::stats::request();
     }
+    if args.verbose {
+        mm::strayaccess::request();
+    }
     report_args(&args);
     if args.trace {
         crate::linux::enable_trace();

@@ -21,6 +21,7 @@ pub mod signal;
 pub mod sysreg;
 pub mod timer;
 pub mod trap;
+pub mod userguard;
 
 use context::{Context, FpState, TrapFrame, PSTATE_USER_MASK};
 

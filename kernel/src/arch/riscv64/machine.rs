@@ -1,7 +1,8 @@
 //! What riscv64 reads from the device tree for itself: the timebase
 //! frequency of the `time` counter, the test/poweroff device, whether the
-//! CPU has Zkr, and which harts can run the kernel and Go (an MMU and RV64GC: the HiFive
-//! Unleashed's E51 monitor core has neither). The generic machine
+//! CPU has Zkr, which harts can run the kernel and Go (an MMU and RV64GC:
+//! the HiFive Unleashed's E51 monitor core has neither), and each of those
+//! harts' extensions for riscv_hwprobe (hartinfo.rs). The generic machine
 //! description (boot/) keeps this beside what every architecture reads
 //! (memory, CPUs, devices).
 
@@ -52,12 +53,13 @@ pub fn read_machine(fdt: &Fdt) -> MachineInfo {
         test_device: first_reg(fdt, &["sifive,test0", "sifive,test1"]),
         ..MachineInfo::default()
     };
+    let okay = |cpu: &Cpu| cpu.property("status").and_then(|p| p.as_str()).is_none_or(|s| s == "okay");
+    super::hartinfo::record_isas(fdt.cpus().filter(|c| okay(c) && cpu_unusable(c).is_none()));
     for cpu in fdt.cpus() {
         if m.timebase_hz == 0 {
             m.timebase_hz = cpu.timebase_frequency() as u64;
         }
-        let okay = cpu.property("status").and_then(|p| p.as_str()).is_none_or(|s| s == "okay");
-        if okay {
+        if okay(&cpu) {
             let isa = cpu.property("riscv,isa").and_then(|p| p.as_str()).unwrap_or("");
             m.has_zkr = isa.split('_').any(|ext| ext == "zkr");
             break;

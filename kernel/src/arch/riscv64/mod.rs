@@ -10,6 +10,8 @@ pub mod cpus;
 #[deny(unsafe_code)]
 pub mod efi;
 #[deny(unsafe_code)]
+pub mod hartinfo;
+#[deny(unsafe_code)]
 pub mod elf;
 #[deny(unsafe_code)]
 pub mod imagecheck;
@@ -23,6 +25,7 @@ pub mod signal;
 #[deny(unsafe_code)]
 pub mod timer;
 pub mod trap;
+pub mod userguard;
 
 use context::{Context, FpState, TrapFrame};
 

@@ -9,6 +9,7 @@ mod riscv64;
 #[cfg(target_arch = "riscv64")]
 pub use riscv64::hwprobe;
 
+/// riscv_hwprobe does not exist here: ENOSYS, as Linux answers on arm64.
 #[cfg(not(target_arch = "riscv64"))]
 pub fn hwprobe(_: &mut crate::mm::uaccess::UserSpace) -> super::SysResult {
     Err(gometal_core::linux::errno::ENOSYS)
