@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"gometal.dev/gometal/internal/bench"
 	"gometal.dev/gometal/internal/linuxkernel"
@@ -18,7 +19,7 @@ import (
 
 var benchCommand = &command{
 	name:    "bench",
-	summary: "run the benchmarks (bench/) on gometal and Linux and write docs/benchmarks.md",
+	summary: "run the benchmarks (bench/) on gometal and Linux and write a report under docs/benchmarks/",
 	usage:   benchUsage,
 	run:     benchMain,
 }
@@ -254,7 +255,17 @@ func benchMain(args []string) error {
 	}
 	return bench.Run(bench.Options{
 		Names: names, Cores: cores, Runs: f.runs, Linux: f.linux, Quick: f.quick, Conns: conns, Tap: f.tap, TapMQ: f.tapMQ,
-		Out: f.out, Mem: f.mem, Machine: m, Accel: chooseAccel("bench", f.accel, arch), QEMU: qemuBin, Kernel: kernel, LinuxDir: cache,
+		Out: benchOut(f.out, time.Now()), Mem: f.mem, Machine: m, Accel: chooseAccel("bench", f.accel, arch), QEMU: qemuBin, Kernel: kernel, LinuxDir: cache,
 		Command: "gometal bench " + strings.Join(args, " "),
 	})
+}
+
+// benchOut is the report's path: -out, else a new file under
+// docs/benchmarks/ named for the run's start (UTC), so a run never
+// overwrites the curated docs/benchmarks.md or a day's history.
+func benchOut(out string, now time.Time) string {
+	if out != "" {
+		return out
+	}
+	return filepath.Join("docs", "benchmarks", "run-"+now.UTC().Format("2006-01-02-1504")+".md")
 }

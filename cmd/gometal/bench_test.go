@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseBenchArgs(t *testing.T) {
@@ -15,7 +17,7 @@ func TestParseBenchArgs(t *testing.T) {
 	if !reflect.DeepEqual(names, []string{"mandelbrot", "micro"}) {
 		t.Errorf("names = %q", names)
 	}
-	if f.coreCounts != "1,2" || !f.quick || !f.linux || f.runs != 5 || f.out != "docs/benchmarks.md" {
+	if f.coreCounts != "1,2" || !f.quick || !f.linux || f.runs != 5 || f.out != "" {
 		t.Errorf("flags = %+v", f)
 	}
 	if _, _, err := parseBenchArgs([]string{"nosuch"}); err == nil || !strings.Contains(err.Error(), "unknown benchmark") {
@@ -66,5 +68,17 @@ func TestBenchUsageErrors(t *testing.T) {
 	out.Reset()
 	if code := dispatch([]string{"help", "bench"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "mandelbrot") {
 		t.Errorf("help bench: exit %d, %q", code, out.String())
+	}
+}
+
+// A report goes where -out says, else to a new dated file under
+// docs/benchmarks/, never over the curated page.
+func TestBenchOut(t *testing.T) {
+	now := time.Date(2026, 12, 6, 7, 5, 0, 0, time.FixedZone("X", 3600))
+	if got := benchOut("", now); got != filepath.Join("docs", "benchmarks", "run-2026-12-06-0605.md") {
+		t.Errorf("default = %q", got)
+	}
+	if got := benchOut("r.md", now); got != "r.md" {
+		t.Errorf("-out r.md = %q", got)
 	}
 }

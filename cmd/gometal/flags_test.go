@@ -61,7 +61,7 @@ var wantFlags = []struct{ name, defaults, meaning string }{
 	{"no-module", "exec=false", "only the working directory"},
 	{"o", "build=", "image file to write"},
 	{"on-exit", "build=poweroff", "when the program ends"},
-	{"out", "bench=docs/benchmarks.md", "the report"},
+	{"out", "bench=", "the report"},
 	{"p", "run= exec=", "publish a guest port"},
 	{"qemu", "run= exec= bench=", "qemu-system-riscv64 for riscv64, qemu-system-aarch64 for arm64"},
 	{"quick", "bench=false", "small problem sizes"},

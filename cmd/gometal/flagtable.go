@@ -59,7 +59,7 @@ var flagTable = []flagDef{
 	{name: "no-module", cmds: "exec", usage: "show only the working directory, not the rest of its module"},
 	{name: "o", cmds: "build", usage: "the image file to write (required)"},
 	{name: "on-exit", cmds: "build", def: "poweroff", usage: "what the machine does when the program ends: " + strings.Join(onExitModes, ", ")},
-	{name: "out", cmds: "bench", def: "docs/benchmarks.md", usage: "the report; PNG plots are written next to it"},
+	{name: "out", cmds: "bench", usage: "the report (default docs/benchmarks/run-<date>-<time>.md, UTC: a new file beside the dated history, never the curated docs/benchmarks.md); PNG plots are written next to it"},
 	{name: "p", cmds: "run exec", usage: publishUsage},
 	{name: "qemu", cmds: "run exec bench", usage: qemuHelp()},
 	{name: "quick", cmds: "bench", usage: "small problem sizes and one run: a few minutes"},

@@ -32,7 +32,7 @@ var filesOps = []struct{ op, unit, key string }{
 }
 
 // NinePModules are the modules Debian's kernel needs for a virtio-9p
-// share, in load order (../shared/docs/linux-baseline.md): 9p needs netfs
+// share, in load order (their modules.dep lines in Debian's kernel): 9p needs netfs
 // and 9pnet, 9pnet_virtio needs 9pnet. virtio_mmio (the transport QEMU's
 // virtio-*-device uses on virt) comes first, from Kernel.VirtioMMIO.
 var NinePModules = []string{"kernel/fs/netfs/netfs.ko", "kernel/net/9p/9pnet.ko", "kernel/net/9p/9pnet_virtio.ko", "kernel/fs/9p/9p.ko"}

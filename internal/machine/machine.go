@@ -59,7 +59,7 @@ type Machine struct {
 	MinCPUs, MaxCPUs int
 	// Boot is how gometal starts its kernel; Loaders are the other ways a
 	// Linux Image is known to start on this machine (U-Boot, UEFI:
-	// ../shared/docs/boot-images.md), for `gometal build`'s images.
+	// docs/boards.md), for `gometal build`'s images.
 	Boot    Boot
 	Loaders []Boot
 	// UART is the console's device-tree compatible (what the kernel's

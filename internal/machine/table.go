@@ -1,8 +1,8 @@
 package machine
 
 // The architectures and machines gometal knows. Facts checked with QEMU 7.2
-// and Debian 12's packages (../shared/docs/boot-images.md has the loader
-// recipes; -smp limits are what QEMU 7.2 accepts).
+// and Debian 12's packages (docs/boards.md has the loader recipes; -smp
+// limits are what QEMU 7.2 accepts).
 
 import (
 	"debug/elf"
