@@ -93,7 +93,9 @@ kernel-checked:
 
 # clippy with warnings as errors: the crate root's lints (an unsafe block
 # without a SAFETY comment, an unsafe operation outside an unsafe block) and
-# the per-module #[deny(unsafe_code)] fail here.
+# the per-module #[deny(unsafe_code)] fail here. tools/doccheck fails when
+# a doc names a function, type or file the tree lacks, or points outside
+# the repository (`go run ./tools/doccheck` lists the problems).
 unit:
 	cd $(KERNEL_DIR) && cargo clippy --release --target $(TARGET) -- -D warnings
 	cd $(KERNEL_DIR) && cargo clippy --release --target $(TARGET_ARM64) -- -D warnings
@@ -102,7 +104,7 @@ unit:
 	cd $(KERNEL_DIR) && cargo clippy -p gometal-core --all-targets -- -D warnings
 	cd $(KERNEL_DIR) && cargo test -p gometal-core
 	go vet ./...
-	go test ./cmd/... ./internal/... ./tools/fpcheck/ ./uio/... ./examples/...
+	go test ./cmd/... ./internal/... ./tools/fpcheck/ ./tools/doccheck/ ./uio/... ./examples/...
 
 boot-tests:
 	GOMETAL_KERNEL=$(abspath $(KERNEL)) GOMETAL_KERNEL_ARM64=$(abspath $(KERNEL_ARM64)) \

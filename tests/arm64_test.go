@@ -56,6 +56,12 @@ func TestImageArm64(t *testing.T) {
 		out, status := bootQEMU(t, qemu.Config{Machine: machine.ARM64Virt, SMP: 2, Memory: "256M", Kernel: img, Append: "semihosting"}, "typed\n\x04")
 		expect(t, out, status, 3, "PASS board (NumCPU=2, exiting with 3)", "kernel and program image at 0x40200000")
 	})
+	// README.md's, docs/boards.md's and gometal build -h's command lines,
+	// exactly as written (imagedoc_test.go).
+	t.Run("documented", func(t *testing.T) {
+		t.Parallel()
+		bootDocumented(t, arm64)
+	})
 	// The other interrupt controller, the newest CPU model (LSE atomics,
 	// SVE, pointer authentication: more HWCAP bits), and entry at EL2 with
 	// PSCI over SMC (virtualization=on: the kernel drops to EL1 itself).

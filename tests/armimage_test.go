@@ -219,4 +219,18 @@ func TestBadImageArm64(t *testing.T) {
 		out, _ := bootArm64(t, edk2Arm64, "", sdCard(t, map[string][]byte{"EFI/BOOT/BOOTAA64.EFI": corrupt}), "", "acpi=off")
 		expect(t, out, -1, 0, damagedCode)
 	})
+	// A user's own QEMU command lines that promise what they do not give:
+	// one line each from the kernel, never a panic or a hang.
+	plain := []string{"qemu-system-aarch64", "-M", "virt", "-cpu", "cortex-a72", "-nographic", "-kernel", goodPath}
+	t.Run("semihosting-not-enabled", func(t *testing.T) {
+		t.Parallel()
+		out, status := bootArgv(t, append(plain, "-append", "semihosting"))
+		expect(t, out, status, 0, "PASS board",
+			"gometal: the kernel option `semihosting` was given, but QEMU was started without -semihosting: the exit status cannot reach the host; powering off")
+	})
+	t.Run("too-little-memory", func(t *testing.T) {
+		t.Parallel()
+		out, status := bootArgv(t, append(plain, "-m", "10M"))
+		expect(t, out, status, 0, "gometal: too little memory:", "the kernel heap alone needs 4096 KiB in one range", "gometal: exit status 125; powering off")
+	})
 }

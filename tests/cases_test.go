@@ -21,7 +21,7 @@ type bootCase struct {
 	args    func(cores int) []string
 	env     []string // -env KEY=VALUE
 	add     []string // -add HOST:GUEST (HOST relative to the module root)
-	mem     string   // -mem, default the CLI's
+	mem     string   // -mem, default the CLI's; memMinimum: the machine's least
 	stdin   string
 	status  int      // expected exit status
 	want    []string // required output substrings
@@ -109,17 +109,37 @@ func policiesAt(cores int) []string {
 // virt has a PL031 instead, which the alarm example does not drive.
 var noGoldfish = map[string]string{"arm64": "arm64 virt has no Goldfish RTC (-device rtc-alarm); its PL031 is another device"}
 
+// memMinimum as a case's mem is the least memory its machine boots in
+// (internal/machine's MinMemory).
+const memMinimum = "minimum"
+
 func fixed(args ...string) func(int) []string { return func(int) []string { return args } }
 
 func cases() []bootCase {
-	cs := []bootCase{
+	var cs []bootCase
+	for _, group := range [][]bootCase{basicCases(), fileCases(), limitCases(), smpCases(), netCases(), deviceCases(), exitCases()} {
+		cs = append(cs, group...)
+	}
+	return cs
+}
+
+// basicCases are the basics: output, arguments and environment, timers,
+// faults, memory, files from the initramfs, stdin, hostile calls.
+func basicCases() []bootCase {
+	return []bootCase{
 		{name: "hello", prog: "hello", want: []string{"hello, gometal"}},
+		// At the machine's minimum memory (internal/machine's table, which
+		// -mem below it is refused against: TestBadInput) hello still boots.
+		{name: "hello-minmem", prog: "hello", mem: memMinimum, noPass: true, want: []string{"hello, gometal", "PASS hello"}},
 		{name: "concurrency", prog: "concurrency", smp: true, want: []string{"mutex counter ok: 16000"}},
 		{name: "timers", prog: "timers", want: []string{"monotonic: 1000 readings"}},
 		{name: "openflags", prog: "openflags", want: []string{"openflags ok"}},
 		// arm64: EL0 reads of the ID registers emulated (HWCAP_CPUID), on
 		// threads over every CPU; riscv64 has none and only says so.
 		{name: "cpuid", prog: "cpuid", cores: []int{4}, want: []string{"cpuid: "}},
+		// riscv64: riscv_hwprobe against QEMU's device tree and ids
+		// (hwprobe_test.go); arm64 has no such call (ENOSYS, as Linux).
+		{name: "hwprobe", prog: "hwprobe", cores: []int{1, 4}, args: hwprobeArgs, want: []string{"hwprobe: "}},
 		{name: "argsenv", prog: "argsenv",
 			args: fixed("alpha", "two words", `q"uote`, "", "ünï"),
 			env:  []string{"GOMETAL_TEST=yes please", "EMPTY="}},
@@ -140,7 +160,13 @@ func cases() []bootCase {
 			want: []string{`got 12 bytes: "hello stdin\n"`}},
 		{name: "hostile", prog: "hostile",
 			once: []string{"unsupported syscall 450", "tried to start a process"}},
-		// The SMP stress programs: threads on every hart at once.
+	}
+}
+
+// fileCases are files: the in-memory file system, /proc and /sys,
+// databases, mmap, locks.
+func fileCases() []bootCase {
+	return []bootCase{
 		{name: "files", prog: "files"},
 		// /proc and /sys as Linux has them (issue 23), parsed as
 		// Prometheus's procfs parses them and checked against what the
@@ -160,6 +186,13 @@ func cases() []bootCase {
 			want: []string{"the last page ends in zeros", "signal SIGBUS: bus error code=0x2"}},
 		{name: "bboltdb", prog: "bboltdb", want: []string{"bbolt: 5000 keys put, read by 4 readers, reopened and checked"}},
 		{name: "filelocks", prog: "filelocks", want: []string{"locks: OFD, POSIX, flock", "offsets: pwrite/pread at 512 GiB"}},
+	}
+}
+
+// limitCases are tracing, hostile programs and limits: each ends cleanly
+// at its limit.
+func limitCases() []bootCase {
+	return []bootCase{
 		// trace names errors: the hostile program's calls, as the kernel logs them.
 		{name: "trace", prog: "hostile", args: fixed("trace"), kargs: "trace", cores: []int{1},
 			want: []string{
@@ -173,6 +206,11 @@ func cases() []bootCase {
 			want: []string{"EMFILE after", "ENOSPC after", "200 locked goroutines"}},
 		// Hostile programs (issue 14): each probe once broke the kernel.
 		{name: "badbuf", prog: "badbuf"},
+		// Linux's access_ok before any file sees a call: every call that
+		// takes a user range, with a kernel address, a range past the top
+		// of user space and one that wraps (issue 30).
+		{name: "useraccess", prog: "useraccess", cores: []int{1},
+			want: []string{"useraccess: write: kernel address, wrapping: EFAULT; past the top: EFAULT", "useraccess: iovecs checked before a byte moves"}},
 		// A short run of the syscall fuzzer (make stress runs 1M calls).
 		{name: "fuzz", prog: "fuzz", args: fixed("1", "20000", "8"), want: []string{"20000 calls on 8 threads"}},
 		{name: "limits-pipes", prog: "limits", args: fixed("pipes"), mem: "64M",
@@ -194,6 +232,13 @@ func cases() []bootCase {
 		{name: "heapstress", prog: "heapstress", cores: []int{4}, want: []string{"lists checked"}},
 		{name: "limits-threadsoom", prog: "limits", args: fixed("threadsoom"), mem: "64M", status: 137, noPass: true,
 			want: []string{"threadsoom: holding 40 MiB", "give the VM more memory (-mem)"}},
+	}
+}
+
+// smpCases are threads on every CPU at once: arithmetic, the GC, wakeups,
+// epoll, locked threads.
+func smpCases() []bootCase {
+	return []bootCase{
 		{name: "arith", prog: "arith", smp: true, want: []string{"arith: 16 goroutines"}},
 		{name: "gcheavy", prog: "gcheavy", smp: true, mem: "256M", want: []string{"checked by 8 consumers"}},
 		{name: "blockwake", prog: "blockwake", smp: true,
@@ -208,6 +253,12 @@ func cases() []bootCase {
 			want: []string{"epollsem: many: 1000 watched, 3 ready reported", "epollsem: closed ok", "epollsem: two ok", "epollsem: socket ok"}},
 		{name: "lockthread", prog: "lockthread", smp: true,
 			want: []string{"tid 1 = pid", "returned locked (threads exited)", "work after thread exits ok"}},
+	}
+}
+
+// netCases are sockets on loopback.
+func netCases() []bootCase {
+	return []bootCase{
 		// Sockets (issue 11): loopback TCP/UDP over IPv4 and IPv6, AF_UNIX,
 		// net/http; the kernel's socket count shows the sequential
 		// connections left nothing behind (sockets_open at exit).
@@ -227,6 +278,22 @@ func cases() []bootCase {
 		{name: "udpctl", prog: "udpctl",
 			want: []string{"udpctl: IPv4 IP_PKTINFO, IP_TTL, IP_TOS ok", "udpctl: IPv6 IPV6_PKTINFO, IPV6_HOPLIMIT, IPV6_TCLASS ok",
 				"udpctl: dual-stack IPV6_PKTINFO ok", "udpctl: sendmsg control messages ok", "udpctl: sendmmsg and recvmmsg ok", "udpctl: SO_REUSEPORT TCP spread", "udpctl: SO_REUSEPORT UDP spread"}},
+		// Socket options as Linux has them (issue 30): the table read back,
+		// classic BPF filters from golang.org/x/net/bpf on UDP and AF_UNIX
+		// datagrams, a TCP_DEFER_ACCEPT listener.
+		{name: "sockopts", prog: "sockopts",
+			want: []string{"options set and read back", "SO_PEERCRED, IP_FREEBIND ok", "BPF filter on UDP kept 2 of 4 datagrams",
+				"BPF filter on AF_UNIX datagrams kept 2 of 4", "bad programs refused", "TCP_DEFER_ACCEPT: data accepted at once"}},
+		// CPU topology in sysfs and /proc/cpuinfo's fields; gopsutil
+		// counts the physical cores from them (issue 30).
+		{name: "cputopo", prog: "cputopo", args: func(cores int) []string { return []string{strconv.Itoa(cores)} },
+			want: []string{"each its own core in package 0", "paragraphs with", "gopsutil counts"}},
+	}
+}
+
+// deviceCases are devices through UIO, and the examples.
+func deviceCases() []bootCase {
+	return []bootCase{
 		// UIO (issue 10): a Go driver for QEMU's edu PCI device.
 		{name: "uioedu", prog: "uioedu", devices: []string{"edu"},
 			want: []string{"liveness ok", "interrupts ok: 200 raised", "dma ok: 1024 bytes", "bad mmaps ok"}},
@@ -246,6 +313,11 @@ func cases() []bootCase {
 		{name: "example-hello", prog: "hello", example: true, noPass: true,
 			want: []string{"Hello from Go on gometal!", "GOMAXPROCS=", "pipeline:", "ok=true", "slept 100ms", "Bye!"}},
 	}
+}
+
+// exitCases are os.Exit's statuses reaching the host.
+func exitCases() []bootCase {
+	var cs []bootCase
 	for _, n := range []int{0, 1, 3, 42, 255} {
 		c := bootCase{name: fmt.Sprintf("exitcode-%d", n), prog: "exitcode",
 			args: fixed(strconv.Itoa(n)), status: n, noPass: true,

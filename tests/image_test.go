@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"gometal.dev/gometal/internal/bootimage"
 	"gometal.dev/gometal/internal/machine"
 	"gometal.dev/gometal/internal/qemu"
 )
@@ -29,7 +30,10 @@ import (
 //     runs wherever it is loaded);
 //   - sifive_u: QEMU's HiFive Unleashed: the E51 monitor hart without an
 //     MMU, four U54s, the SiFive UART, no virtio and no entropy source, no
-//     power-off device (the image reboots, QEMU -no-reboot exits).
+//     power-off device (the image reboots, QEMU -no-reboot exits);
+//   - documented: every riscv64 QEMU command line README.md,
+//     docs/boards.md and gometal build -h give, exactly as written
+//     (imagedoc_test.go).
 //
 // TestBadImage covers the images and loaders that cannot work.
 func TestImage(t *testing.T) {
@@ -53,6 +57,10 @@ func TestImage(t *testing.T) {
 		img := withTextOffset(t, plain, 0x2600000)
 		out, status := bootUBoot(t, sdCard(t, map[string][]byte{"app.img": img, "extlinux/extlinux.conf": []byte(extlinux)}), "typed\n\x04")
 		expect(t, out, status, 3, "Moving Image from 0x84000000 to 0x82600000", "kernel and program image at 0x82600000", "PASS board")
+	})
+	t.Run("documented", func(t *testing.T) {
+		t.Parallel()
+		bootDocumented(t, riscv64)
 	})
 	t.Run("sifive_u", func(t *testing.T) {
 		t.Parallel()
@@ -141,6 +149,35 @@ func TestBadImage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBuildArch: gometal build takes the architecture by the same rule as
+// run: a binary's from its ELF (no -arch), a package's from $GOARCH. The
+// image's header says which; the documented boots (imagedoc_test.go) run
+// images made from binaries without -arch.
+func TestBuildArch(t *testing.T) {
+	forArches(t, func(t *testing.T, a *arch) {
+		dir := t.TempDir()
+		for _, c := range []struct {
+			name string
+			env  []string
+			prog string
+		}{
+			{"binary", nil, a.prog("exitcode")},
+			{"package-goarch", []string{"GOARCH=" + a.name}, filepath.Join(modRoot, "tests", "progs", "exitcode")},
+		} {
+			img := filepath.Join(dir, c.name+".img")
+			cmd := exec.Command(gometal, "build", "-o", img, c.prog, "3")
+			cmd.Env = append(gometalEnv(), c.env...)
+			if msg, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("%s: gometal build: %v\n%s", c.name, err, msg)
+			}
+			h, err := bootimage.ReadHeader(mustReadFile(t, img))
+			if err != nil || h.Arch != a.name {
+				t.Errorf("%s: the image is for %q (%v), want %s", c.name, h.Arch, err, a.name)
+			}
+		}
+	})
 }
 
 // buildImage runs gometal build for tests/progs/board with its arguments;

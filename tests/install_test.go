@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -115,6 +116,11 @@ func TestInstallAndUseAnywhere(t *testing.T) {
 	out := run(t, mod, nil, installed, "version")
 	if !strings.Contains(out, "(embedded in gometal: "+home) {
 		t.Errorf("gometal version does not boot the embedded kernel from the user's cache:\n%s", out)
+	}
+	for _, a := range arches { // one line per kernel gometal carries
+		if !regexp.MustCompile(`(?m)^kernel ` + a.name + ` \S+ build-id [0-9a-f]+ \(embedded in gometal: `).MatchString(out) {
+			t.Errorf("gometal version does not name the embedded %s kernel:\n%s", a.name, out)
+		}
 	}
 	t.Logf("gometal version:\n%s", out)
 }

@@ -47,12 +47,17 @@ func testMountKilled(t *testing.T, a *arch) {
 // TestMountHostChanges: the test changes the share while the guest runs
 // (a file rewritten, a directory and file added, a file removed, a file
 // replaced by a rename, then a marker the guest polls for); the guest must
-// see all of it.
+// see all of it, on a read-write share (at 1 and 4 CPUs) and on a plain
+// read-only one (`:ro` is as live; only `:ro,cache=loose` keeps what it read).
 func TestMountHostChanges(t *testing.T) { parallelArches(t, testMountHostChanges) }
 
 func testMountHostChanges(t *testing.T, a *arch) {
 	t.Parallel()
-	for _, cores := range []int{1, 4} {
+	for _, m := range []struct {
+		cores  int
+		suffix string
+	}{{1, ""}, {4, ""}, {2, ":ro"}} {
+		cores := m.cores
 		share := filepath.Join(t.TempDir(), "share")
 		writeFiles(t, share, map[string]string{"watched.txt": "before\n", "gone.txt": "to be removed\n", "replaced.txt": "old file\n"})
 		outPath := filepath.Join(t.TempDir(), "out")
@@ -62,7 +67,7 @@ func testMountHostChanges(t *testing.T, a *arch) {
 		}
 		done := make(chan int, 1)
 		go func() {
-			status, err := runGometal(nil, out, out, nil, []string{"-cores", strconv.Itoa(cores), "-mount", share + ":/data",
+			status, err := runGometal(nil, out, out, nil, []string{"-cores", strconv.Itoa(cores), "-mount", share + ":/data" + m.suffix,
 				a.prog("hostfiles"), "watch"})
 			if err != nil {
 				status = -1
@@ -85,7 +90,7 @@ func testMountHostChanges(t *testing.T, a *arch) {
 		out.Close()
 		b, _ := os.ReadFile(outPath)
 		if status != 0 || !hasLine(string(b), "PASS hostfiles") || !strings.Contains(string(b), "host changes seen during the run") {
-			t.Errorf("smp%d: watch: status %d\n%s", cores, status, b)
+			t.Errorf("smp%d%s: watch: status %d\n%s", cores, m.suffix, status, b)
 		}
 	}
 }

@@ -4,7 +4,9 @@ package main
 // as /init the program loads them (packed under /modules, numbered in
 // dependency order) and mounts the share itself, with exactly the options
 // of `mount -t 9p -o trans=virtio,version=9p2000.L TAG DIR` and nothing
-// else, so the defaults (cache mode, msize) are those a Linux user gets.
+// else, so the defaults (cache mode, msize) are those a Linux user gets;
+// for -readall, `-o ro,trans=virtio,version=9p2000.L,cache=loose`, as
+// gometal's `ro,cache=loose`.
 
 import (
 	"fmt"
@@ -16,9 +18,14 @@ import (
 	"gometal.dev/gometal/internal/uioinit"
 )
 
-// mountLinux loads the modules, mounts tag at dir and returns the mount's
-// line in /proc/mounts (the options Linux chose).
-func mountLinux(tag, dir string) (string, error) {
+// mountLinux loads the modules, mounts tag at dir (read-only and
+// cache=loose if cached) and returns the mount's line in /proc/mounts (the
+// options Linux chose).
+func mountLinux(tag, dir string, cached bool) (string, error) {
+	flags, opts := uintptr(0), "trans=virtio,version=9p2000.L"
+	if cached {
+		flags, opts = syscall.MS_RDONLY, opts+",cache=loose"
+	}
 	if _, err := uioinit.Prepare(); err != nil {
 		return "", err
 	}
@@ -30,7 +37,7 @@ func mountLinux(tag, dir string) (string, error) {
 	// case either is still settling (ENOENT: no channel with that tag yet).
 	var err error
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if err = syscall.Mount(tag, dir, "9p", 0, "trans=virtio,version=9p2000.L"); err == nil {
+		if err = syscall.Mount(tag, dir, "9p", flags, opts); err == nil {
 			break
 		}
 	}

@@ -6,6 +6,8 @@
 // SQLite database (modernc.org/sqlite), reporting one result line per
 // measure. On gometal the kernel has mounted the share (-mount); as Linux's
 // /init, -linux-mount TAG makes the program mount it first (linux.go).
+// -readall N measures only N goroutines reading a read-only share's
+// files (readall.go).
 package main
 
 import (
@@ -36,11 +38,17 @@ func main() {
 	rows := flag.Int("rows", 20000, "SQLite rows to insert (transactions of 1000)")
 	par := flag.Int("par", 4, "threads (and files) of the concurrent read; 0: skip it")
 	linuxTag := flag.String("linux-mount", "", "as Linux's /init: load /modules/* and mount this virtio-9p tag at -dir")
+	readers := flag.Int("readall", 0, "only this: as many goroutines stat and read every file under -dir (a read-only share, mounted cache=loose)")
+	passes := flag.Int("passes", 3, "times each -readall goroutine reads every file")
 	flag.Parse()
 	if *linuxTag != "" {
-		opts, err := mountLinux(*linuxTag, *dir)
+		opts, err := mountLinux(*linuxTag, *dir, *readers > 0)
 		must(err)
 		guest.Report("files", "op", "mount", "options", opts)
+	}
+	if *readers > 0 {
+		readAll(*dir, *readers, *passes)
+		guest.PowerOff()
 	}
 	seq(*dir, *mib)
 	if *par > 0 {

@@ -7,9 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"gometal.dev/gometal/internal/bench"
 	"gometal.dev/gometal/internal/linuxkernel"
@@ -19,7 +19,7 @@ import (
 
 var benchCommand = &command{
 	name:    "bench",
-	summary: "run the benchmarks (bench/) on gometal and Linux and write docs/benchmarks.md",
+	summary: "run the benchmarks (bench/) on gometal and Linux and write a report under docs/benchmarks/",
 	usage:   benchUsage,
 	run:     benchMain,
 }
@@ -27,64 +27,83 @@ var benchCommand = &command{
 func benchUsage(w io.Writer) {
 	fmt.Fprintf(w, `usage: gometal bench [benchmarks...] [flags]
 
-Bench builds the benchmark programs in bench/ and boots each one on gometal
-and, with -linux, on Debian's Linux kernel for -arch (trixie, fetched once
-with apt-get from the machine's configured Debian mirror and cached in
-~/.cache/gometal/linux, arm64's in its arm64/ subdirectory) in the same QEMU configuration: -M virt, the same
--smp and -m, the same initramfs with the program as /init. Boots alternate
-between the kernels; every configuration is repeated -runs times and the
-report shows medians. Progress goes to stderr; the report (Markdown) and
-its PNG plots are written to -out and next to it.
+Bench builds the benchmark programs in bench/ for -arch and boots each one
+on gometal and, with -linux, on Debian's Linux kernel for that
+architecture (trixie, fetched once with apt-get from the machine's
+configured Debian mirror and cached in ~/.cache/gometal/linux, arm64's in
+its arm64/ subdirectory) in the same QEMU configuration: the same machine,
+the architecture's default (%s),
+the same -smp and -m, the same initramfs with the program as /init. Boots alternate between the kernels;
+every configuration is repeated -runs times and the report shows medians.
+The scaling benchmarks boot at each of -core-counts, or at -cores alone.
+Progress goes to stderr; the report (Markdown) and its PNG plots are
+written to -out and next to it.
 
 Benchmarks (default: all): %s
 
 Flags:
-`, strings.Join(bench.Benchmarks(), ", "))
+`, defaultMachines(), strings.Join(bench.Benchmarks(), ", "))
 	fs, _ := newBenchFlagSet()
 	fs.SetOutput(w)
 	fs.PrintDefaults()
-	fmt.Fprint(w, `
+	fmt.Fprintf(w, `
 Examples:
 
 	gometal bench -quick -linux                 # a few minutes
 	gometal bench -linux                        # the full run (make bench)
-	gometal bench mandelbrot -cores 1,2 -runs 3 -out /tmp/b.md
+	gometal bench mandelbrot -core-counts 1,2 -runs 3 -out /tmp/b.md
+	gometal bench -cores 4 arith                # the scaling benchmarks at 4 CPUs only
 	gometal bench -linux -runs 1 net            # the network group: HTTP, bulk TCP, connections
 	gometal bench -linux -quick -conns 10000 net  # the network group with 10,000 connections
 
-The C benchmark (matmul) needs riscv64-linux-gnu-gcc (Debian package
-gcc-riscv64-linux-gnu); without it that row says why it is missing.
+The C benchmark (matmul) needs the architecture's C cross compiler (%s);
+without it that row says why it is missing.
 The net group publishes three free host ports per boot (QEMU's user network)
 and loads the guest from this process: 10,000 connections through the device
 need a hard limit on open files (ulimit -Hn) above 10,000: bench raises its
 soft limit, and QEMU's, to it; with less, that row reports how many opened.
-`)
+`, crossCompilers())
+}
+
+// defaultMachines names each architecture's default machine:
+// "riscv64-virt for riscv64, arm64-virt for arm64".
+func defaultMachines() string {
+	var names []string
+	for _, a := range supportedArches() {
+		names = append(names, a.Default().Name+" for "+a.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// crossCompilers names each architecture's C cross compiler and the
+// Debian package that has it.
+func crossCompilers() string {
+	var names []string
+	for _, a := range supportedArches() {
+		names = append(names, a.Name+": "+a.CrossCC+", Debian's "+a.CrossCCPackage)
+	}
+	return strings.Join(names, "; ")
 }
 
 type benchFlags struct {
-	cores, out, mem, qemu, kernel, conns string
-	arch, accel                          string
-	runs                                 int
-	linux, quick, tap, tapMQ             bool
+	coreCounts, out, mem, qemu, kernel, conns string
+	arch, accel                               string
+	cores                                     coresFlag // one count instead of -core-counts (0: not given)
+	runs                                      int
+	linux, quick, tap, tapMQ                  bool
 }
 
 func newBenchFlagSet() (*flag.FlagSet, *benchFlags) {
 	f := &benchFlags{}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&f.cores, "cores", "", "comma-separated core counts for the scaling benchmarks (default 1,2,4; -quick 1,2)")
-	fs.IntVar(&f.runs, "runs", 0, "boots per configuration, medians reported (default 3; -quick 1)")
-	fs.BoolVar(&f.linux, "linux", false, "also boot Debian's Linux kernel and compare")
-	fs.BoolVar(&f.quick, "quick", false, "small problem sizes and one run: a few minutes")
-	fs.StringVar(&f.out, "out", "docs/benchmarks.md", "the report; PNG plots are written next to it")
-	fs.StringVar(&f.mem, "mem", "256M", "guest memory (-m) for every boot")
-	qemuFlag(fs, &f.qemu)
-	kernelFlag(fs, &f.kernel)
-	accelFlag(fs, &f.accel)
-	fs.StringVar(&f.arch, "arch", "", "the architecture to benchmark: riscv64 or arm64 (default $GOARCH when gometal runs it, else the host's when it does, else riscv64); both kernels boot on its default machine")
-	fs.BoolVar(&f.tap, "tap", false, "net also measures bulk TCP through a tap device in a network namespace the bench makes (needs root and ip(8)); the whole run happens inside it")
-	fs.BoolVar(&f.tapMQ, "tap-mq", false, "with -tap: make the tap a multiqueue one (ip tuntap ... multi_queue), so both kernels get a virtio-net queue pair per CPU")
-	fs.StringVar(&f.conns, "conns", "", "comma-separated connection counts for net's connection scaling, over loopback and through the device (default 1000,10000; -quick 1000)")
+	for name, p := range map[string]any{
+		"cores": &f.cores, "core-counts": &f.coreCounts, "runs": &f.runs, "linux": &f.linux, "quick": &f.quick,
+		"out": &f.out, "mem": &f.mem, "qemu": &f.qemu, "kernel": &f.kernel, "accel": &f.accel, "arch": &f.arch,
+		"tap": &f.tap, "tap-mq": &f.tapMQ, "conns": &f.conns,
+	} {
+		defineFlag(fs, "bench", name, p)
+	}
 	return fs, f
 }
 
@@ -118,22 +137,38 @@ func parseBenchArgs(args []string) (*benchFlags, []string, error) {
 	return f, names, nil
 }
 
-// parseCores parses "1,2,4".
-func parseCores(s string) ([]int, error) {
+// parseCoreCounts parses -core-counts: "1,2,4".
+func parseCoreCounts(s string) ([]int, error) {
 	var cores []int
 	for _, f := range strings.Split(s, ",") {
 		c, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || c < 1 || c > maxCores {
-			return nil, fmt.Errorf("-cores %q: want a comma-separated list of 1 to %d", s, maxCores)
+			return nil, fmt.Errorf("-core-counts %q: want a comma-separated list of 1 to %d", s, maxCores)
 		}
 		for _, prev := range cores {
 			if c <= prev {
-				return nil, fmt.Errorf("-cores %q: want increasing core counts", s)
+				return nil, fmt.Errorf("-core-counts %q: want increasing core counts", s)
 			}
 		}
 		cores = append(cores, c)
 	}
 	return cores, nil
+}
+
+// benchCores are the CPU counts the scaling benchmarks boot at: -cores N
+// alone, else -core-counts, else 1,2,4 (-quick: 1,2).
+func benchCores(f *benchFlags) ([]int, error) {
+	switch {
+	case f.cores != 0 && f.coreCounts != "":
+		return nil, fmt.Errorf("-cores %d and -core-counts %s: give one (-cores N is -core-counts N)", int(f.cores), f.coreCounts)
+	case f.cores != 0:
+		return []int{int(f.cores)}, nil
+	case f.coreCounts != "":
+		return parseCoreCounts(f.coreCounts)
+	case f.quick:
+		return []int{1, 2}, nil
+	}
+	return []int{1, 2, 4}, nil
 }
 
 // parseConns parses "1000,10000": connection counts, 1 to 100,000 each.
@@ -158,13 +193,7 @@ func benchMain(args []string) error {
 	if err != nil {
 		return err
 	}
-	if f.cores == "" {
-		f.cores = "1,2,4"
-		if f.quick {
-			f.cores = "1,2"
-		}
-	}
-	cores, err := parseCores(f.cores)
+	cores, err := benchCores(f)
 	if err != nil {
 		return usageErrorf("bench", "bench: %v", err)
 	}
@@ -189,11 +218,17 @@ func benchMain(args []string) error {
 	if err := parseAccelFlag("bench", f.accel); err != nil {
 		return err
 	}
-	arch, err := machine.ChooseArch(f.arch, os.Getenv("GOARCH"), runtime.GOARCH)
+	if err := checkArchFlag("bench", f.arch); err != nil {
+		return err
+	}
+	arch, err := programArch("bench", f.arch, "", "", goPackage)
 	if err != nil {
-		return usageErrorf("bench", "bench: -arch %v", err)
+		return err
 	}
 	m := arch.Default()
+	if err := checkMem("bench", f.mem, m); err != nil {
+		return err
+	}
 	linuxkernel.SetArch(arch)
 	qemuBin, kernel, err := findMachine(f.qemu, f.kernel, m.Arch)
 	if err != nil {
@@ -220,7 +255,17 @@ func benchMain(args []string) error {
 	}
 	return bench.Run(bench.Options{
 		Names: names, Cores: cores, Runs: f.runs, Linux: f.linux, Quick: f.quick, Conns: conns, Tap: f.tap, TapMQ: f.tapMQ,
-		Out: f.out, Mem: f.mem, Machine: m, Accel: chooseAccel("bench", f.accel, arch), QEMU: qemuBin, Kernel: kernel, LinuxDir: cache,
+		Out: benchOut(f.out, time.Now()), Mem: f.mem, Machine: m, Accel: chooseAccel("bench", f.accel, arch), QEMU: qemuBin, Kernel: kernel, LinuxDir: cache,
 		Command: "gometal bench " + strings.Join(args, " "),
 	})
+}
+
+// benchOut is the report's path: -out, else a new file under
+// docs/benchmarks/ named for the run's start (UTC), so a run never
+// overwrites the curated docs/benchmarks.md or a day's history.
+func benchOut(out string, now time.Time) string {
+	if out != "" {
+		return out
+	}
+	return filepath.Join("docs", "benchmarks", "run-"+now.UTC().Format("2006-01-02-1504")+".md")
 }

@@ -2,20 +2,22 @@ package main
 
 import (
 	"bytes"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseBenchArgs(t *testing.T) {
-	f, names, err := parseBenchArgs([]string{"mandelbrot", "-cores", "1,2", "micro", "-quick", "-linux", "-runs", "5"})
+	f, names, err := parseBenchArgs([]string{"mandelbrot", "-core-counts", "1,2", "micro", "-quick", "-linux", "-runs", "5"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(names, []string{"mandelbrot", "micro"}) {
 		t.Errorf("names = %q", names)
 	}
-	if f.cores != "1,2" || !f.quick || !f.linux || f.runs != 5 || f.out != "docs/benchmarks.md" {
+	if f.coreCounts != "1,2" || !f.quick || !f.linux || f.runs != 5 || f.out != "" {
 		t.Errorf("flags = %+v", f)
 	}
 	if _, _, err := parseBenchArgs([]string{"nosuch"}); err == nil || !strings.Contains(err.Error(), "unknown benchmark") {
@@ -26,14 +28,14 @@ func TestParseBenchArgs(t *testing.T) {
 	}
 }
 
-func TestParseCores(t *testing.T) {
-	got, err := parseCores("1, 2,4")
+func TestParseCoreCounts(t *testing.T) {
+	got, err := parseCoreCounts("1, 2,4")
 	if err != nil || !reflect.DeepEqual(got, []int{1, 2, 4}) {
-		t.Errorf("parseCores = %v, %v", got, err)
+		t.Errorf("parseCoreCounts = %v, %v", got, err)
 	}
 	for _, bad := range []string{"", "0", "2,1", "1,1", "x", "65"} {
-		if _, err := parseCores(bad); err == nil {
-			t.Errorf("parseCores(%q) succeeded", bad)
+		if _, err := parseCoreCounts(bad); err == nil {
+			t.Errorf("parseCoreCounts(%q) succeeded", bad)
 		}
 	}
 }
@@ -60,11 +62,23 @@ func TestBenchUsageErrors(t *testing.T) {
 		t.Errorf("-runs -1: exit %d, stderr %q", code, errb.String())
 	}
 	errb.Reset()
-	if code := dispatch([]string{"bench", "-cores", "3,2"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "increasing") {
-		t.Errorf("-cores 3,2: exit %d, stderr %q", code, errb.String())
+	if code := dispatch([]string{"bench", "-core-counts", "3,2"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "increasing") {
+		t.Errorf("-core-counts 3,2: exit %d, stderr %q", code, errb.String())
 	}
 	out.Reset()
 	if code := dispatch([]string{"help", "bench"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "mandelbrot") {
 		t.Errorf("help bench: exit %d, %q", code, out.String())
+	}
+}
+
+// A report goes where -out says, else to a new dated file under
+// docs/benchmarks/, never over the curated page.
+func TestBenchOut(t *testing.T) {
+	now := time.Date(2026, 12, 6, 7, 5, 0, 0, time.FixedZone("X", 3600))
+	if got := benchOut("", now); got != filepath.Join("docs", "benchmarks", "run-2026-12-06-0605.md") {
+		t.Errorf("default = %q", got)
+	}
+	if got := benchOut("r.md", now); got != "r.md" {
+		t.Errorf("-out r.md = %q", got)
 	}
 }

@@ -46,7 +46,7 @@ func runMain(args []string) error {
 	if err != nil {
 		return inputError(err)
 	}
-	arch, err := programArch(f, kind)
+	arch, err := programArch("run", f.arch, f.machine, f.target, kind)
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func runMain(args []string) error {
 
 	// The program before the kernel: a bad build is reported at once,
 	// even when the kernel would first have to be built.
-	exe, err := program(context.Background(), f, kind, arch, tmp)
+	exe, err := program(context.Background(), f.target, f.tags, f.ldflags, kind, arch, tmp)
 	if err != nil {
 		return err
 	}
@@ -79,7 +79,7 @@ func runMain(args []string) error {
 		return inputError(err)
 	}
 	cfg := qemu.Config{
-		Machine: m, Binary: qemuBin, SMP: f.cores, Memory: f.mem,
+		Machine: m, Binary: qemuBin, SMP: int(f.cores), Memory: f.mem,
 		Kernel: kernel, Initrd: initrd, Append: cmdline(f), GDB: f.gdb,
 		Extra:  f.devSel.QEMU,
 		Mounts: qemuMounts(f.mounts),

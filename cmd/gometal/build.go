@@ -32,7 +32,7 @@ type buildFlags struct {
 	onExit     string
 	earlycon   string
 	early      bootimage.EarlyConsole
-	cores      int
+	cores      coresFlag // 0: all the machine's CPUs
 	verbose    bool
 	env        listFlag
 	add        listFlag
@@ -53,15 +53,17 @@ func buildUsage(w io.Writer) {
 	fmt.Fprint(w, `usage: gometal build -o app.img [flags] <package-or-binary> [arguments...]
 
 Build writes one file that boots a Go program with no gometal on the host:
-the gometal kernel as a Linux kernel Image for the architecture (the header
-QEMU -kernel, U-Boot's booti and other loaders start), followed by the
-program, its arguments, the -env variables and the -add files. The kernel
-finds them in its own image; it needs no initrd from the loader, and it
-ignores the loader's command line.
+the gometal kernel as a Linux kernel Image for the program's architecture
+(the header QEMU -kernel, U-Boot's booti and other loaders start), followed
+by the program, its arguments, the -env variables and the -add files. The
+kernel finds them in its own image; it needs no initrd from the loader, and
+of the loader's command line it keeps only arm64's semihosting option
+(below).
+The architecture is a prebuilt binary's own, else -arch, $GOARCH or the
+host's, as for gometal run. The image uses every CPU its machine has, or
+-cores of them.
 
-	qemu-system-riscv64 -M virt -nographic -kernel app.img
-	qemu-system-aarch64 -M virt -cpu cortex-a72 -nographic -kernel app.img   (-arch arm64)
-	U-Boot:  load mmc 0:1 ${kernel_addr_r} app.img; booti ${kernel_addr_r} - ${fdtcontroladdr}
+`+plainQEMUHelp()+`	U-Boot:  load mmc 0:1 ${kernel_addr_r} app.img; booti ${kernel_addr_r} - ${fdtcontroladdr}
 	UEFI (arm64): the image is also an EFI application: EFI/BOOT/BOOTAA64.EFI
 	on a FAT partition; the firmware's device tree or ACPI tables
 
@@ -70,8 +72,10 @@ are the serial console (the device tree's /chosen/stdout-path) and its
 random numbers come from the loader's /chosen/rng-seed; docs/boards.md
 says how to put the image on an SD card.
 
-When the program ends the machine powers off (-on-exit): QEMU exits with
-the program's status; elsewhere the console's last line says it.
+When the program ends the machine powers off (-on-exit): under the QEMU
+commands above QEMU exits with the program's status; elsewhere (U-Boot,
+UEFI, a board) the console's last line says it: "gometal: exit status N;
+powering off".
 
 Flags:
 `)
@@ -92,19 +96,13 @@ func newBuildFlagSet() (*flag.FlagSet, *buildFlags) {
 	f := &buildFlags{}
 	fs := flag.NewFlagSet("build", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&f.out, "o", "", "the image file to write (required)")
-	fs.StringVar(&f.arch, "arch", "riscv64", "the architecture: riscv64 or arm64")
-	fs.StringVar(&f.onExit, "on-exit", "poweroff", "what the machine does when the program ends: "+strings.Join(onExitModes, ", "))
-	fs.StringVar(&f.earlycon, "earlycon", "", "arm64: the UART that says why the kernel cannot boot before it has a device tree (no device tree, a bad load address), as Linux's earlycon=: pl011,ADDRESS, uart8250,mmio,ADDRESS, uart8250,mmio32,ADDRESS or none (default: QEMU virt's PL011, "+bootimage.QEMUVirtEarlyConsole.String()+")")
-	fs.IntVar(&f.cores, "cores", 0, fmt.Sprintf("use at most this many CPU cores, 1 to %d (0: all the machine has)", maxCores))
-	fs.BoolVar(&f.verbose, "v", false, "verbose: the kernel logs its boot")
-	fs.Var(&f.env, "env", "set `KEY=VALUE` in the program's environment (repeatable); KEY alone copies gometal's own value")
-	fs.Var(&f.add, "add", "add a host file or directory tree to the image at an absolute guest path: `HOST:GUEST` (repeatable)")
-	fs.StringVar(&f.kernel, "kernel", "", "the gometal kernel ELF or Image (default $GOMETAL_KERNEL, else built from the source checkout gometal runs in, else the one embedded in gometal)")
-	fs.StringVar(&f.kernelArgs, "kernel-args", "", "extra kernel command-line options, passed verbatim")
-	fs.StringVar(&f.sched, "sched", "", "thread placement policy: "+strings.Join(schedPolicies, ", ")+" (default: the kernel's)")
-	fs.StringVar(&f.tags, "tags", "", "build tags, passed to go build")
-	fs.StringVar(&f.ldflags, "ldflags", "", "linker flags, passed to go build")
+	for name, p := range map[string]any{
+		"o": &f.out, "arch": &f.arch, "on-exit": &f.onExit, "earlycon": &f.earlycon, "cores": &f.cores,
+		"v": &f.verbose, "env": &f.env, "add": &f.add, "kernel": &f.kernel, "kernel-args": &f.kernelArgs,
+		"sched": &f.sched, "tags": &f.tags, "ldflags": &f.ldflags,
+	} {
+		defineFlag(fs, "build", name, p)
+	}
 	return fs, f
 }
 
@@ -121,19 +119,15 @@ func (f *buildFlags) validate() error {
 	switch {
 	case f.out == "":
 		return usageErrorf("build", "build: -o: the image file to write is required")
-	case f.arch != "riscv64" && f.arch != "arm64":
-		return usageErrorf("build", "build: -arch %q: want riscv64 or arm64", f.arch)
 	case !slices.Contains(onExitModes, f.onExit):
 		return usageErrorf("build", "build: -on-exit %q: want one of %s", f.onExit, strings.Join(onExitModes, ", "))
-	case f.cores < 0 || f.cores > maxCores:
-		return usageErrorf("build", "build: -cores %d: want 0 to %d", f.cores, maxCores)
 	case f.sched != "" && !slices.Contains(schedPolicies, f.sched):
 		return usageErrorf("build", "build: -sched %q: want one of %s", f.sched, strings.Join(schedPolicies, ", "))
 	}
+	if err := checkArchFlag("build", f.arch); err != nil {
+		return err
+	}
 	if f.earlycon != "" {
-		if f.arch != "arm64" {
-			return usageErrorf("build", "build: -earlycon is for arm64 images (riscv64 prints through its SBI firmware)")
-		}
 		c, err := bootimage.ParseEarlyConsole(f.earlycon)
 		if err != nil {
 			return usageErrorf("build", "build: -earlycon %v", err)
@@ -164,7 +158,7 @@ func (f *buildFlags) kernelOptions() []string {
 		opts = append(opts, "verbose")
 	}
 	if f.cores > 0 {
-		opts = append(opts, fmt.Sprintf("cores=%d", f.cores))
+		opts = append(opts, fmt.Sprintf("cores=%d", int(f.cores)))
 	}
 	if f.sched != "" {
 		opts = append(opts, "sched="+f.sched)
@@ -195,16 +189,14 @@ func buildMain(args []string) error {
 	if err != nil {
 		return inputError(err)
 	}
-	buildArch, err := machine.ArchNamed(f.arch)
-	if err != nil {
-		return inputError(err)
-	}
-	rf := &runFlags{target: f.target, tags: f.tags, ldflags: f.ldflags, arch: buildArch, archFlag: f.arch}
-	arch, err := programArch(rf, kind)
+	arch, err := programArch("build", f.arch, "", f.target, kind)
 	if err != nil {
 		return err
 	}
-	exe, err := program(context.Background(), rf, kind, arch, tmp)
+	if f.earlycon != "" && arch != machine.ARM64 {
+		return usageErrorf("build", "build: -earlycon is for arm64 images; this one is %s (riscv64 prints through its SBI firmware)", arch.Name)
+	}
+	exe, err := program(context.Background(), f.target, f.tags, f.ldflags, kind, arch, tmp)
 	if err != nil {
 		return err
 	}
@@ -260,4 +252,38 @@ func writeImage(path string, img []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// plainQEMU are the QEMU command lines that boot an image with no gometal
+// on the host, one per architecture, each with what a reader must know
+// next to it. build -h prints them; README.md repeats them, and
+// tests/image_test.go boots every documented command exactly as written
+// and checks the exit status it claims.
+var plainQEMU = []struct{ command, note string }{
+	{"qemu-system-riscv64 -M virt -nographic -kernel app.img",
+		"riscv64: QEMU exits with the program's status (the virt machine's test device carries it)"},
+	{"qemu-system-aarch64 -M virt -cpu cortex-a72 -nographic -semihosting -append semihosting -kernel app.img",
+		"arm64: QEMU exits with the program's status through Arm semihosting: -semihosting lets the guest call it, -append semihosting tells the kernel it may (never give the second without the first); without them QEMU exits 0 and the console's last line says the status. On arm64 -cpu is needed too: without it QEMU 7.2 starts a 32-bit Cortex-A15, which cannot run the image: nothing is printed and QEMU never exits"},
+}
+
+// plainQEMUHelp is plainQEMU as build -h shows it: each command, then its
+// note wrapped below it.
+func plainQEMUHelp() string {
+	var b strings.Builder
+	for _, q := range plainQEMU {
+		b.WriteString("\t" + q.command + "\n")
+		line := "\t    "
+		for _, w := range strings.Fields(q.note) {
+			if len(line)+len(w) > 76 && strings.TrimSpace(line) != "" {
+				b.WriteString(line + "\n")
+				line = "\t    "
+			}
+			if strings.TrimSpace(line) != "" {
+				line += " "
+			}
+			line += w
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
 }

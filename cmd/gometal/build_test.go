@@ -10,6 +10,7 @@ import (
 )
 
 func TestBuildErrors(t *testing.T) {
+	t.Setenv("GOARCH", "")
 	img := filepath.Join(t.TempDir(), "x.img")
 	cases := []struct {
 		args []string
@@ -20,8 +21,9 @@ func TestBuildErrors(t *testing.T) {
 		{[]string{"build", "-o", img, "-arch", "amd64", "prog"}, `-arch "amd64": want riscv64 or arm64`},
 		{[]string{"build", "-o", img, "-arch", "mips", "prog"}, "-arch \"mips\": want riscv64"},
 		{[]string{"build", "-o", img, "-on-exit", "explode", "prog"}, "-on-exit \"explode\": want one of poweroff, reboot, halt"},
-		{[]string{"build", "-o", img, "-cores", "99", "prog"}, "-cores 99: want 0 to 64"},
-		{[]string{"build", "-o", img, "-earlycon", "pl011,0x9000000", "prog"}, "-earlycon is for arm64 images"},
+		{[]string{"build", "-o", img, "-cores", "99", "prog"}, `invalid value "99" for flag -cores: want a number of CPUs, 1 to 64`},
+		{[]string{"build", "-o", img, "-cores", "0", "prog"}, `invalid value "0" for flag -cores`},
+		{[]string{"build", "-o", img, "-arch", "riscv64", "-earlycon", "pl011,0x9000000", "."}, "-earlycon is for arm64 images; this one is riscv64"},
 		{[]string{"build", "-o", img, "-arch", "arm64", "-earlycon", "cdns,0x1000", "prog"}, `-earlycon "cdns,0x1000": want none, pl011,ADDRESS`},
 		{[]string{"build", "-o", img, "./no/such/prog"}, "./no/such/prog: no such file or directory"},
 	}

@@ -11,10 +11,10 @@ import (
 // each name adds to the QEMU machine and which uio= spec the kernel gets.
 func devicesHelp(w io.Writer) {
 	fmt.Fprint(w, `Devices a program drives itself, through Linux's UIO interface
-(gometal run -device NAME[=PARAM][@HART], repeatable; also for exec).
+(gometal run -device NAME[=PARAM][@CPU], repeatable; also for exec).
 Each appears as /dev/uioN with /sys/class/uio/uioN, numbered in the order
-given; @HART routes its interrupt to that hart (default: spread over the
-harts). The Go package gometal.dev/gometal/uio opens them.
+given; @CPU routes its interrupt to that CPU (default: spread over the
+CPUs). The Go package gometal.dev/gometal/uio opens them.
 
 `)
 	for _, d := range devices.All() {
@@ -29,6 +29,6 @@ harts). The Go package gometal.dev/gometal/uio opens them.
 	fmt.Fprint(w, `Examples:
 
 	gometal run -device edu ./examples/edu
-	gometal run -device rtc-alarm ./examples/alarm
+	gometal run -device rtc-alarm ./examples/alarm     # on riscv64
 `)
 }

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"gometal.dev/gometal/internal/bootargs"
-	"gometal.dev/gometal/internal/elfcheck"
 	"gometal.dev/gometal/internal/goexec"
 	"gometal.dev/gometal/internal/initramfs"
 	"gometal.dev/gometal/internal/qemu"
@@ -51,15 +50,16 @@ type execFlags struct {
 func execUsage(w io.Writer) {
 	fmt.Fprint(w, `usage: gometal exec [flags] <binary> [arguments...]
 
-Exec runs a prebuilt static linux/riscv64 Go binary on gometal the way
-'go test -exec' and 'go run -exec' expect: the go command runs
+Exec runs a prebuilt static Linux Go binary (for riscv64 or arm64: its ELF
+says which) on gometal the way 'go test -exec' and 'go run -exec' expect:
+the go command runs
 
 	gometal exec /tmp/go-build.../pkg.test -test.paniconexit0 -test.timeout=10m0s ...
 
 in the package's source directory. gometal exec packs the binary as /init,
 shows the test its module (from the go.mod directory; without one, the
-current directory) at its own absolute path, read-only, as a host directory
-share (-mount), so testdata/, ../testdata and absolute paths resolve as on
+current directory) at its own absolute path, read-only and cached, as a
+host directory share (-mount HOST:GUEST:ro,cache=loose), so testdata/, ../testdata and absolute paths resolve as on
 Linux; starts the program in the current directory (kernel option cwd=DIR),
 passes the arguments through unchanged, relays the output and exits with
 the program's exit status. A test that writes into its module gets EROFS
@@ -69,16 +69,19 @@ and the like write into are made writable (the module's share under
 -module auto, else a share of their own), so those files reach the host;
 -module rw lets such writes through to your files, as on Linux; -module
 pack copies the module into the initramfs instead (writes succeed and are
-lost). The default, -module auto, is ro (shares are live: a file costs
-only when the test touches it).
+lost). The default, -module auto, is ro (a file costs only when the test
+first touches it; what was read is kept, as the module does not change
+while its test runs).
 
 	GOOS=linux GOARCH=riscv64 CGO_ENABLED=0 go test -exec 'gometal exec' ./...
+	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 go test -exec 'gometal exec' ./...
 	GOOS=linux GOARCH=riscv64 CGO_ENABLED=0 go run -exec 'gometal exec' .
 	GOMETAL_EXEC_FLAGS='-cores 2 -kernel-args trace' GOOS=linux GOARCH=riscv64 \
 		CGO_ENABLED=0 go test -exec 'gometal exec' -run TestX .
 
 Flags go before the binary; GOMETAL_EXEC_FLAGS holds more (parsed first,
-so the command line wins). Flags:
+so the command line wins). -env and -add come on top of what exec passes
+and packs by itself (below); -v also says what was packed. Flags:
 `)
 	fs, _ := newExecFlagSet()
 	fs.SetOutput(w)
@@ -108,11 +111,11 @@ func newExecFlagSet() (*flag.FlagSet, *execFlags) {
 	f := &execFlags{}
 	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	f.machineFlags.register(fs, execFlagTexts)
-	fs.StringVar(&f.module, "module", moduleAuto, moduleUsage)
-	fs.StringVar(&f.maxDir, "max-dir", "100M", "pack at most this much of the working directory and its module (-module pack, or a module that cannot be mounted); files beyond it are left out with a warning")
-	fs.BoolVar(&f.noModule, "no-module", false, "show only the working directory, not the rest of its module")
-	fs.BoolVar(&f.noDir, "no-dir", false, "show neither the working directory nor its module (the program starts in /)")
+	f.machineFlags.register(fs, "exec")
+	defineFlag(fs, "exec", "module", &f.module)
+	defineFlag(fs, "exec", "max-dir", &f.maxDir)
+	defineFlag(fs, "exec", "no-module", &f.noModule)
+	defineFlag(fs, "exec", "no-dir", &f.noDir)
 	return fs, f
 }
 
@@ -166,9 +169,9 @@ func execMain(args []string) error {
 	if err != nil {
 		return err
 	}
-	arch, err := elfcheck.Check(f.binary)
+	arch, err := programArch("exec", "", f.machine, f.binary, prebuilt)
 	if err != nil {
-		return inputError(err)
+		return err
 	}
 	m, err := f.machineFor("exec", arch)
 	if err != nil {
@@ -219,7 +222,7 @@ func execMain(args []string) error {
 		return inputError(err)
 	}
 	if f.verbose && mounted {
-		mode := "read-only"
+		mode := "read-only, cached"
 		if !share.readOnly {
 			mode = "read-write"
 		}
@@ -229,7 +232,7 @@ func execMain(args []string) error {
 			dir, im.Module, st.Files, st.Dirs, st.Links, float64(st.Bytes)/(1<<20))
 	}
 	cfg := qemu.Config{
-		Machine: m, Binary: qemuBin, SMP: f.cores, Memory: f.mem,
+		Machine: m, Binary: qemuBin, SMP: int(f.cores), Memory: f.mem,
 		Kernel: kernel, Initrd: initrd, Append: execCmdline(f, dir, os.Environ()),
 		Extra:  f.devSel.QEMU,
 		Mounts: qemuMounts(f.mounts),

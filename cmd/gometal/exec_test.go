@@ -62,7 +62,7 @@ func TestExecFlagErrors(t *testing.T) {
 		want   string
 	}{
 		{nil, noEnv, "exec: no binary given"},
-		{[]string{"-cores", "0", "p"}, noEnv, "-cores 0"},
+		{[]string{"-cores", "0", "p"}, noEnv, `invalid value "0" for flag -cores`},
 		{[]string{"-max-dir", "huge", "p"}, noEnv, "-max-dir"},
 		{[]string{"-mem", "x", "p"}, noEnv, "-mem"},
 		{[]string{"p"}, env("-cores 'two"), "GOMETAL_EXEC_FLAGS: unterminated"},
@@ -158,7 +158,7 @@ func TestExecModuleShare(t *testing.T) {
 			t.Fatalf("%q: %v", c.args, err)
 		}
 		m, ok, why := moduleShare(c.dir, f)
-		if ok != c.mounted || (ok && (m.host != c.top || m.guest != c.top || m.readOnly != c.ro)) || !strings.Contains(why, c.why) {
+		if ok != c.mounted || (ok && (m.host != c.top || m.guest != c.top || m.readOnly != c.ro || m.cached != c.ro)) || !strings.Contains(why, c.why) {
 			t.Errorf("%q in %s: mounted %v %+v, why %q; want mounted %v at %s ro %v, why %q", c.args, c.dir, ok, m, why, c.mounted, c.top, c.ro, c.why)
 		}
 		if ok && m.tag != fmt.Sprintf("gm%d", len(f.mounts)) {

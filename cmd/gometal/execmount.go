@@ -6,7 +6,10 @@ package main
 // ../testdata and absolute paths resolve as on Linux. Read-only because a
 // test that writes into its source tree should get EROFS rather than
 // change your files through a young kernel (Go tests should write to
-// t.TempDir()); -module rw is there for tests that update golden files in
+// t.TempDir()), and cached (cache=loose: the kernel keeps what it read,
+// since the module does not change while its test runs, so a test that
+// reads its package from many goroutines asks the host once per file);
+// -module rw is there for tests that update golden files in
 // place, and then they do change the tree, as on Linux. -module pack
 // copies the tree into the initramfs instead, the way gometal exec worked
 // before shares existed: writes succeed and are lost, git-ignored files
@@ -70,7 +73,8 @@ func moduleShare(dir string, f *execFlags) (m guestMount, ok bool, why string) {
 			return guestMount{}, false, fmt.Sprintf("-mount %s overlaps %s", other.guest, top)
 		}
 	}
-	m = guestMount{host: top, guest: top, readOnly: f.module != moduleRW, tag: fmt.Sprintf("gm%d", len(f.mounts))}
+	ro := f.module != moduleRW
+	m = guestMount{host: top, guest: top, readOnly: ro, cached: ro, tag: fmt.Sprintf("gm%d", len(f.mounts))}
 	return m, true, ""
 }
 
@@ -94,7 +98,7 @@ func outputMounts(f *execFlags, dirs []string, moduleMount int) {
 		if i := mountHolding(f.mounts, d); i >= 0 {
 			m := &f.mounts[i]
 			if i == moduleMount && m.readOnly && f.module == moduleAuto {
-				m.readOnly = false
+				m.readOnly, m.cached = false, false
 				if f.verbose {
 					fmt.Fprintf(os.Stderr, "gometal exec: %s read-write: the test writes its output files into %s\n", m.host, d)
 				}

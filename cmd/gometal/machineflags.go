@@ -38,7 +38,7 @@ var schedPolicies = kstats.SchedPolicies
 // machineFlags are the flags that describe the machine and the boot,
 // shared by `run` and `exec` (flags.go registers them).
 type machineFlags struct {
-	cores      int
+	cores      coresFlag
 	mem        string
 	timeout    time.Duration
 	grace      time.Duration
@@ -71,32 +71,46 @@ func runMachine(name string) (*machine.Machine, error) {
 	return machine.Named(name)
 }
 
-// machineFor is the machine to boot a program for arch on: -machine's,
-// which must be a supported machine of that architecture, else arch's
-// default.
+// machineFor is the machine to boot a program for arch on (the one
+// machine.ResolveArch chose, so -machine agrees with it): -machine's,
+// else arch's default. -mem must be at least what that machine boots in.
 func (f *machineFlags) machineFor(cmd string, arch *machine.Arch) (*machine.Machine, error) {
-	if f.machine == "" {
-		return arch.Default(), nil
-	}
-	m, err := runMachine(f.machine)
-	if err != nil {
-		return nil, usageErrorf(cmd, "%s: -machine: %v", cmd, err)
-	}
-	if m.Arch != arch {
-		return nil, inputError(fmt.Errorf("%s: -machine %s runs %s programs; this one is %s", cmd, m.Name, m.Arch.Name, arch.Name))
+	m := arch.Default()
+	if f.machine != "" {
+		var err error
+		if m, err = runMachine(f.machine); err != nil {
+			return nil, usageErrorf(cmd, "%s: -machine: %v", cmd, err)
+		}
+		if m.Arch != arch {
+			return nil, inputError(fmt.Errorf("%s: -machine %s runs %s programs; this one is %s", cmd, m.Name, m.Arch.Name, arch.Name))
+		}
 	}
 	if err := m.Check(); err != nil {
 		return nil, inputError(fmt.Errorf("%s: %v", cmd, err))
 	}
+	if err := checkMem(cmd, f.mem, m); err != nil {
+		return nil, err
+	}
 	return m, nil
+}
+
+// checkMem refuses a -mem below what m can boot in, in one line, before
+// QEMU would fail less clearly ("could not load firmware", "kernel too
+// large") with a status the help keeps for build failures.
+func checkMem(cmd, mem string, m *machine.Machine) error {
+	n, err := qemu.ParseSize(mem)
+	if err != nil {
+		return usageErrorf(cmd, "%s: -mem: %v", cmd, err)
+	}
+	if err := m.CheckMemory(n); err != nil {
+		return usageErrorf(cmd, "%s: -mem %s: %v", cmd, mem, err)
+	}
+	return nil
 }
 
 // validate checks the values (errors name the command `cmd`), expands
 // bare -env KEYs from gometal's own environment and parses -add.
 func (f *machineFlags) validate(cmd string) error {
-	if f.cores < 1 || f.cores > maxCores {
-		return usageErrorf(cmd, "%s: -cores %d: want 1 to %d", cmd, f.cores, maxCores)
-	}
 	if _, err := qemu.ParseSize(f.mem); err != nil {
 		return usageErrorf(cmd, "%s: -mem: %v", cmd, err)
 	}

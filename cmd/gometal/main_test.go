@@ -20,7 +20,7 @@ func TestDispatchErrors(t *testing.T) {
 		{[]string{"frob"}, "gometal: unknown command \"frob\"\nrun 'gometal -h' for usage\n"},
 		{[]string{"run", "-bogus"}, "gometal: run: flag provided but not defined: -bogus\nrun 'gometal run -h' for usage\n"},
 		{[]string{"run"}, "gometal: run: no package or binary given\nrun 'gometal run -h' for usage\n"},
-		{[]string{"run", "-cores", "0", "x"}, "gometal: run: -cores 0: want 1 to 64\n"},
+		{[]string{"run", "-cores", "0", "x"}, "gometal: run: invalid value \"0\" for flag -cores: want a number of CPUs, 1 to 64\n"},
 		{[]string{"run", "-sched", "fifo", "x"}, "-sched \"fifo\": want one of round-robin"},
 		{[]string{"run", "-mem", "lots", "x"}, "-mem: invalid memory size"},
 		{[]string{"run", "-virtio", "isa", "x"}, "gometal: run: -virtio \"isa\": want mmio or pci\n"},

@@ -1,6 +1,7 @@
 package main
 
-// -mount HOST:GUEST[:ro]: a host directory the program sees at GUEST.
+// -mount HOST:GUEST[:ro|:ro,cache=loose]: a host directory the program
+// sees at GUEST.
 
 import (
 	"fmt"
@@ -12,22 +13,29 @@ import (
 )
 
 const mountUsage = "share a host directory with the program at an absolute guest path: `HOST:GUEST[:ro]` (repeatable). " +
-	"It is live (as Linux's 9p mount): every read, write and change reaches HOST at the call, and host changes are seen during the run; :ro refuses changes; HOST is created if missing"
+	"It is live (as Linux's 9p mount): every read, write and change reaches HOST at the call, and host changes are seen during the run; :ro refuses changes; " +
+	":ro,cache=loose also keeps what was read (as Linux's cache=loose), for a directory nothing changes during the run; HOST is created if missing"
 
 // guestMount is one parsed -mount.
 type guestMount struct {
 	host     string // absolute
 	guest    string
 	readOnly bool
-	tag      string
+	// cached: the kernel keeps names, attributes, listings and file
+	// pages once read (`cache=loose`); only for a read-only share.
+	cached bool
+	tag    string
 }
 
-// parseMount checks HOST:GUEST[:ro]; the i-th mount gets tag gmI.
+// parseMount checks HOST:GUEST[:ro|:ro,cache=loose]; the i-th mount gets
+// tag gmI.
 func parseMount(spec string, i int) (guestMount, error) {
-	s, ro := strings.CutSuffix(spec, ":ro")
+	s, cached := strings.CutSuffix(spec, ":ro,cache=loose")
+	s, ro := strings.CutSuffix(s, ":ro")
+	ro = ro || cached
 	host, guest, ok := strings.Cut(s, ":")
 	if !ok || host == "" || guest == "" {
-		return guestMount{}, fmt.Errorf("%q: want HOST:GUEST or HOST:GUEST:ro", spec)
+		return guestMount{}, fmt.Errorf("%q: want HOST:GUEST, HOST:GUEST:ro or HOST:GUEST:ro,cache=loose", spec)
 	}
 	if !strings.HasPrefix(guest, "/") || strings.ContainsAny(guest, ": \t\n") {
 		return guestMount{}, fmt.Errorf("%q: the guest path must be absolute, without ':' or spaces", spec)
@@ -44,7 +52,7 @@ func parseMount(spec string, i int) (guestMount, error) {
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
 		return guestMount{}, fmt.Errorf("%q: %s is not a directory", spec, host)
 	}
-	return guestMount{host: abs, guest: filepath.Clean(guest), readOnly: ro, tag: fmt.Sprintf("gm%d", i)}, nil
+	return guestMount{host: abs, guest: filepath.Clean(guest), readOnly: ro, cached: cached, tag: fmt.Sprintf("gm%d", i)}, nil
 }
 
 // kernelOption tells the kernel which device to mount where.
@@ -52,6 +60,9 @@ func (m guestMount) kernelOption() string {
 	opt := "mount=" + m.tag + ":" + m.guest
 	if m.readOnly {
 		opt += ":ro"
+	}
+	if m.cached && m.readOnly {
+		opt += ",cache=loose"
 	}
 	return opt
 }

@@ -23,7 +23,12 @@ func TestParseMount(t *testing.T) {
 	if err != nil || !m.readOnly || m.kernelOption() != "mount=gm0:/ro:ro" {
 		t.Errorf("ro: %+v %v", m, err)
 	}
-	for _, bad := range []string{"nocolon", ":/data", dir + ":data", dir + ":/a b", filepath.Join(dir, "missing") + ":/x:ro"} {
+	m, err = parseMount(dir+":/mod:ro,cache=loose", 1)
+	if err != nil || !m.readOnly || !m.cached || m.guest != "/mod" || m.kernelOption() != "mount=gm1:/mod:ro,cache=loose" {
+		t.Errorf("ro,cache=loose: %+v %v", m, err)
+	}
+	for _, bad := range []string{"nocolon", ":/data", dir + ":data", dir + ":/a b", filepath.Join(dir, "missing") + ":/x:ro",
+		dir + ":/x:cache=loose", dir + ":/x:ro,cache=none"} {
 		if _, err := parseMount(bad, 0); err == nil {
 			t.Errorf("parseMount(%q) accepted", bad)
 		}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"gometal.dev/gometal/internal/elfcheck"
@@ -57,40 +58,62 @@ func isImportPath(target string) bool {
 	return !strings.HasPrefix(target, "./") && !strings.HasPrefix(target, "../")
 }
 
-// programArch is the architecture the program runs as: a prebuilt
-// binary's own (checked here, so a bad binary is reported before anything
-// else happens), or for a package the one -arch chose.
-func programArch(f *runFlags, kind programKind) (*machine.Arch, error) {
-	if kind == goPackage {
-		return f.arch, nil
+// programArch is the architecture the program runs as, by gometal's one
+// rule (machine.ResolveArch): a prebuilt binary's own (checked here, so a
+// bad binary is reported before anything else happens), else -arch
+// (archFlag), -machine (machineName), $GOARCH, the host's.
+func programArch(cmd, archFlag, machineName, target string, kind programKind) (*machine.Arch, error) {
+	in := machine.ArchInputs{Flag: archFlag, GOARCH: os.Getenv("GOARCH"), Host: runtime.GOARCH}
+	if machineName != "" {
+		m, err := machine.Named(machineName)
+		if err != nil {
+			return nil, usageErrorf(cmd, "%s: -machine: %v", cmd, err)
+		}
+		in.Machine = m
 	}
-	arch, err := elfcheck.Check(f.target)
+	if kind == prebuilt {
+		arch, err := elfcheck.Check(target)
+		if err != nil {
+			return nil, inputError(err)
+		}
+		in.Binary, in.BinaryName = arch, target
+	}
+	arch, err := machine.ResolveArch(in)
 	if err != nil {
-		return nil, inputError(err)
-	}
-	if f.archFlag != "" && f.archFlag != arch.Name {
-		return nil, inputError(fmt.Errorf("%s: built for %s, not -arch %s", f.target, arch.Name, f.archFlag))
+		return nil, inputError(fmt.Errorf("%s: %v", cmd, err))
 	}
 	return arch, nil
+}
+
+// checkArchFlag checks that -arch, if given, names an architecture
+// gometal runs: a usage mistake, found before anything is built.
+func checkArchFlag(cmd, archFlag string) error {
+	if archFlag == "" {
+		return nil
+	}
+	if _, err := machine.ResolveArch(machine.ArchInputs{Flag: archFlag}); err != nil {
+		return usageErrorf(cmd, "%s: %v", cmd, err)
+	}
+	return nil
 }
 
 // program returns the path of the executable to boot, building it for
 // arch into tmp when target is a package. Input problems are
 // exit-status-2 errors; a failed build exits 1 after go build has printed
 // its diagnostics.
-func program(ctx context.Context, f *runFlags, kind programKind, arch *machine.Arch, tmp string) (string, error) {
+func program(ctx context.Context, target, tags, ldflags string, kind programKind, arch *machine.Arch, tmp string) (string, error) {
 	if kind == prebuilt {
-		return f.target, nil // programArch checked it
+		return target, nil // programArch checked it
 	}
 	var flags []string
-	if f.tags != "" {
-		flags = append(flags, "-tags", f.tags)
+	if tags != "" {
+		flags = append(flags, "-tags", tags)
 	}
-	if f.ldflags != "" {
-		flags = append(flags, "-ldflags", f.ldflags)
+	if ldflags != "" {
+		flags = append(flags, "-ldflags", ldflags)
 	}
 	exe, err := gobuild.Build(ctx, gobuild.Options{
-		Package: f.target, OutDir: tmp, Flags: flags, Stderr: os.Stderr, Arch: arch,
+		Package: target, OutDir: tmp, Flags: flags, Stderr: os.Stderr, Arch: arch,
 	})
 	if err != nil {
 		if errors.Is(err, gobuild.ErrFailed) {

@@ -13,9 +13,9 @@ import (
 	"gometal.dev/gometal/internal/qemu"
 )
 
-const netUsage = "give the program a network device: `-net` alone is virtio-net on QEMU's user-mode network (address 10.0.2.15, host 10.0.2.2, DNS 10.0.2.3); " +
+const netUsage = "give the program a network device: -net alone is virtio-net on QEMU's user-mode network (address 10.0.2.15 and fec0::15, host 10.0.2.2, DNS 10.0.2.3; TCP, UDP and ICMP over IPv4 and IPv6); " +
 	"-net=tap=IFNAME[,ip=A.B.C.D/P][,gw=A.B.C.D][,dns=A.B.C.D] puts it on the host's tap device IFNAME (vhost-net when /dev/vhost-net exists; the tap must exist, " +
-	"e.g. `ip tuntap add IFNAME mode tap`; made `multi_queue`, it gets a queue pair per CPU), with that address plan (gw= without dns= makes the gateway the DNS server), or without ip= with address, gateway and DNS from the network's DHCP server; `-net tap=...` works too"
+	"e.g. made by: ip tuntap add IFNAME mode tap; made multi_queue, it gets a queue pair per CPU), with that address plan (gw= without dns= makes the gateway the DNS server), or without ip= with address, gateway and DNS from the network's DHCP server; -net tap=... works too"
 
 const publishUsage = "publish a guest port on the host's 127.0.0.1: `HOST:GUEST[/tcp|/udp]` (repeatable; implies -net)"
 

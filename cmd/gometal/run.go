@@ -4,11 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"runtime"
 	"strings"
-
-	"gometal.dev/gometal/internal/machine"
 )
 
 var runCommand = &command{
@@ -24,22 +20,24 @@ const maxCores = 64
 // runFlags holds `gometal run`'s options after parsing and validation.
 type runFlags struct {
 	machineFlags
-	gdb      bool
-	tags     string
-	ldflags  string
-	archFlag string        // -arch as given ("" when not)
-	arch     *machine.Arch // what a package is built for (validate)
-	target   string        // the package or binary
-	args     []string      // the program's arguments
+	gdb     bool
+	tags    string
+	ldflags string
+	arch    string   // -arch as given ("" when not; programArch decides)
+	target  string   // the package or binary
+	args    []string // the program's arguments
 }
 
 func runUsage(w io.Writer) {
 	fmt.Fprint(w, `usage: gometal run [flags] <package-or-binary> [arguments...]
 
 Run builds a Go package (a directory like ./examples/hello, a .go file, or an
-import path) with GOOS=linux GOARCH=riscv64 CGO_ENABLED=0 — or takes an
-already built static riscv64 ELF — packs it as /init in an initramfs, and
-boots it on the gometal kernel in qemu-system-riscv64 -M virt.
+import path) as a static Linux program (GOOS=linux CGO_ENABLED=0) — or takes
+an already built one — packs it as /init in an initramfs, and boots it on
+the gometal kernel for its architecture in QEMU's virt machine for it
+(-machine). A prebuilt binary runs as what its ELF says; a package is
+built for -arch, else -machine's architecture, else $GOARCH, else the
+host's, where gometal runs them, else riscv64 (gometal's default).
 
 The program sees its arguments in os.Args[1:] and the -env variables in
 its environment. Its stdin, stdout and stderr are gometal's, byte for byte
@@ -49,9 +47,13 @@ kernel's own messages go to gometal's stderr. Flags after the program name
 belong to the program.
 
 gometal run exits with the program's exit status. A kernel panic prints a
-line starting "gometal: kernel panic" and exits 101; a timeout exits 124;
-Ctrl-C stops QEMU and exits 130. Usage and input errors exit 2, build
-failures 1.
+line starting "gometal: kernel panic" and exits 101; a timeout exits 124.
+Ctrl-C is SIGINT to the program, as on Linux (-grace lists the signals
+passed on): a program without a handler ends with 130, one with a handler
+as it chooses; one that has not ended -grace after it, or at a second
+Ctrl-C, is stopped with the machine, and gometal exits 130. Usage and
+input errors (a -mem below the machine's minimum among them) exit 2,
+build failures 1.
 
 Flags:
 `)
@@ -73,20 +75,22 @@ Examples:
 
 Kernel arguments (-kernel-args, or set by the flags above):
 
-	verbose     log the boot (harts, memory) and print statistics at exit (-v)
-	stats       print per-hart accounting and memory use after the program exits
+	verbose     log the boot (CPUs, memory) and print statistics at exit (-v)
+	stats       print per-CPU accounting and memory use after the program exits
 	trace       log every system call with its arguments and result
-	cores=N     use at most N harts; the others stay parked
-	idlepoll=US an idle hart polls for work up to US µs before it naps
+	cores=N     use at most N CPUs; the others stay parked
+	idlepoll=US an idle CPU polls for work up to US µs before it naps
 	            (default 200; 0: nap at once, no timer advance)
-	wakesteal=US a thread woken for a napping hart runs on the waker's hart
+	wakesteal=US a thread woken for a napping CPU runs on the waker's CPU
 	            at once (0, the default) or after US µs, unless the napping
-	            hart takes it first; off: it waits for the napping hart
+	            CPU takes it first; off: it waits for the napping CPU
 	rdinit=PATH run PATH from the initramfs instead of /init
 	mount=TAG:/GUEST[:ro]
 	            mount the virtio-9p device TAG at /GUEST (set by -mount)
 	onexit=poweroff|reboot|halt
 	            what the machine does when the program ends (gometal build -on-exit)
+	semihosting arm64: QEMU runs with -semihosting, so the exit status can
+	            leave through Arm semihosting (gometal run sets it itself)
 	random.trust_bootloader=off
 	            do not count the loader's /chosen/rng-seed as entropy (as Linux)
 
@@ -100,11 +104,11 @@ func newRunFlagSet() (*flag.FlagSet, *runFlags) {
 	f := &runFlags{}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	f.machineFlags.register(fs, runFlagTexts)
-	fs.BoolVar(&f.gdb, "gdb", false, "start QEMU halted with a gdb server on localhost:1234")
-	fs.StringVar(&f.tags, "tags", "", "build tags, passed to go build")
-	fs.StringVar(&f.ldflags, "ldflags", "", "linker flags, passed to go build")
-	fs.StringVar(&f.archFlag, "arch", "", archFlagHelp())
+	f.machineFlags.register(fs, "run")
+	defineFlag(fs, "run", "gdb", &f.gdb)
+	defineFlag(fs, "run", "tags", &f.tags)
+	defineFlag(fs, "run", "ldflags", &f.ldflags)
+	defineFlag(fs, "run", "arch", &f.arch)
 	return fs, f
 }
 
@@ -120,15 +124,9 @@ func parseRunFlags(args []string) (*runFlags, error) {
 
 // validate checks flag values up front so mistakes cost no build or boot.
 func (f *runFlags) validate() error {
-	archFlag := f.archFlag
-	if m, err := machine.Named(f.machine); err == nil && archFlag == "" {
-		archFlag = m.Arch.Name // -machine arm64-virt-max ./pkg builds for arm64
+	if err := checkArchFlag("run", f.arch); err != nil {
+		return err
 	}
-	arch, err := machine.ChooseArch(archFlag, os.Getenv("GOARCH"), runtime.GOARCH)
-	if err != nil {
-		return usageErrorf("run", "run: -arch %v", err)
-	}
-	f.arch = arch
 	return f.machineFlags.validate("run")
 }
 

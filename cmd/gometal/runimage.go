@@ -52,6 +52,10 @@ func runImage(f *runFlags) error {
 	if err != nil {
 		return inputError(fmt.Errorf("%s: a gometal image for %s: %v", f.target, h.Arch, err))
 	}
+	// An image, like a prebuilt binary, is what it was built for.
+	if _, err := machine.ResolveArch(machine.ArchInputs{Flag: f.arch, Binary: arch, BinaryName: f.target}); err != nil {
+		return inputError(fmt.Errorf("run: %v", err))
+	}
 	m, err := f.machineFor("run", arch)
 	if err != nil {
 		return err
@@ -69,7 +73,7 @@ func runImage(f *runFlags) error {
 	// The image's own command line rules; the kernel keeps only what says
 	// how the exit status leaves (arm64: semihosting).
 	accel := chooseAccel("run", f.accel, arch)
-	cfg := qemu.Config{Machine: m, Binary: qemuBin, SMP: f.cores, Memory: f.mem, Kernel: f.target, GDB: f.gdb,
+	cfg := qemu.Config{Machine: m, Binary: qemuBin, SMP: int(f.cores), Memory: f.mem, Kernel: f.target, GDB: f.gdb,
 		Append: strings.Join(m.ExitFor(accel).KernelArgs(), " "), Accel: accel}
 	if err := cfg.Validate(); err != nil {
 		return inputError(err)

@@ -8,35 +8,59 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"gometal.dev/gometal/internal/kernelimage"
-	"gometal.dev/gometal/internal/machine"
 )
 
 var versionCommand = &command{
 	name:    "version",
-	summary: "print gometal's version and the kernel it boots",
+	summary: "print gometal's version and the kernels it boots",
 	usage:   versionUsage,
-	run:     versionMain,
+	run:     func(args []string) error { return versionMain(args, os.Stdout) },
 }
 
 func versionUsage(w io.Writer) {
-	fmt.Fprint(w, `usage: gometal version [-kernel PATH]
+	fmt.Fprintf(w, `usage: gometal version [-kernel PATH]
 
 Prints gometal's module version (or VCS revision) and the Go toolchain it
-was built with, then the version and GNU build-id of the kernel that run and
-exec would boot, and where that kernel comes from: -kernel, $GOMETAL_KERNEL,
+was built with, then, for each architecture it runs (%s), the
+version and GNU build-id of the kernel run, exec and build would use, and
+where that kernel comes from: $%s,
 built from the source checkout gometal runs in, or embedded in gometal.
-`)
+-kernel PATH describes that one kernel instead.
+
+Flags:
+`, strings.Join(archNames(), ", "), strings.Join(kernelEnvs(), " or $"))
+	fs, _ := newVersionFlagSet()
+	fs.SetOutput(w)
+	fs.PrintDefaults()
 }
 
-func versionMain(args []string) error {
+// kernelEnvs are the kernel variables, one per architecture.
+func kernelEnvs() []string {
+	var envs []string
+	for _, a := range supportedArches() {
+		envs = append(envs, kernelimage.EnvFor(a.Name))
+	}
+	return envs
+}
+
+func newVersionFlagSet() (*flag.FlagSet, *string) {
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	kernel := fs.String("kernel", "", "describe this kernel ELF instead")
+	var kernel string
+	defineFlag(fs, "version", "kernel", &kernel)
+	return fs, &kernel
+}
+
+// versionMain is `gometal version`: gometal, then every kernel it carries
+// or finds (one line each), or the -kernel one.
+func versionMain(args []string, w io.Writer) error {
+	fs, kernel := newVersionFlagSet()
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			versionUsage(os.Stdout)
+			versionUsage(w)
 			return nil
 		}
 		return usageErrorf("version", "version: %v", err)
@@ -44,17 +68,51 @@ func versionMain(args []string) error {
 	if fs.NArg() > 0 {
 		return usageErrorf("version", "version takes no arguments")
 	}
-	fmt.Fprintf(os.Stdout, "gometal %s %s %s/%s\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	k, err := kernelFinder(machine.Default().Arch).Locate(*kernel)
-	if err != nil {
-		return err
+	fmt.Fprintf(w, "gometal %s %s %s/%s\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	if *kernel != "" {
+		return describeKernel(w, kernelimage.Kernel{Path: *kernel, Source: kernelimage.FromFlag})
 	}
-	info, err := kernelimage.ReadInfo(k.Path)
-	if err != nil {
-		return err
+	for _, a := range supportedArches() {
+		k, err := kernelFinder(a).Locate("")
+		if err != nil {
+			return fmt.Errorf("the %s kernel: %w", a.Name, err)
+		}
+		if err := describeKernel(w, k); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintf(os.Stdout, "kernel %s build-id %s (%s: %s)\n", info.Version, info.BuildID, k.Source, k.Path)
 	return nil
+}
+
+// describeKernel prints one kernel's line: its architecture, version,
+// build-id and where it comes from.
+func describeKernel(w io.Writer, k kernelimage.Kernel) error {
+	arch, archErr := kernelimage.ArchOf(k.Path)
+	info, err := kernelimage.ReadInfo(k.Path)
+	switch {
+	case err != nil && archErr == nil && !isELF(k.Path):
+		// A flat Image keeps no notes: they stay in the ELF it was made from.
+		fmt.Fprintf(w, "kernel %s, a kernel Image: no version notes (%s: %s)\n", arch, k.Source, k.Path)
+		return nil
+	case err != nil:
+		return err
+	case archErr != nil:
+		return archErr
+	}
+	fmt.Fprintf(w, "kernel %s %s build-id %s (%s: %s)\n", arch, info.Version, info.BuildID, k.Source, k.Path)
+	return nil
+}
+
+// isELF reports whether the file at path starts as an ELF file does.
+func isELF(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	magic := make([]byte, 4)
+	_, err = io.ReadFull(f, magic)
+	return err == nil && string(magic) == "\x7fELF"
 }
 
 // version describes this build: the module version when installed with

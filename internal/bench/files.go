@@ -20,7 +20,7 @@ import (
 
 func init() {
 	register(&benchmark{name: "files", title: "Files: a -mount'ed host directory",
-		plan: func(s *Session) int { return s.O.Runs * len(s.Kinds) }, run: runFiles})
+		plan: func(s *Session) int { return 2 * s.O.Runs * len(s.Kinds) }, run: runFiles})
 }
 
 // filesOps are bench/files's measures, with their unit.
@@ -28,10 +28,11 @@ var filesOps = []struct{ op, unit, key string }{
 	{"seqwrite", "MB/s", "mbs"}, {"seqread", "MB/s", "mbs"}, {"parread", "MB/s", "mbs"},
 	{"create", "files/s", "ops"}, {"stat", "files/s", "ops"}, {"delete", "files/s", "ops"},
 	{"sqliteinsert", "rows/s", "ops"}, {"sqlitequery", "queries/s", "ops"},
+	{"readall", "files/s", "ops"},
 }
 
 // NinePModules are the modules Debian's kernel needs for a virtio-9p
-// share, in load order (../shared/docs/linux-baseline.md): 9p needs netfs
+// share, in load order (their modules.dep lines in Debian's kernel): 9p needs netfs
 // and 9pnet, 9pnet_virtio needs 9pnet. virtio_mmio (the transport QEMU's
 // virtio-*-device uses on virt) comes first, from Kernel.VirtioMMIO.
 var NinePModules = []string{"kernel/fs/netfs/netfs.ko", "kernel/net/9p/9pnet.ko", "kernel/net/9p/9pnet_virtio.ko", "kernel/fs/9p/9p.ko"}
@@ -83,7 +84,7 @@ func runFiles(s *Session) Section {
 		mib, small, rows = 32, 500, 5000
 	}
 	sm := newSamples()
-	linuxMount := ""
+	linuxMount, linuxCached := "", ""
 	for run := 1; run <= s.O.Runs; run++ {
 		for _, k := range kinds {
 			b, ok := filesBoot(s, k, prog, []string{"-dir", filesGuest, "-mib", fmt.Sprint(mib),
@@ -106,9 +107,75 @@ func runFiles(s *Session) Section {
 				}
 			}
 			sm.add(string(k)+"/wall", b.Wall.Seconds())
+			if m := filesReadAll(s, k, prog, sm, fmt.Sprintf("run %d/%d, readall", run, s.O.Runs)); m != "" {
+				linuxCached = m
+			}
 		}
 	}
-	return filesSection(s, kinds, sm, mods, linuxMount, linuxNote, mib, small, rows)
+	sec := filesSection(s, kinds, sm, mods, linuxMount, linuxNote, mib, small, rows)
+	sec.Body += fmt.Sprintf("\nreadall: a read-only share of %d files (%.1f MiB, in %d directories), mounted cache=loose on both\n"+
+		"(gometal: -mount HOST:/data:ro,cache=loose; Linux: `%s`): walked, then 10 goroutines\n"+
+		"each stat and read every file, 3 times over; files/s over it all, the walk included.\n",
+		filesReadAllFiles, float64(filesReadAllBytes())/(1<<20), filesReadAllDirs, linuxCached)
+	return sec
+}
+
+// The readall share: files of sizes around page and message boundaries.
+const filesReadAllFiles, filesReadAllDirs = 200, 4
+
+var filesReadAllSizes = []int{0, 100, 3000, 4096, 4097, 9000, 20000, 40000, 65537, 70000}
+
+func filesReadAllBytes() int {
+	n := 0
+	for i := 0; i < filesReadAllFiles; i++ {
+		n += filesReadAllSizes[i%len(filesReadAllSizes)]
+	}
+	return n
+}
+
+// filesReadAll boots bench/files -readall 10 once on kernel k, on a fresh
+// read-only share mounted cache=loose, into sm; returns Linux's line of
+// /proc/mounts for the share.
+func filesReadAll(s *Session, k Kind, prog *Prog, sm *samples, what string) string {
+	share, err := os.MkdirTemp(s.M.Dir, "share-")
+	if err == nil {
+		defer os.RemoveAll(share)
+		for i := 0; i < filesReadAllFiles && err == nil; i++ {
+			dir := filepath.Join(share, fmt.Sprintf("d%d", i%filesReadAllDirs))
+			if err = os.MkdirAll(dir, 0o755); err == nil {
+				data := []byte(strings.Repeat(fmt.Sprintf("%07d\n", i), filesReadAllSizes[i%len(filesReadAllSizes)]/8+1))
+				err = os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d", i)), data[:filesReadAllSizes[i%len(filesReadAllSizes)]], 0o644)
+			}
+		}
+	}
+	if err != nil {
+		sm.failed(string(k)+"/readall", fmt.Sprintf("no share: %v", err))
+		return ""
+	}
+	args := []string{"-dir", filesGuest, "-readall", "10", "-passes", "3"}
+	spec := Spec{Kind: k, Cores: 2, Mem: "1G", Prog: prog, Timeout: 10 * time.Minute, Args: args,
+		Mounts: []qemu.Mount{{Host: share, Tag: filesTag, ReadOnly: true}}}
+	if k == Gometal {
+		spec.KernelArgs = "mount=" + filesTag + ":" + filesGuest + ":ro,cache=loose"
+	} else {
+		spec.Args = append([]string{"-linux-mount", filesTag}, args...)
+	}
+	b := s.Boot(spec, what)
+	if !b.OK() {
+		sm.failed(string(k)+"/readall", b.Why())
+		return ""
+	}
+	mount := ""
+	for _, r := range b.Results {
+		switch Str(r, "op") {
+		case "readall":
+			v, _ := Num(r, "ops")
+			sm.add(string(k)+"/readall", v)
+		case "mount":
+			mount = Str(r, "options")
+		}
+	}
+	return mount
 }
 
 // filesBoot boots bench/files once on kernel k with a fresh, empty share.

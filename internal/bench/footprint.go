@@ -30,6 +30,39 @@ func runFootprint(s *Session) Section {
 	if N > 1 {
 		cores = append(cores, N)
 	}
+	sm := measureFootprint(s, prog, cores)
+	// Smallest -m, by bisection on whole MiB.
+	res := 1
+	if s.O.Quick {
+		res = 8
+	}
+	smallest := map[Kind]string{}
+	for _, k := range s.Kinds {
+		smallest[k] = bisectMem(s, k, prog, res)
+	}
+
+	var body strings.Builder
+	writeImageSizes(&body, s, prog, stripped, serr)
+	writeBootMemory(&body, s, sm, cores)
+	fmt.Fprintf(&body, "Smallest `-m` at which hello runs (bisection in %d MiB steps, 1 core):\n\n", res)
+	var rows [][]string
+	for _, k := range s.Kinds {
+		rows = append(rows, []string{string(k), smallest[k]})
+	}
+	body.WriteString(table([]string{"kernel", "smallest -m"}, rows))
+	sec := Section{Body: body.String()}
+	note := fmt.Sprintf("Footprint: smallest -m for hello: gometal %s", firstWord(smallest[Gometal]))
+	if len(s.Kinds) > 1 {
+		note += fmt.Sprintf(", Linux %s", firstWord(smallest[Linux]))
+		note += fmt.Sprintf("; boot to main (1 core): gometal %s ms, Linux %s ms", sm.cell("gometal/c1/boot", "%.0f"), sm.cell("linux/c1/boot", "%.0f"))
+	}
+	sec.Notes = append(sec.Notes, note+".")
+	return sec
+}
+
+// measureFootprint boots hello -runs times at each core count on each
+// kernel: boot time, wall time and memory, by "kind/cN/figure".
+func measureFootprint(s *Session, prog *Prog, cores []int) *samples {
 	sm := newSamples()
 	for r := 1; r <= s.O.Runs; r++ {
 		for _, c := range cores {
@@ -63,17 +96,11 @@ func runFootprint(s *Session) Section {
 			}
 		}
 	}
-	// Smallest -m, by bisection on whole MiB.
-	res := 1
-	if s.O.Quick {
-		res = 8
-	}
-	smallest := map[Kind]string{}
-	for _, k := range s.Kinds {
-		smallest[k] = bisectMem(s, k, prog, res)
-	}
+	return sm
+}
 
-	var body strings.Builder
+// writeImageSizes writes the kernels' and hello's file and loaded sizes.
+func writeImageSizes(body *strings.Builder, s *Session, prog, stripped *Prog, serr error) {
 	body.WriteString("Kernel images (what QEMU's `-kernel` loads) and the hello program (bench/hello:\nprints a line and one result, then powers off):\n\n")
 	gLoaded, _ := linuxkernel.LoadedSize(s.M.Gometal)
 	gForm := "ELF"
@@ -86,18 +113,19 @@ func runFootprint(s *Session) Section {
 	if s.LinuxK != nil {
 		lLoaded, _ := linuxkernel.LoadedSize(s.LinuxK.Image)
 		rows = append(rows, []string{"Linux " + s.LinuxK.Package + " (vmlinux, an uncompressed Image)", kib(fileSize(s.LinuxK.Image)), kib(int64(lLoaded))})
-		if gLoaded > 0 {
-			body.WriteString("")
-		}
 	}
 	rows = append(rows, []string{"hello (Go, static)", kib(prog.Size), "—"})
 	if serr == nil {
 		rows = append(rows, []string{"hello, `-ldflags=-s -w`", kib(stripped.Size), "—"})
 	}
 	body.WriteString(table([]string{"image", "file size", "loaded (segments / image_size)"}, rows) + "\n")
+}
+
+// writeBootMemory writes hello's boot time and memory, medians.
+func writeBootMemory(body *strings.Builder, s *Session, sm *samples, cores []int) {
 	body.WriteString("Boot and memory, medians (`boot` is CLOCK_BOOTTIME when main starts: on gometal\ntime since QEMU reset the machine, on Linux time since the kernel started — the\nfirmware's share (OpenSBI on riscv64; arm64 virt has none) is the same for both and not in Linux's figure;\n`wall` is host time from starting QEMU to its exit; `used` is sysinfo's total\nminus free RAM at the end of main; `peak` is gometal's peak page frames in\nuse (`stats`); `maxrss` is getrusage's peak resident set):\n\n")
 	header := []string{"kernel", "cores", "boot to main (ms)", "wall (ms)", "used (KiB)", "gometal peak (KiB)", "maxrss (KiB)"}
-	rows = nil
+	var rows [][]string
 	for _, k := range s.Kinds {
 		for _, c := range cores {
 			p := fmt.Sprintf("%s/c%d/", k, c)
@@ -110,20 +138,6 @@ func runFootprint(s *Session) Section {
 		}
 	}
 	body.WriteString(table(header, rows) + "\n")
-	fmt.Fprintf(&body, "Smallest `-m` at which hello runs (bisection in %d MiB steps, 1 core):\n\n", res)
-	rows = nil
-	for _, k := range s.Kinds {
-		rows = append(rows, []string{string(k), smallest[k]})
-	}
-	body.WriteString(table([]string{"kernel", "smallest -m"}, rows))
-	sec := Section{Body: body.String()}
-	note := fmt.Sprintf("Footprint: smallest -m for hello: gometal %s", firstWord(smallest[Gometal]))
-	if len(s.Kinds) > 1 {
-		note += fmt.Sprintf(", Linux %s", firstWord(smallest[Linux]))
-		note += fmt.Sprintf("; boot to main (1 core): gometal %s ms, Linux %s ms", sm.cell("gometal/c1/boot", "%.0f"), sm.cell("linux/c1/boot", "%.0f"))
-	}
-	sec.Notes = append(sec.Notes, note+".")
-	return sec
 }
 
 func firstWord(s string) string {
@@ -197,60 +211,104 @@ func runMicro(s *Session) Section {
 		args = []string{"-pingpong", "5000", "-threads", "100", "-syscalls", "50000", "-futex", "300", "-timer", "1000", "-gc", "50", "-munmap", "500"}
 	}
 	cores := min(2, s.MaxCores())
-	sm := newSamples()
-	hist := map[Kind][]float64{}
-	bucket := 10.0
-	stats := map[Kind]*Boot{}
-	names := []string{"pingpong-same", "pingpong-threads", "thread-create", "syscall", "futex-wake", "timer", "gc-pause", "munmap"}
-	for r := 1; r <= s.O.Runs; r++ {
-		for _, k := range s.Kinds {
-			b := s.Boot(Spec{Kind: k, Cores: cores, Prog: prog, Args: args, KernelArgs: "stats", Timeout: bootTimeout(s)},
-				fmt.Sprintf("cores=%d run %d/%d", cores, r, s.O.Runs))
-			if !b.OK() {
-				for _, n := range names {
-					for _, f := range []string{"v", "p50", "p99", "max"} {
-						sm.failed(fmt.Sprintf("%s/%s/%s", k, n, f), b.Why())
-					}
-				}
-			}
-			if k == Gometal && len(b.CPUs) > 0 {
-				stats[k] = b
-			}
-			for _, res := range b.Results {
-				n := Str(res, "name")
-				p := fmt.Sprintf("%s/%s/", k, n)
-				for _, f := range []string{"ns", "us"} {
-					if v, ok := Num(res, f); ok {
-						sm.add(p+"v", v)
-					}
-				}
-				for _, f := range []string{"p50", "p99", "max"} {
-					if v, ok := Num(res, f+"_us"); ok {
-						sm.add(p+f, v)
-					}
-				}
-				if h, ok := res["hist"].([]any); ok {
-					if bu, ok := Num(res, "hist_bucket_us"); ok {
-						bucket = bu
-					}
-					if hist[k] == nil {
-						hist[k] = make([]float64, len(h))
-					}
-					for i, c := range h {
-						if f, ok := c.(float64); ok && i < len(hist[k]) {
-							hist[k][i] += f
-						}
-					}
-				}
-			}
-		}
-	}
+	m := measureMicro(s, prog, args, cores)
+	sm := m.sm
 	var body strings.Builder
 	argText := "the defaults: 20000 round trips, 500 threads, 200000 getpid calls, 2000 futex wakes, 10000 timer samples, 200 forced GCs, 2000 munmaps"
 	if len(args) > 0 {
 		argText = "`" + strings.Join(args, " ") + "`"
 	}
 	fmt.Fprintf(&body, "bench/micro on %d cores (%s); medians over boots:\n\n", cores, argText)
+	writeMicroTable(&body, s, sm)
+	body.WriteString("The timer figure is cyclictest's: a thread locked to its OS thread sleeps 1 ms\nwith nanosleep(2) in a loop and records how late it wakes (guest clock).\nHistogram of all samples from all boots (10 µs buckets, log scale):\n\n")
+	writeTimerHistogram(&body, s, m)
+	if b := m.stats[Gometal]; b != nil {
+		body.WriteString("gometal's per-hart accounting for the last micro boot:\n\n")
+		body.WriteString(table([]string{"busy % per hart", "syscalls", "interrupts", "migrations", "steals", "IPIs"}, [][]string{hartSummary(b)}))
+		if b.Top != "" {
+			body.WriteString("\nMost frequent system calls in that boot: " + b.Top + ".\n")
+		}
+	}
+	sec := Section{Body: body.String()}
+	note := fmt.Sprintf("Timer lateness p99 (1 ms sleeps): gometal %s µs", sm.cell("gometal/timer/p99", "%.0f"))
+	if len(s.Kinds) > 1 {
+		note += fmt.Sprintf(", Linux %s µs", sm.cell("linux/timer/p99", "%.0f"))
+		note += fmt.Sprintf("; getpid round trip gometal %s ns, Linux %s ns", sm.cell("gometal/syscall/v", "%.0f"), sm.cell("linux/syscall/v", "%.0f"))
+	}
+	sec.Notes = append(sec.Notes, note+".")
+	return sec
+}
+
+// microRuns is what the micro boots measured: the figures by
+// "kind/name/field", the timer histogram summed over boots per kernel
+// (bucket µs wide), and gometal's last boot (its per-hart statistics).
+type microRuns struct {
+	sm     *samples
+	hist   map[Kind][]float64
+	bucket float64
+	stats  map[Kind]*Boot
+}
+
+// microNames are the figures bench/micro reports.
+var microNames = []string{"pingpong-same", "pingpong-threads", "thread-create", "syscall", "futex-wake", "timer", "gc-pause", "munmap"}
+
+// measureMicro boots bench/micro -runs times on each kernel.
+func measureMicro(s *Session, prog *Prog, args []string, cores int) *microRuns {
+	m := &microRuns{sm: newSamples(), hist: map[Kind][]float64{}, bucket: 10.0, stats: map[Kind]*Boot{}}
+	for r := 1; r <= s.O.Runs; r++ {
+		for _, k := range s.Kinds {
+			b := s.Boot(Spec{Kind: k, Cores: cores, Prog: prog, Args: args, KernelArgs: "stats", Timeout: bootTimeout(s)},
+				fmt.Sprintf("cores=%d run %d/%d", cores, r, s.O.Runs))
+			if !b.OK() {
+				for _, n := range microNames {
+					for _, f := range []string{"v", "p50", "p99", "max"} {
+						m.sm.failed(fmt.Sprintf("%s/%s/%s", k, n, f), b.Why())
+					}
+				}
+			}
+			if k == Gometal && len(b.CPUs) > 0 {
+				m.stats[k] = b
+			}
+			for _, res := range b.Results {
+				m.add(k, res)
+			}
+		}
+	}
+	return m
+}
+
+// add takes one result line of a micro boot on kernel k.
+func (m *microRuns) add(k Kind, res map[string]any) {
+	p := fmt.Sprintf("%s/%s/", k, Str(res, "name"))
+	for _, f := range []string{"ns", "us"} {
+		if v, ok := Num(res, f); ok {
+			m.sm.add(p+"v", v)
+		}
+	}
+	for _, f := range []string{"p50", "p99", "max"} {
+		if v, ok := Num(res, f+"_us"); ok {
+			m.sm.add(p+f, v)
+		}
+	}
+	h, ok := res["hist"].([]any)
+	if !ok {
+		return
+	}
+	if bu, ok := Num(res, "hist_bucket_us"); ok {
+		m.bucket = bu
+	}
+	if m.hist[k] == nil {
+		m.hist[k] = make([]float64, len(h))
+	}
+	for i, c := range h {
+		if f, ok := c.(float64); ok && i < len(m.hist[k]) {
+			m.hist[k][i] += f
+		}
+	}
+}
+
+// writeMicroTable writes micro's figures, with gometal/Linux ratios.
+func writeMicroTable(body *strings.Builder, s *Session, sm *samples) {
 	type row struct{ name, what, field, unit, format string }
 	spec := []row{
 		{"pingpong-same", "goroutine switch, channel ping-pong, GOMAXPROCS=1 (round trip)", "v", "ns", "%.0f"},
@@ -287,18 +345,22 @@ func runMicro(s *Session) Section {
 		rows = append(rows, line)
 	}
 	body.WriteString(table(header, rows) + "\n")
-	body.WriteString("The timer figure is cyclictest's: a thread locked to its OS thread sleeps 1 ms\nwith nanosleep(2) in a loop and records how late it wakes (guest clock).\nHistogram of all samples from all boots (10 µs buckets, log scale):\n\n")
-	// The histogram: both kernels, up to the bucket holding the larger p99 ×3.
+}
+
+// writeTimerHistogram plots the timer lateness of both kernels, up to the
+// bucket holding the larger p99 ×3 (the last bucket holds every later one).
+func writeTimerHistogram(body *strings.Builder, s *Session, m *microRuns) {
 	top := 0.0
 	for _, k := range s.Kinds {
-		if v, ok := sm.med(fmt.Sprintf("%s/timer/p99", k)); ok {
+		if v, ok := m.sm.med(fmt.Sprintf("%s/timer/p99", k)); ok {
 			top = math.Max(top, v)
 		}
 	}
+	bucket := m.bucket
 	nb := int(math.Min(math.Max(top*3/bucket, 20), 500))
 	ch := &plot.Chart{Title: "1 ms sleep lateness (cyclictest-style), all samples", XLabel: "lateness (us)", YLabel: "samples", LogY: true, Bars: true}
 	for ki, k := range s.Kinds {
-		h := hist[k]
+		h := m.hist[k]
 		if h == nil {
 			continue
 		}
@@ -319,24 +381,9 @@ func runMicro(s *Session) Section {
 	ch.YMin = &one
 	if len(ch.Series) > 0 {
 		if err := ch.Save(filepath.Join(s.OutDir, "bench-timer-latency.png")); err != nil {
-			fmt.Fprintf(&body, "(plot failed: %v)\n\n", err)
+			fmt.Fprintf(body, "(plot failed: %v)\n\n", err)
 		} else {
-			fmt.Fprintf(&body, "![timer lateness histogram](bench-timer-latency.png)\n\n(The last bucket, at %.0f µs, holds every later sample.)\n\n", float64(nb)*bucket)
+			fmt.Fprintf(body, "![timer lateness histogram](bench-timer-latency.png)\n\n(The last bucket, at %.0f µs, holds every later sample.)\n\n", float64(nb)*bucket)
 		}
 	}
-	if b := stats[Gometal]; b != nil {
-		body.WriteString("gometal's per-hart accounting for the last micro boot:\n\n")
-		body.WriteString(table([]string{"busy % per hart", "syscalls", "interrupts", "migrations", "steals", "IPIs"}, [][]string{hartSummary(b)}))
-		if b.Top != "" {
-			body.WriteString("\nMost frequent system calls in that boot: " + b.Top + ".\n")
-		}
-	}
-	sec := Section{Body: body.String()}
-	note := fmt.Sprintf("Timer lateness p99 (1 ms sleeps): gometal %s µs", sm.cell("gometal/timer/p99", "%.0f"))
-	if len(s.Kinds) > 1 {
-		note += fmt.Sprintf(", Linux %s µs", sm.cell("linux/timer/p99", "%.0f"))
-		note += fmt.Sprintf("; getpid round trip gometal %s ns, Linux %s ns", sm.cell("gometal/syscall/v", "%.0f"), sm.cell("linux/syscall/v", "%.0f"))
-	}
-	sec.Notes = append(sec.Notes, note+".")
-	return sec
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// The same vectors as kernel/core/src/bootimage.rs's checksum_known_values.
+// The same vectors as kernel/core/src/boot/bootimage.rs's checksum_known_values.
 func TestChecksumMatchesKernel(t *testing.T) {
 	for in, want := range map[string]uint64{"": 0xcbf29ce484222325, "gometal!": 0xfb751f2ed9be9426} {
 		if got := Checksum([]byte(in)); got != want {

@@ -4,7 +4,7 @@
 // header, and the one-file application images `gometal build` writes,
 // which carry a program, its command line and its files after the kernel.
 //
-// The layout is shared with the kernel (kernel/core/src/bootimage.rs):
+// The layout is shared with the kernel (kernel/core/src/boot/bootimage.rs):
 //
 //	0x00 code0, code1  a jump over the header and descriptor
 //	0x08 text_offset   0x200000

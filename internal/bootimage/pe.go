@@ -1,7 +1,7 @@
 package bootimage
 
 // The PE/COFF header that makes an arm64 image a UEFI application too
-// (Linux's EFI stub layout, ../shared/docs/boot-images.md): "MZ" is the
+// (Linux's EFI stub layout, as Debian's arm64 kernels carry it): "MZ" is the
 // image's first instruction (the kernel's entry.S), the word at 0x3c is
 // where the PE header goes, and the kernel leaves 256 bytes there, the
 // first word holding its EFI entry's offset (kernel/src/arch/aarch64/efi.rs).

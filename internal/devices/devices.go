@@ -22,7 +22,7 @@ type Device struct {
 	// qemu returns the QEMU arguments for instance n (ids must be unique)
 	// with parameter p.
 	qemu func(n int, p string) ([]string, error)
-	// UIO is the kernel's uio= spec (kernel/core/src/uiospec.rs).
+	// UIO is the kernel's uio= spec (kernel/core/src/uio/uiospec.rs).
 	UIO string
 	// QEMUDevice says in words what QEMU adds, for `gometal help devices`.
 	QEMUDevice string
@@ -38,8 +38,8 @@ var catalogue = []Device{
 		},
 	},
 	{
-		Name: "rtc-alarm", Summary: "the virt machine's Goldfish RTC, with its alarm interrupt",
-		QEMUDevice: "none: always on the virt machine (google,goldfish-rtc at 0x101000, PLIC 11)",
+		Name: "rtc-alarm", Summary: "riscv64: the virt machine's Goldfish RTC, with its alarm interrupt (arm64's virt machine has none)",
+		QEMUDevice: "none: always on riscv64's virt machine (google,goldfish-rtc at 0x101000, PLIC 11)",
 		UIO:        "dt:google,goldfish-rtc",
 		qemu:       func(int, string) ([]string, error) { return nil, nil },
 	},
@@ -98,7 +98,7 @@ type Selection struct {
 }
 
 // Select parses -device values: NAME, NAME=PARAM, each optionally ending
-// in @HART (the hart that takes the device's interrupts).
+// in @CPU (the CPU that takes the device's interrupts).
 func Select(specs []string) (Selection, error) {
 	var sel Selection
 	for i, s := range specs {
@@ -134,7 +134,7 @@ func splitHart(s string) (string, string, error) {
 		return s, "", nil
 	}
 	if _, err := strconv.ParseUint(s[i+1:], 10, 8); err != nil {
-		return "", "", fmt.Errorf("%q: want @HART with a hart number", s)
+		return "", "", fmt.Errorf("%q: want @CPU with a CPU number", s)
 	}
 	return s[:i], s[i:], nil
 }

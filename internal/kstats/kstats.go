@@ -18,7 +18,7 @@ import (
 const Prefix = "gometal-stats: "
 
 // SchedPolicies are the kernel's thread placement policies (its `sched=`
-// argument, gometal run -sched), as kernel/core/src/placement.rs names them;
+// argument, gometal run -sched), as kernel/core/src/sched/placement.rs names them;
 // TestPoliciesMatchKernel keeps the two in step.
 var SchedPolicies = []string{"round-robin", "random", "least-loaded", "affinity", "adaptive"}
 

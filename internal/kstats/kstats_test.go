@@ -73,9 +73,9 @@ func TestMedian(t *testing.T) {
 }
 
 // TestPoliciesMatchKernel keeps SchedPolicies and the kernel's policy
-// names (kernel/core/src/placement.rs, Policy::name) in step.
+// names (kernel/core/src/sched/placement.rs, Policy::name) in step.
 func TestPoliciesMatchKernel(t *testing.T) {
-	src, err := os.ReadFile("../../kernel/core/src/placement.rs")
+	src, err := os.ReadFile("../../kernel/core/src/sched/placement.rs")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,6 +31,10 @@ type Arch struct {
 	// CrossCC is Debian's C cross compiler for Linux on the architecture
 	// (bench's C program), CrossCCPackage the package providing it.
 	CrossCC, CrossCCPackage string
+	// NeedsCPU says why a machine of the architecture must name its CPU
+	// (-cpu): QEMU's default CPU for it cannot run gometal's kernel. ""
+	// when the default can.
+	NeedsCPU string
 }
 
 // BuildEnv is the environment that makes `go build` produce a program for
@@ -50,12 +54,12 @@ type Machine struct {
 	// Type and Options make QEMU's -M argument ("virt,gic-version=3").
 	Type    string
 	Options []string
-	CPU     string // -cpu; "" leaves QEMU's default for the machine
+	CPU     string // -cpu; "" leaves QEMU's default for the machine (Arch.NeedsCPU)
 	// MinCPUs and MaxCPUs bound -smp as QEMU 7.2 does for the machine.
 	MinCPUs, MaxCPUs int
 	// Boot is how gometal starts its kernel; Loaders are the other ways a
 	// Linux Image is known to start on this machine (U-Boot, UEFI:
-	// ../shared/docs/boot-images.md), for `gometal build`'s images.
+	// docs/boards.md), for `gometal build`'s images.
 	Boot    Boot
 	Loaders []Boot
 	// UART is the console's device-tree compatible (what the kernel's
@@ -66,6 +70,10 @@ type Machine struct {
 	// entropy, 9P shares, the NIC) attach to; NoVirtio: the machine has none.
 	Virtio Transport
 	Exit   Exit // how the program's exit status reaches QEMU's
+	// MinMemory is the least guest memory (bytes, QEMU's -m) the machine
+	// boots gometal's kernel and a small program in, measured with
+	// examples/hello (table.go says what fails below it).
+	MinMemory uint64
 	// Supported is true when gometal's kernel boots on this machine.
 	Supported bool
 }
@@ -73,6 +81,28 @@ type Machine struct {
 // MachineArg is QEMU's -M value.
 func (m *Machine) MachineArg() string {
 	return strings.Join(append([]string{m.Type}, m.Options...), ",")
+}
+
+// CheckMemory returns nil when size bytes of memory are enough for m to
+// boot, else one line naming m's minimum.
+func (m *Machine) CheckMemory(size uint64) error {
+	if size < m.MinMemory {
+		return fmt.Errorf("%s boots with at least %s of memory", m.Name, FormatSize(m.MinMemory))
+	}
+	return nil
+}
+
+// FormatSize writes a size in bytes as QEMU's -m takes it: "16M", "1G".
+func FormatSize(n uint64) string {
+	for _, u := range []struct {
+		suffix string
+		size   uint64
+	}{{"T", 1 << 40}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}} {
+		if n >= u.size && n%u.size == 0 {
+			return fmt.Sprintf("%d%s", n/u.size, u.suffix)
+		}
+	}
+	return fmt.Sprintf("%dB", n)
 }
 
 // Load is how a kernel image reaches the machine's memory.

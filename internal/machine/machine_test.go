@@ -25,6 +25,12 @@ func TestTable(t *testing.T) {
 		if m.Type == "" || m.UART == "" || m.LinuxConsole == "" || m.Exit == 0 {
 			t.Errorf("%s: incomplete: %+v", m.Name, m)
 		}
+		if m.Supported && m.MinMemory == 0 {
+			t.Errorf("%s: no minimum memory", m.Name)
+		}
+		if m.CPU == "" && m.Arch.NeedsCPU != "" {
+			t.Errorf("%s: no -cpu, but %s", m.Name, m.Arch.NeedsCPU)
+		}
 		if m.Supported && (m.Virtio == NoVirtio || m.Exit == ExitConsole) {
 			t.Errorf("%s: gometal run needs virtio consoles and an exit device the host sees", m.Name)
 		}
@@ -47,28 +53,37 @@ func TestArchOfELF(t *testing.T) {
 	}
 }
 
-// TestChooseArch: -arch, then $GOARCH, then the host, among the
-// architectures gometal runs (riscv64 and arm64), else riscv64.
-func TestChooseArch(t *testing.T) {
+// TestResolveArch: the one rule. A binary's ELF decides and -arch or
+// -machine must agree with it; else -arch, -machine, $GOARCH, the host,
+// among the architectures gometal runs (riscv64 and arm64), else riscv64.
+func TestResolveArch(t *testing.T) {
 	cases := []struct {
-		explicit, goarch, host string
-		want                   *Arch
-		err                    string
+		in   ArchInputs
+		want *Arch
+		err  string
 	}{
-		{"", "", "amd64", RISCV64, ""},
-		{"", "", "riscv64", RISCV64, ""},
-		{"", "", "arm64", ARM64, ""},               // an arm64 host boots arm64
-		{"", "amd64", "amd64", RISCV64, ""},        // a host GOARCH is the user's, not ours
-		{"", "arm64", "amd64", ARM64, ""},          // $GOARCH=arm64 is one gometal runs
-		{"", "riscv64", "arm64", RISCV64, ""},      // $GOARCH wins over the host
-		{"riscv64", "arm64", "arm64", RISCV64, ""}, // -arch wins over both
-		{"arm64", "", "amd64", ARM64, ""},
-		{"amd64", "", "amd64", nil, `"amd64": want riscv64 or arm64`},
+		{ArchInputs{Host: "amd64"}, RISCV64, ""},
+		{ArchInputs{Host: "riscv64"}, RISCV64, ""},
+		{ArchInputs{Host: "arm64"}, ARM64, ""},                                     // an arm64 host boots arm64
+		{ArchInputs{GOARCH: "amd64", Host: "amd64"}, RISCV64, ""},                  // a host GOARCH is the user's, not ours
+		{ArchInputs{GOARCH: "arm64", Host: "amd64"}, ARM64, ""},                    // $GOARCH=arm64 is one gometal runs
+		{ArchInputs{GOARCH: "riscv64", Host: "arm64"}, RISCV64, ""},                // $GOARCH wins over the host
+		{ArchInputs{Flag: "riscv64", GOARCH: "arm64", Host: "arm64"}, RISCV64, ""}, // -arch wins over both
+		{ArchInputs{Flag: "arm64", Host: "amd64"}, ARM64, ""},
+		{ArchInputs{Flag: "amd64", Host: "amd64"}, nil, `-arch "amd64": want riscv64 or arm64`},
+		{ArchInputs{Machine: ARM64VirtMax, GOARCH: "riscv64"}, ARM64, ""}, // -machine wins over $GOARCH
+		{ArchInputs{Flag: "riscv64", Machine: ARM64Virt}, nil, "-machine arm64-virt runs arm64 programs; this one is riscv64"},
+		// A prebuilt binary is what its ELF says, whatever $GOARCH or the host.
+		{ArchInputs{Binary: ARM64, BinaryName: "prog", GOARCH: "riscv64", Host: "riscv64"}, ARM64, ""},
+		{ArchInputs{Binary: ARM64, BinaryName: "prog", Flag: "arm64"}, ARM64, ""},
+		{ArchInputs{Binary: ARM64, BinaryName: "prog", Flag: "riscv64"}, nil, "prog: built for arm64, not -arch riscv64"},
+		{ArchInputs{Binary: RISCV64, BinaryName: "prog", Machine: ARM64Virt}, nil, "-machine arm64-virt runs arm64 programs; this one is riscv64"},
+		{ArchInputs{Binary: ARM64, BinaryName: "prog", Machine: ARM64VirtGICv2}, ARM64, ""},
 	}
 	for _, c := range cases {
-		got, err := ChooseArch(c.explicit, c.goarch, c.host)
+		got, err := ResolveArch(c.in)
 		if got != c.want || (err == nil) != (c.err == "") || err != nil && err.Error() != c.err {
-			t.Errorf("ChooseArch(%q, %q, %q) = %v, %v; want %v, %q", c.explicit, c.goarch, c.host, got, err, c.want, c.err)
+			t.Errorf("ResolveArch(%+v) = %v, %v; want %v, %q", c.in, got, err, c.want, c.err)
 		}
 	}
 }
@@ -86,6 +101,21 @@ func TestCheck(t *testing.T) {
 	}
 	if got := SupportedArches(); got != "riscv64 and arm64" {
 		t.Errorf("SupportedArches() = %q", got)
+	}
+}
+
+// TestMemory: the minimum, and one line below it.
+func TestMemory(t *testing.T) {
+	if err := ARM64Virt.CheckMemory(16 << 20); err != nil {
+		t.Errorf("16M: %v", err)
+	}
+	if err := RISCV64Virt.CheckMemory(1 << 10); err == nil || err.Error() != "riscv64-virt boots with at least 16M of memory" {
+		t.Errorf("1K: %v", err)
+	}
+	for n, want := range map[uint64]string{16 << 20: "16M", 1 << 30: "1G", 1536 << 20: "1536M", 3 << 10: "3K", 100: "100B"} {
+		if got := FormatSize(n); got != want {
+			t.Errorf("FormatSize(%d) = %q, want %q", n, got, want)
+		}
 	}
 }
 

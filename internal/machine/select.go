@@ -1,7 +1,8 @@
 package machine
 
-// Choosing a machine: from a binary's ELF machine, from -arch, $GOARCH or
-// the host; and the one-line errors for what is described but not yet
+// Choosing a machine: the architecture from a binary's ELF, -arch,
+// -machine, $GOARCH or the host (ResolveArch, the one rule every command
+// follows); and the one-line errors for what is described but not yet
 // supported.
 
 import (
@@ -100,26 +101,66 @@ func Named(name string) (*Machine, error) {
 	return nil, fmt.Errorf("no machine %q (have: %s)", name, strings.Join(names, ", "))
 }
 
-// ChooseArch picks the architecture to build a package for. An explicit
-// choice (-arch) must name a supported architecture. Without one: $GOARCH
-// (goarch) when gometal runs it, else the host's architecture (host, a
-// GOARCH) when gometal runs it, else riscv64 — so riscv64 on riscv64 and
-// x86-64 hosts, arm64 on arm64 hosts. A $GOARCH gometal cannot run
-// (amd64) is passed over: it is the user's setting for host builds.
-func ChooseArch(explicit, goarch, host string) (*Arch, error) {
-	if explicit != "" {
-		a, err := ArchNamed(explicit)
+// ArchInputs are everything that can say which architecture a program
+// runs as; ResolveArch weighs them.
+type ArchInputs struct {
+	Flag    string   // -arch as given ("": not given)
+	Machine *Machine // the -machine asked for (nil: not given)
+	// Binary is a prebuilt program's architecture, from its ELF header
+	// (nil: a package still to build), and BinaryName its path, for errors.
+	Binary     *Arch
+	BinaryName string
+	GOARCH     string // $GOARCH, the user's setting for the go command
+	Host       string // the host's GOARCH (runtime.GOARCH)
+}
+
+// ResolveArch is gometal's one rule for the architecture a program runs
+// as, for every command (run, exec, build, bench):
+//
+//  1. a prebuilt binary runs as what its ELF says; an -arch or -machine
+//     that says otherwise is an error, never a silent switch;
+//  2. else -arch, which must name an architecture gometal runs;
+//  3. else -machine's architecture;
+//  4. else $GOARCH when gometal runs it (a $GOARCH it does not run, such
+//     as amd64, is the user's setting for host builds and is passed over);
+//  5. else the host's architecture when gometal runs it;
+//  6. else riscv64 — so riscv64 on riscv64 and x86-64 hosts, arm64 on
+//     arm64 hosts.
+func ResolveArch(in ArchInputs) (*Arch, error) {
+	var flag *Arch
+	if in.Flag != "" {
+		a, err := ArchNamed(in.Flag)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("-arch %v", err)
 		}
-		return a, a.Check()
+		if err := a.Check(); err != nil {
+			return nil, fmt.Errorf("-arch %v", err)
+		}
+		flag = a
 	}
-	for _, name := range []string{goarch, host} {
-		if a, err := ArchNamed(name); err == nil && a.Supported() {
-			return a, nil
+	chosen := flag
+	switch {
+	case in.Binary != nil:
+		if flag != nil && flag != in.Binary {
+			return nil, fmt.Errorf("%s: built for %s, not -arch %s", in.BinaryName, in.Binary.Name, flag.Name)
+		}
+		chosen = in.Binary
+	case flag != nil:
+	case in.Machine != nil:
+		chosen = in.Machine.Arch
+	default:
+		chosen = RISCV64
+		for _, name := range []string{in.GOARCH, in.Host} {
+			if a, err := ArchNamed(name); err == nil && a.Supported() {
+				chosen = a
+				break
+			}
 		}
 	}
-	return RISCV64, nil
+	if in.Machine != nil && in.Machine.Arch != chosen {
+		return nil, fmt.Errorf("-machine %s runs %s programs; this one is %s", in.Machine.Name, in.Machine.Arch.Name, chosen.Name)
+	}
+	return chosen, chosen.Check()
 }
 
 // join lists names as a sentence does: "a", "a and b", "a, b and c".

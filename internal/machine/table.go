@@ -1,8 +1,8 @@
 package machine
 
 // The architectures and machines gometal knows. Facts checked with QEMU 7.2
-// and Debian 12's packages (../shared/docs/boot-images.md has the loader
-// recipes; -smp limits are what QEMU 7.2 accepts).
+// and Debian 12's packages (docs/boards.md has the loader recipes; -smp
+// limits are what QEMU 7.2 accepts).
 
 import (
 	"debug/elf"
@@ -22,6 +22,7 @@ var (
 		QEMU: "qemu-system-aarch64", QEMUPackage: "qemu-system-arm",
 		LinuxImage: "linux-image-arm64",
 		CrossCC:    "aarch64-linux-gnu-gcc", CrossCCPackage: "gcc-aarch64-linux-gnu",
+		NeedsCPU: "QEMU 7.2's virt machine defaults to a 32-bit Cortex-A15, which cannot run a 64-bit kernel",
 	}
 )
 
@@ -57,6 +58,11 @@ var (
 		Boot: openSBI, Loaders: []Boot{riscv64UBoot},
 		UART: "ns16550a", LinuxConsole: "ttyS0",
 		Virtio: VirtioMMIO, Exit: ExitTestDevice,
+		// hello boots at 13M; at 12M QEMU puts the initramfs (half way up
+		// RAM) over the device tree (at the top, 2 MiB aligned), and below
+		// that it cannot load the firmware. 16M leaves a program a little
+		// larger than hello room.
+		MinMemory: 16 << 20,
 		Supported: true,
 	}
 	// RISCV64SifiveU is QEMU's model of the HiFive Unleashed: hart 0 is an
@@ -94,6 +100,10 @@ func arm64Virt(name, cpu string, gic, maxCPUs int) *Machine {
 		Boot: arm64Direct, Loaders: []Boot{arm64UBoot, arm64UEFI},
 		UART: "arm,pl011", LinuxConsole: "ttyAMA0",
 		Virtio: VirtioMMIO, Exit: ExitSemihosting,
+		// hello boots at 15M (every CPU model, GIC and CPU count alike);
+		// at 14M the kernel finds no room for its heap, below 9M QEMU
+		// cannot place the device tree, the initramfs or the kernel.
+		MinMemory: 16 << 20,
 		Supported: true,
 	}
 }

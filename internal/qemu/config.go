@@ -1,5 +1,5 @@
 // Package qemu boots one of the machines internal/machine describes
-// (riscv64 virt today) and relays its console and exit status. It knows
+// (QEMU's riscv64 and arm64 virt) and relays its console and exit status. It knows
 // nothing about gometal's kernel, so the same code boots a Linux kernel
 // with the same initramfs for benchmark comparisons.
 package qemu
@@ -139,6 +139,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("-smp %d: %s has %d to %d CPUs", c.SMP, m.Name, m.MinCPUs, m.MaxCPUs)
 	case m.Boot.Load != machine.LoadKernel:
 		return fmt.Errorf("%s: gometal starts kernels with -kernel only, not through %s", m.Name, m.Boot.Name)
+	case m.CPUFor(c.Accel) == "" && m.Arch.NeedsCPU != "":
+		// Without -cpu the machine would start a CPU that cannot run the
+		// kernel, silently: never build such a command line.
+		return fmt.Errorf("%s names no CPU model: %s", m.Name, m.Arch.NeedsCPU)
 	}
 	if c.Memory != "" {
 		if _, err := ParseSize(c.Memory); err != nil {

@@ -56,6 +56,8 @@ func TestArgsMachines(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	virt := machine.RISCV64Virt
+	noCPU := *machine.ARM64Virt
+	noCPU.CPU = ""
 	ok := Config{Machine: virt, Binary: "q", SMP: 4, Memory: "1G", StdioPorts: true, Entropy: true}
 	if err := ok.Validate(); err != nil {
 		t.Errorf("Validate(%+v) = %v", ok, err)
@@ -73,6 +75,8 @@ func TestValidate(t *testing.T) {
 		{Config{Machine: virt, Binary: "q", Memory: "lots"}, "invalid memory size"},
 		{Config{Machine: machine.RISCV64SifiveU, Binary: "q", StdioPorts: true, Net: &Net{}},
 			"riscv64-sifive_u has no virtio devices: the stdio ports, the network (-net) need them"},
+		// QEMU would start a 32-bit Cortex-A15 and the kernel would never run.
+		{Config{Machine: &noCPU, Binary: "q"}, "arm64-virt names no CPU model: QEMU 7.2's virt machine defaults to a 32-bit Cortex-A15"},
 	} {
 		if err := bad.c.Validate(); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("Validate(%+v) = %v; want %q", bad.c, err, bad.want)

@@ -1,54 +1,54 @@
-//! The serial console (UART): the kernel's own messages. The program's
-//! stdin/stdout/stderr use it only as a fallback, on a machine without the
-//! virtio console (stdio/); bytes arriving on the UART are buffered here
-//! for that fallback's stdin. /dev/console and /dev/tty are this console
-//! as a file (`ConsoleFile`).
+//! The kernel's own messages: `print!`/`println!` and the panic path.
+//! This is the bottom of the layer order (docs/architecture.md, "Layers"):
+//! it imports only sync/, so every module may print without depending on
+//! the modules above. The device that carries the bytes registers itself
+//! as the sink at boot (start/: the console UART's driver, which falls
+//! back to the firmware's console until it has found a port), as Linux's
+//! printk reaches console drivers. Input from the console and
+//! /dev/console as a file are stdio/console.rs.
 
-use crate::drivers::uart;
-use crate::fs::fd::OpenFile;
-use crate::fs::file::{File, Opener};
-use crate::fs::pollhub::PollHub;
-use crate::fs::stat::Stat;
-use crate::sched::wait::WaitQueue;
-use alloc::collections::VecDeque;
-use alloc::sync::Arc;
-use core::fmt::{self, Write};
-use gometal_core::errno::{Errno, EAGAIN, EINTR};
 use crate::sync::{Lock, LockClass};
+use core::fmt::{self, Write};
+use spin::Once;
 
 /// Serializes output so lines from different CPUs do not interleave.
 static OUTPUT: Lock<()> = Lock::new(LockClass::ConsoleOutput, ());
 
-struct Input {
-    bytes: VecDeque<u8>,
-    /// An end-of-transmission byte (Ctrl-D, 0x04) arrived: the next read
-    /// that finds no data returns 0 (end of file), like a terminal.
-    eof: bool,
+/// Where the bytes go: a byte at a time, and a wait until all have left.
+#[derive(Clone, Copy)]
+pub struct Sink {
+    pub put_byte: fn(u8),
+    pub drain: fn(),
 }
 
-static INPUT: Lock<Input> = Lock::new(LockClass::ConsoleInput, Input { bytes: VecDeque::new(), eof: false });
-/// Readers waiting for input (read on fd 0, and epoll on it).
-pub static INPUT_WAITERS: WaitQueue = WaitQueue::new();
+static SINK: Once<Sink> = Once::new();
 
-const EOT: u8 = 0x04;
-/// Input kept for a program that does not read it; beyond this the UART's
-/// receive interrupt is turned off, so QEMU holds further input back.
-const INPUT_LIMIT: usize = 64 * 1024;
+/// Registers the device that carries the kernel's messages (once, first
+/// thing at boot; until then, and without one, output is dropped).
+pub fn set_sink(sink: Sink) {
+    SINK.call_once(|| sink);
+}
 
+fn put(bytes: &[u8]) {
+    if let Some(sink) = SINK.get() {
+        for &b in bytes {
+            (sink.put_byte)(b);
+        }
+    }
+}
+
+/// Writes `bytes` as they are (the program's output where the machine has
+/// no virtio console: stdio/).
 pub fn write_bytes(bytes: &[u8]) {
     let _guard = OUTPUT.lock();
-    for &b in bytes {
-        uart::put_byte(b);
-    }
+    put(bytes);
 }
 
 struct Kernel;
 
 impl Write for Kernel {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        for &b in s.as_bytes() {
-            uart::put_byte(b);
-        }
+        put(s.as_bytes());
         Ok(())
     }
 }
@@ -74,113 +74,10 @@ macro_rules! println {
     ($($arg:tt)*) => { $crate::console::print_fmt(format_args!("{}\n", format_args!($($arg)*))) };
 }
 
-/// Waits until everything written has left the UART.
+/// Waits until everything written has left the device.
 pub fn drain() {
     let _guard = OUTPUT.lock();
-    uart::drain();
-}
-
-/// Moves received bytes from the UART into the input buffer (interrupt).
-pub fn receive() {
-    let mut got = false;
-    {
-        let mut input = INPUT.lock();
-        while input.bytes.len() < INPUT_LIMIT {
-            let Some(b) = uart::get_byte() else { break };
-            if b == EOT {
-                input.eof = true;
-            } else {
-                input.bytes.push_back(b);
-            }
-            got = true;
-        }
-        if input.bytes.len() >= INPUT_LIMIT {
-            uart::set_receive_interrupt(false);
-        }
-    }
-    if got {
-        INPUT_WAITERS.wake_all();
-        crate::fs::epoll::notify();
-    }
-}
-
-/// Whether a read of stdin would not block.
-pub fn input_ready() -> bool {
-    let input = INPUT.lock();
-    !input.bytes.is_empty() || input.eof
-}
-
-/// Takes up to `buf.len()` buffered bytes; Some(0) means end of file, None
-/// means nothing yet.
-pub fn take_input(buf: &mut [u8]) -> Option<usize> {
-    let mut input = INPUT.lock();
-    if input.bytes.is_empty() {
-        if input.eof {
-            input.eof = false;
-            return Some(0);
-        }
-        return None;
-    }
-    let n = buf.len().min(input.bytes.len());
-    for (i, b) in input.bytes.drain(..n).enumerate() {
-        buf[i] = b;
-    }
-    if input.bytes.len() < INPUT_LIMIT / 2 {
-        uart::set_receive_interrupt(true);
-    }
-    Some(n)
-}
-
-/// Reads console input, waiting for some unless `nonblocking`; Ok(0) is
-/// end of file (Ctrl-D).
-pub fn read(buf: &mut [u8], nonblocking: bool) -> Result<usize, Errno> {
-    if nonblocking {
-        return take_input(buf).ok_or(EAGAIN);
-    }
-    INPUT_WAITERS.wait_until(None, || take_input(buf)).map_err(|_| EINTR)
-}
-
-/// /dev/console and /dev/tty, open.
-pub struct ConsoleFile;
-
-impl File for ConsoleFile {
-    fn read(&self, of: &OpenFile, buf: &mut [u8], _: Option<u64>) -> Result<usize, Errno> {
-        read(buf, of.nonblocking())
-    }
-
-    fn write(&self, _: &OpenFile, data: &[u8], _: Option<u64>) -> Result<usize, Errno> {
-        write_bytes(data);
-        Ok(data.len())
-    }
-
-    fn stat(&self) -> Stat {
-        Stat::char_device(0o620, (5, 1))
-    }
-
-    fn poll_hub(&self) -> Option<PollHub> {
-        Some(PollHub::Global)
-    }
-
-    fn poll(&self, _: &OpenFile) -> (u32, u64) {
-        let generation = crate::fs::epoll::global_generation(); // before the look
-        (crate::fs::epoll::in_out(input_ready(), true), generation)
-    }
-}
-
-impl Opener for ConsoleFile {
-    fn open(&self, _: u32) -> Result<Arc<dyn File>, Errno> {
-        Ok(Arc::new(ConsoleFile))
-    }
-
-    fn rdev(&self) -> (u32, u32) {
-        (5, 1)
-    }
-}
-
-/// Puts /dev/console and /dev/tty in the tree (boot, after the initramfs).
-pub fn publish_files() {
-    crate::drivers::virtio::console::set_on_ready(crate::fs::epoll::notify);
-    for path in [&b"/dev/console"[..], b"/dev/tty"] {
-        crate::fs::tree::add_at(path, crate::fs::inode::Inode::new_device(Arc::new(ConsoleFile)));
+    if let Some(sink) = SINK.get() {
+        (sink.drain)();
     }
 }

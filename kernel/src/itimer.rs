@@ -19,9 +19,9 @@ use alloc::collections::BTreeMap;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, Ordering};
-use gometal_core::errno::{Errno, EAGAIN, EINVAL};
+use gometal_core::linux::errno::{Errno, EAGAIN, EINVAL};
 use gometal_core::itimer::{Clock, Interval};
-use gometal_core::sigframe::SigInfo;
+use gometal_core::signal::sigframe::SigInfo;
 use gometal_core::signal as sig;
 
 use crate::signal::SI_TIMER;

@@ -13,9 +13,9 @@ use crate::mm::{frames, uaccess};
 use crate::sched::Thread;
 use crate::sched::sigstate::ThreadSignals;
 use alloc::string::String;
-use gometal_core::elf::{self, ExecImage};
-use gometal_core::initstack::{self, *};
-use gometal_core::vma::Prot;
+use gometal_core::loader::elf::{self, ExecImage};
+use gometal_core::loader::initstack::{self, *};
+use gometal_core::mm::vma::Prot;
 
 const PAGE: u64 = PAGE_SIZE as u64;
 

@@ -1,6 +1,9 @@
 //! gometal: a small kernel that runs one unmodified, statically linked
-//! Linux Go program on bare metal (QEMU virt: riscv64 in S-mode under
-//! OpenSBI; everything architecture-specific is under arch/).
+//! Linux Go program on bare metal: riscv64 in S-mode (under OpenSBI, from
+//! QEMU `-kernel` or U-Boot's `booti`) and arm64 at EL1 (from QEMU
+//! `-kernel`, U-Boot's `booti` or UEFI, entered at EL1 or EL2); QEMU virt
+//! and the boards the device tree describes. Everything
+//! architecture-specific is under arch/.
 //!
 //! Principles: implement exactly the Linux ABI the Go runtime uses, with the
 //! semantics it relies on; keep interrupts masked in the kernel (it is never

@@ -5,7 +5,7 @@
 //! carries it, so a board's serial console still tells how it went; and a
 //! firmware that cannot do what was asked says so before the CPU halts.
 
-use gometal_core::bootargs::OnExit;
+use gometal_core::boot::bootargs::OnExit;
 use spin::Once;
 
 static MODE: Once<OnExit> = Once::new();

@@ -107,10 +107,10 @@ pub enum NotReady {
 }
 
 impl NotReady {
-    pub fn errno(self) -> gometal_core::errno::Errno {
+    pub fn errno(self) -> gometal_core::linux::errno::Errno {
         match self {
-            NotReady::WouldBlock => gometal_core::errno::EAGAIN,
-            NotReady::Interrupted => gometal_core::errno::EINTR,
+            NotReady::WouldBlock => gometal_core::linux::errno::EAGAIN,
+            NotReady::Interrupted => gometal_core::linux::errno::EINTR,
         }
     }
 }

@@ -9,7 +9,7 @@ use crate::mm::uaccess::{UserPtr, UserSpace};
 use crate::process::{self, process};
 use crate::sched::Thread;
 use alloc::sync::Arc;
-use gometal_core::sigframe::{self, SigInfo, StackT};
+use gometal_core::signal::sigframe::{self, SigInfo, StackT};
 use gometal_core::signal::{self as sig, DefaultAction, SigAction};
 
 pub use crate::sched::sigstate::{AltStack, ThreadSignals};

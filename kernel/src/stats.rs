@@ -128,6 +128,7 @@ pub fn report_if_requested() {
         crate::println!("gometal: {spurious} interrupts on lines no driver registered");
     }
     crate::net::nic::stats::report();
+    crate::fs::share::report();
     let top = crate::linux::most_frequent(8);
     if !top.is_empty() {
         let list: Vec<String> = top.iter().map(|(c, n)| format!("{n} {c}")).collect();

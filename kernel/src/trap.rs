@@ -49,13 +49,29 @@ extern "C" fn user_trap(frame: *mut TrapFrame) -> ! {
 }
 
 /// Entered through the architecture's `thread_trampoline` the first time a
-/// thread runs.
+/// thread runs. The first thread, with `verbose`, first checks that the
+/// kernel cannot touch user memory directly (mm/strayaccess.rs).
 #[no_mangle]
+// Its argument (the Context's word) is not used: the Thread moved after
+// its Context was built, so the registers are read through current().
 extern "C" fn thread_first_run(_frame: *mut TrapFrame) -> ! {
     let t = current();
     arch::restore_fp(t.fp());
+    let sp = t.frame().sp();
     drop(t);
+    activate_user_memory();
+    crate::mm::strayaccess::run_once(sp);
     return_to_user()
+}
+
+/// Makes the program's page table this CPU's, unless it already is.
+fn activate_user_memory() {
+    let cpu = this_cpu();
+    // Not through the mm lock: every return to user passes here.
+    let process = crate::process::process();
+    if cpu.page_table.swap(process.root, Ordering::Relaxed) != process.root {
+        crate::mm::asid::activate(process.root, &process.asid, cpu.index());
+    }
 }
 
 /// Delivers pending signals and returns to the current thread's user code.
@@ -67,11 +83,7 @@ pub fn return_to_user() -> ! {
     let mut user = unsafe { UserSpace::enter(&crate::process::process().mm) };
     signal::deliver_pending(&mut user, &t);
     let cpu = this_cpu();
-    // Not through the mm lock: every return to user passes here.
-    let process = crate::process::process();
-    if cpu.page_table.swap(process.root, Ordering::Relaxed) != process.root {
-        crate::mm::asid::activate(process.root, &process.asid, cpu.index());
-    }
+    activate_user_memory();
     let kernel_sp = t.kernel_stack_top();
     let frame_ptr = t.frame_ptr();
     drop(t);
@@ -82,7 +94,8 @@ pub fn return_to_user() -> ! {
 
 /// What this kernel does with each interrupt: timers wake sleepers and end
 /// time slices, IPIs carry requests between CPUs, device lines go to the
-/// handler their driver registered (drivers/irq.rs).
+/// handler their driver registered (drivers/irq.rs); what the interrupt
+/// controller signals, its driver sorts into those (drivers/irqchip).
 struct Sink<'a> {
     cpu: &'a Cpu,
     slice_over: bool,
@@ -97,6 +110,9 @@ impl InterruptSink for Sink<'_> {
     }
     fn device(&mut self, line: u32) {
         crate::drivers::irq::dispatch(line);
+    }
+    fn external(&mut self) {
+        crate::drivers::irqchip::take_pending(self.cpu.hwid(), self);
     }
 }
 

@@ -63,133 +63,163 @@ func (c *Chart) Save(path string) error {
 
 // Draw renders the chart.
 func (c *Chart) Draw() *image.RGBA {
-	w, h := c.W, c.H
-	if w == 0 {
-		w = 800
-	}
-	if h == 0 {
-		h = 480
-	}
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	f := c.frame()
+	img := image.NewRGBA(image.Rect(0, 0, f.w, f.h))
 	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
+	c.drawAxes(img, f)
+	for si, s := range c.Series {
+		c.drawSeries(img, f, si, s)
+	}
+	return img
+}
 
-	// Data ranges.
-	xmin, xmax := math.Inf(1), math.Inf(-1)
-	ymin, ymax := math.Inf(1), math.Inf(-1)
+// frame is where the data lands on the picture: its size and the data
+// ranges its axes span.
+type frame struct {
+	w, h                   int
+	xmin, xmax, ymin, ymax float64
+	logY                   bool
+}
+
+// frame sizes the picture and spans the axes over every series' data.
+func (c *Chart) frame() frame {
+	f := frame{w: c.W, h: c.H, logY: c.LogY}
+	if f.w == 0 {
+		f.w = 800
+	}
+	if f.h == 0 {
+		f.h = 480
+	}
+	f.xmin, f.xmax = math.Inf(1), math.Inf(-1)
+	f.ymin, f.ymax = math.Inf(1), math.Inf(-1)
 	for _, s := range c.Series {
 		for i := range s.X {
-			xmin, xmax = math.Min(xmin, s.X[i]), math.Max(xmax, s.X[i])
+			f.xmin, f.xmax = math.Min(f.xmin, s.X[i]), math.Max(f.xmax, s.X[i])
 			y := s.Y[i]
 			if c.LogY && y <= 0 {
 				continue
 			}
-			ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
+			f.ymin, f.ymax = math.Min(f.ymin, y), math.Max(f.ymax, y)
 		}
 	}
-	if math.IsInf(xmin, 1) {
-		xmin, xmax, ymin, ymax = 0, 1, 1, 10
+	if math.IsInf(f.xmin, 1) {
+		f.xmin, f.xmax, f.ymin, f.ymax = 0, 1, 1, 10
 	}
 	if c.Bars && len(c.Series) > 0 && len(c.Series[0].X) > 1 {
-		xmax += c.Series[0].X[1] - c.Series[0].X[0] // the last bucket's width
+		f.xmax += c.Series[0].X[1] - c.Series[0].X[0] // the last bucket's width
 	}
-	if xmax == xmin {
-		xmin, xmax = xmin-1, xmax+1
+	if f.xmax == f.xmin {
+		f.xmin, f.xmax = f.xmin-1, f.xmax+1
 	}
 	if c.LogY {
 		if c.YMin != nil {
-			ymin = *c.YMin
+			f.ymin = *c.YMin
 		}
-		ymin = math.Pow(10, math.Floor(math.Log10(ymin)))
-		ymax = math.Pow(10, math.Ceil(math.Log10(ymax*1.01)))
+		f.ymin = math.Pow(10, math.Floor(math.Log10(f.ymin)))
+		f.ymax = math.Pow(10, math.Ceil(math.Log10(f.ymax*1.01)))
 	} else {
-		ymin = 0
+		f.ymin = 0
 		if c.YMin != nil {
-			ymin = *c.YMin
+			f.ymin = *c.YMin
 		}
-		ymax = niceCeil(ymax * 1.05)
+		f.ymax = niceCeil(f.ymax * 1.05)
 	}
-	if ymax <= ymin {
-		ymax = ymin + 1
+	if f.ymax <= f.ymin {
+		f.ymax = f.ymin + 1
 	}
-	pw, ph := float64(w-left-right), float64(h-top-bottom)
-	px := func(x float64) int { return left + int((x-xmin)/(xmax-xmin)*pw+0.5) }
-	py := func(y float64) int {
-		var f float64
-		if c.LogY {
-			if y <= ymin {
-				y = ymin
-			}
-			f = (math.Log10(y) - math.Log10(ymin)) / (math.Log10(ymax) - math.Log10(ymin))
-		} else {
-			f = (y - ymin) / (ymax - ymin)
-		}
-		return top + int((1-f)*ph+0.5)
-	}
+	return f
+}
 
-	grey := color.RGBA{0xdd, 0xdd, 0xdd, 0xff}
-	black := color.RGBA{0, 0, 0, 0xff}
-	// Y grid and labels.
-	for _, t := range c.yTicks(ymin, ymax) {
-		y := py(t)
+// plotW and plotH are the plot area's size inside the margins.
+func (f frame) plotW() float64 { return float64(f.w - left - right) }
+func (f frame) plotH() float64 { return float64(f.h - top - bottom) }
+
+// px is the picture column of data x.
+func (f frame) px(x float64) int {
+	return left + int((x-f.xmin)/(f.xmax-f.xmin)*f.plotW()+0.5)
+}
+
+// py is the picture row of data y (clamped to the bottom on a log axis).
+func (f frame) py(y float64) int {
+	var r float64
+	if f.logY {
+		if y <= f.ymin {
+			y = f.ymin
+		}
+		r = (math.Log10(y) - math.Log10(f.ymin)) / (math.Log10(f.ymax) - math.Log10(f.ymin))
+	} else {
+		r = (y - f.ymin) / (f.ymax - f.ymin)
+	}
+	return top + int((1-r)*f.plotH()+0.5)
+}
+
+var (
+	grey  = color.RGBA{0xdd, 0xdd, 0xdd, 0xff}
+	black = color.RGBA{0, 0, 0, 0xff}
+)
+
+// drawAxes draws the grid, the tick labels, the axes and the titles.
+func (c *Chart) drawAxes(img *image.RGBA, f frame) {
+	w, h := f.w, f.h
+	for _, t := range c.yTicks(f.ymin, f.ymax) {
+		y := f.py(t)
 		line(img, left, y, w-right, y, grey, false)
 		label := fmtNum(t)
 		text(img, left-8-7*len(label), y+4, label, black)
 	}
-	// X grid and labels.
 	xt := c.XTicks
 	if xt == nil {
-		xt = ticks(xmin, xmax, 8)
+		xt = ticks(f.xmin, f.xmax, 8)
 	}
 	for _, t := range xt {
-		x := px(t)
+		x := f.px(t)
 		line(img, x, top, x, h-bottom, grey, false)
 		label := fmtNum(t)
 		text(img, x-7*len(label)/2, h-bottom+16, label, black)
 	}
-	// Axes.
 	line(img, left, top, left, h-bottom, black, false)
 	line(img, left, h-bottom, w-right, h-bottom, black, false)
 	text(img, left, 20, c.Title, black)
-	text(img, left+int(pw)/2-7*len(c.XLabel)/2, h-bottom+40, c.XLabel, black)
+	text(img, left+int(f.plotW())/2-7*len(c.XLabel)/2, h-bottom+40, c.XLabel, black)
 	text(img, 8, top-12, c.YLabel, black)
+}
 
-	for si, s := range c.Series {
-		col := s.Color
-		if col.A == 0 {
-			col = Palette[si%len(Palette)]
-		}
-		if c.Bars {
-			width := 1.0
-			if len(s.X) > 1 {
-				width = s.X[1] - s.X[0]
-			}
-			prevY := py(ymin)
-			for i := range s.X {
-				x0, x1, y := px(s.X[i]), px(s.X[i]+width), py(s.Y[i])
-				line(img, x0, prevY, x0, y, col, s.Dashed)
-				line(img, x0, y, x1, y, col, s.Dashed)
-				prevY = y
-			}
-			if len(s.X) > 0 {
-				x := px(s.X[len(s.X)-1] + width)
-				line(img, x, prevY, x, py(ymin), col, s.Dashed)
-			}
-		} else {
-			for i := range s.X {
-				x, y := px(s.X[i]), py(s.Y[i])
-				if i > 0 {
-					thick(img, px(s.X[i-1]), py(s.Y[i-1]), x, y, col, s.Dashed)
-				}
-				fillRect(img, x-3, y-3, x+3, y+3, col)
-			}
-		}
-		// Legend, top right.
-		ly := top + 8 + 16*si
-		lx := w - right - 10 - 7*maxLen(c.Series) - 30
-		thick(img, lx, ly, lx+22, ly, col, s.Dashed)
-		text(img, lx+28, ly+4, s.Name, black)
+// drawSeries draws series si, as bars or as a line with points, and its
+// legend entry (top right).
+func (c *Chart) drawSeries(img *image.RGBA, f frame, si int, s Series) {
+	col := s.Color
+	if col.A == 0 {
+		col = Palette[si%len(Palette)]
 	}
-	return img
+	if c.Bars {
+		width := 1.0
+		if len(s.X) > 1 {
+			width = s.X[1] - s.X[0]
+		}
+		prevY := f.py(f.ymin)
+		for i := range s.X {
+			x0, x1, y := f.px(s.X[i]), f.px(s.X[i]+width), f.py(s.Y[i])
+			line(img, x0, prevY, x0, y, col, s.Dashed)
+			line(img, x0, y, x1, y, col, s.Dashed)
+			prevY = y
+		}
+		if len(s.X) > 0 {
+			x := f.px(s.X[len(s.X)-1] + width)
+			line(img, x, prevY, x, f.py(f.ymin), col, s.Dashed)
+		}
+	} else {
+		for i := range s.X {
+			x, y := f.px(s.X[i]), f.py(s.Y[i])
+			if i > 0 {
+				thick(img, f.px(s.X[i-1]), f.py(s.Y[i-1]), x, y, col, s.Dashed)
+			}
+			fillRect(img, x-3, y-3, x+3, y+3, col)
+		}
+	}
+	ly := top + 8 + 16*si
+	lx := f.w - right - 10 - 7*maxLen(c.Series) - 30
+	thick(img, lx, ly, lx+22, ly, col, s.Dashed)
+	text(img, lx+28, ly+4, s.Name, black)
 }
 
 func (c *Chart) yTicks(ymin, ymax float64) []float64 {

@@ -3,7 +3,7 @@
 //! its number, and every row names a call the table handles. The kernel
 //! binary cannot run host tests, so this reads the table's source.
 
-use gometal_core::sysno;
+use gometal_core::linux::sysno;
 use std::collections::BTreeMap;
 
 const TABLE: &str = include_str!("../../src/linux/table.rs");
@@ -42,9 +42,20 @@ fn numbers(cell: &str) -> Vec<usize> {
 /// name → number, from the rows of the doc's syscall table.
 fn doc_calls() -> BTreeMap<String, usize> {
     let mut calls = BTreeMap::new();
-    for line in DOC.lines().filter(|l| l.starts_with("| ")) {
+    // Rows of tables headed `| syscall | nr |` (others, such as the
+    // socket-option table, are not about calls).
+    let mut in_calls = false;
+    for line in DOC.lines() {
+        if !line.starts_with('|') {
+            in_calls = false;
+            continue;
+        }
         let cells: Vec<&str> = line.split('|').map(str::trim).collect();
-        if cells.len() < 4 || cells[1] == "syscall" {
+        if cells.get(1) == Some(&"syscall") && cells.get(2) == Some(&"nr") {
+            in_calls = true;
+            continue;
+        }
+        if !in_calls || cells.len() < 4 || cells[1].starts_with("---") {
             continue;
         }
         let names: Vec<&str> = cells[1].split(',').map(str::trim).collect();

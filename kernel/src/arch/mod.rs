@@ -14,26 +14,35 @@
 //! context   the saved user registers (TrapFrame), kernel Context, FpState
 //! cpu       the per-CPU pointer register, per-CPU setup, waiting, counter
 //! trap      decoding a trap's cause; taking pending interrupts
-//! irq       the interrupt controller; IPIs
-//! timer     the per-CPU timer deadline
+//! ipi       IPIs, where the CPU defines them (else the controller's)
+//! timer     the per-CPU timer deadline, and its line at the controller
 //! cpus      starting a CPU through the firmware, its status
 //! power     power off with an exit status, reboot, halt; the firmware console
 //! mmu       the kernel's linear map, user roots, TLB maintenance
 //! signal    the signal frame's registers, the handler's entry, sigreturn
 //! machine   what this architecture reads from the device tree
 //! elf       the ELF machine, HWCAP, uname's machine name
+//! userguard what stops the kernel touching user memory directly (SUM
+//!           clear, PAN), and the self-check's probe of it
+//! efi       the image as a UEFI application (its entry, the memory map
+//!           and RSDP it hands over), or why there is none
+//! acpi      the MADT's CPUs and interrupt controller, the timer's table,
+//!           the SPCR's UART, for boot/acpi.rs (or why none is read)
+//! imagecheck entry.S's code-checksum verdict
 //! ```
 //!
-//! aarch64 also has efi (the image as a UEFI application: its entry,
-//! the memory map it hands over), acpi (the MADT's CPUs and GIC, the
-//! GTDT's timer interrupt, the SPCR's UART, for boot/acpi.rs) and imagecheck (entry.S's code-checksum
-//! verdict); the other architectures answer those with the stubs below.
+//! contract.rs lists every item with its type, re-exports each as
+//! `arch::item` and fails to compile for a folder that lacks one: an
+//! architecture with no answer (riscv64 has no UEFI entry) says so in its
+//! own file, as nothing stands in for it.
 //!
 //! The kernel runs with interrupts masked. An interrupt is taken only from
 //! user mode (the trap vector) or polled by an idle CPU; either way the
-//! architecture finds out which sources are pending, acknowledges them at
-//! its controller, and reports each to an [`InterruptSink`] the generic
-//! trap code passes in — so no architecture code calls upward.
+//! architecture reports what the CPU itself raised (its timer, its IPIs)
+//! to an [`InterruptSink`] the generic trap code passes in, and tells the
+//! sink when the interrupt controller has something (`external`): the
+//! controller is a chip with a driver of its own (drivers/irqchip), which
+//! no architecture code names — so no architecture code calls upward.
 //!
 //! Written for riscv64 and aarch64, x86-64 later: nothing here
 //! assumes three levels of page table (the entry format says), an SBI or a
@@ -51,75 +60,16 @@ pub mod aarch64;
 #[cfg(target_arch = "aarch64")]
 use aarch64 as this;
 
-pub use this::context::{Context, FpState, TrapFrame};
-pub use this::cpu::{cpu_local, init_cpu, set_cpu_local, ticks, wait_for_interrupt};
-pub use this::cpus::{describe_cpu_status, start_cpu};
-pub use this::elf::{cpuinfo, hwcaps, ELF_TARGET, O_DIRECTORY, O_LARGEFILE, O_NOFOLLOW, UNAME_MACHINE};
-pub use this::irq::{decode_dt_interrupt, reroute_irq, route_irq, send_ipi, set_irq_enabled, IRQ_CHIP};
-pub use this::machine::{cpu_unusable, read_machine, MachineInfo};
-pub use this::trap::{emulate_instruction, trap_cause};
-pub use this::mmu::{
-    activate_user_root, asid_bits, device_virt, flush_tlb_all, flush_tlb_all_cpus, flush_tlb_page, flush_user_range_all_cpus,
-    init_user_root, kernel_load_address, map_high_device, phys_to_virt, set_linear_map_memory, sync_icache, virt_to_phys,
-    PageFormat, LINEAR_MAP_END, USER_END,
-};
-pub use this::power::{exit_status_reaches_host, firmware_console_put, halt, power_off, reboot};
-pub use this::timer::set_timer;
-#[cfg(target_arch = "aarch64")]
-pub use aarch64::efi::{firmware_memory, firmware_rsdp};
-#[cfg(target_arch = "aarch64")]
-pub use aarch64::imagecheck::image_code_damaged;
-#[cfg(target_arch = "aarch64")]
-pub use aarch64::acpi::{read_acpi_timer, read_madt, spcr_uart};
-
-/// The CPUs and interrupt controller from ACPI's MADT: not read on this
-/// architecture (RISC-V's RINTC entries), so ACPI-only firmware fails.
-#[cfg(not(target_arch = "aarch64"))]
-pub fn read_madt(
-    _madt: core::pin::Pin<&acpi::madt::Madt>,
-    _fadt: Option<core::pin::Pin<&acpi::fadt::Fadt>>,
-) -> Option<(MachineInfo, alloc::vec::Vec<usize>)> {
-    None
-}
-
-/// The timer's interrupt from ACPI's tables: nothing to read here.
-#[cfg(not(target_arch = "aarch64"))]
-pub fn read_acpi_timer<H: acpi::AcpiHandler>(_tables: &acpi::AcpiTables<H>, _info: &mut MachineInfo) {}
-
-/// The console driver and register width for an SPCR interface type.
-#[cfg(not(target_arch = "aarch64"))]
-pub fn spcr_uart(kind: acpi::spcr::SpcrInterfaceType) -> Option<(&'static str, u32)> {
-    use acpi::spcr::SpcrInterfaceType::{Full16450, Full16550};
-    matches!(kind, Full16550 | Full16450).then_some(("ns16550a", 1))
-}
-
-/// Whether the boot code found the image's code damaged and booted on to
-/// say so; riscv64's entry says it itself, through the SBI.
-#[cfg(not(target_arch = "aarch64"))]
-pub fn image_code_damaged() -> bool {
-    false
-}
-
-/// Usable RAM from a UEFI memory map (arm64's EFI entry); none here.
-#[cfg(not(target_arch = "aarch64"))]
-pub fn firmware_memory() -> Option<&'static [[u64; 2]]> {
-    None
-}
-
-/// The ACPI RSDP a UEFI firmware named; none here.
-#[cfg(not(target_arch = "aarch64"))]
-pub fn firmware_rsdp() -> Option<u64> {
-    None
-}
-pub use this::trap::{poll_interrupts, take_interrupts};
-pub use this::{enable_semihosting, enter_user, init_platform, restore_fp, save_fp, switch};
+pub mod acpimap;
+mod contract;
+pub use contract::*;
 
 /// The vDSO image, its data words and the signal-return entry (vdso.rs).
 pub mod vdso;
 
 /// The signal frame as this architecture lays it out (signal.rs).
 pub mod signal {
-    pub use super::this::signal::{enter_handler, read_frame, write_frame, FRAME_SIZE};
+    pub use super::contract::{enter_handler, read_frame, write_frame, FRAME_SIZE};
 }
 
 /// Why a thread entered the kernel from user mode, as the architecture
@@ -158,6 +108,9 @@ pub trait InterruptSink {
     fn ipi(&mut self);
     /// Device interrupt line `irq` (completed at the controller after this returns).
     fn device(&mut self, irq: u32);
+    /// The interrupt controller signals something: ask its driver, which
+    /// reports each interrupt back through `timer`, `ipi` or `device`.
+    fn external(&mut self);
 }
 
 /// Why a CPU could not be started.

@@ -20,25 +20,10 @@
 
 use super::machine::{Machine, Range};
 use super::serial::SerialNode;
-use acpi::{AcpiHandler, AcpiTables, PhysicalMapping};
+use crate::arch::acpimap::LinearMap;
+use acpi::AcpiTables;
 use alloc::string::String;
 use alloc::vec;
-use core::ptr::NonNull;
-
-/// Physical memory is reached through the linear map: nothing to map.
-#[derive(Clone, Copy)]
-struct LinearMap;
-
-impl AcpiHandler for LinearMap {
-    unsafe fn map_physical_region<T>(&self, pa: usize, size: usize) -> PhysicalMapping<Self, T> {
-        let va = crate::memlayout::phys_to_virt(pa as u64) as *mut T;
-        // SAFETY: the linear map covers all of physical memory the kernel
-        // maps, firmware tables included; va is never null.
-        unsafe { PhysicalMapping::new(pa, NonNull::new_unchecked(va), size, size, LinearMap) }
-    }
-
-    fn unmap_physical_region<T>(_region: &PhysicalMapping<Self, T>) {}
-}
 
 /// Why the ACPI tables could not describe the machine.
 pub enum AcpiMachineError {
@@ -66,7 +51,9 @@ pub fn read(rsdp: u64) -> Result<Machine, AcpiMachineError> {
     }
     let fadt = tables.find_table::<acpi::fadt::Fadt>().ok();
     let madt = tables.find_table::<acpi::madt::Madt>().map_err(AcpiMachineError::Tables)?;
-    let (mut info, hwids) = crate::arch::read_madt(madt.get(), fadt.as_ref().map(|f| f.get())).ok_or(AcpiMachineError::NoCpus)?;
+    let (mut info, hwids, controller) =
+        crate::arch::read_madt(madt.get(), fadt.as_ref().map(|f| f.get())).ok_or(AcpiMachineError::NoCpus)?;
+    m.irq_controller = Some(controller);
     crate::arch::read_acpi_timer(&tables, &mut info);
     m.arch = info;
     m.cpu_caches = vec![Default::default(); hwids.len()];

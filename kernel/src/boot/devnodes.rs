@@ -1,14 +1,15 @@
 //! Device-tree nodes the UIO layer may hand to a program: the PCIe host
 //! bridge (`pci-host-ecam-generic`) with the properties needed to place BARs
-//! and route interrupts, and every platform node with a register block and
-//! one interrupt (looked up later by `compatible`). Read at boot, like the
+//! and route interrupts, and every platform node with a register block
+//! (looked up later by `compatible`: UIO's devices, the drivers' chips,
+//! such as the RTC). Read at boot, like the
 //! rest of machine.rs, while the device tree is still intact.
 
 use alloc::string::String;
 use alloc::vec::Vec;
 use fdt::node::FdtNode;
 use fdt::Fdt;
-use gometal_core::pcihost::{parse_ranges, Window};
+use gometal_core::drivers::pcihost::{parse_ranges, Window};
 
 #[derive(Clone, Debug, Default)]
 pub struct PciHostNode {
@@ -29,7 +30,8 @@ pub struct PlatformNode {
     pub compatible: Vec<String>,
     pub base: u64,
     pub size: u64,
-    pub irq: u32,
+    /// Its first interrupt, if it has one the controller can take.
+    pub irq: Option<u32>,
 }
 
 fn cells(node: &FdtNode, name: &str) -> Vec<u32> {
@@ -65,22 +67,29 @@ pub fn pci_host(fdt: &Fdt) -> Option<PciHostNode> {
     })
 }
 
-/// Every node with a register block and an interrupt.
+/// Every node with a `compatible` and a register block (a `reg` with a
+/// size: CPU nodes have an id there, not registers).
 pub fn platform(fdt: &Fdt) -> Vec<PlatformNode> {
     let mut out = Vec::new();
     for node in fdt.all_nodes() {
-        let (Some(compat), Some(reg), Some(irq)) =
-            (node.compatible(), node.reg().and_then(|mut r| r.next()), super::dtirq::first(fdt, &node))
-        else {
+        let (Some(compat), Some(reg)) = (node.compatible(), node.reg().and_then(|mut r| r.next())) else {
             continue;
         };
+        let Some(size) = reg.size else { continue };
         out.push(PlatformNode {
             name: String::from(node.name),
             compatible: compat.all().map(String::from).collect(),
             base: reg.starting_address as u64,
-            size: reg.size.unwrap_or(0x1000) as u64,
-            irq,
+            size: size as u64,
+            irq: super::dtirq::first(fdt, &node),
         });
     }
     out
+}
+
+impl PlatformNode {
+    /// Whether one of its `compatible` strings is in `names`.
+    pub fn is(&self, names: &[&str]) -> bool {
+        self.compatible.iter().any(|c| names.contains(&c.as_str()))
+    }
 }

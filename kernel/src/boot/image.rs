@@ -2,10 +2,10 @@
 //! claims (the Image header's image_size), and the payload a one-file
 //! image carries after the kernel (`gometal build`: the program's command
 //! line and initramfs), checked against the descriptor's checksum before
-//! anything uses it. gometal_core::bootimage has the layout.
+//! anything uses it. gometal_core::boot::bootimage has the layout.
 
 use super::machine::Range;
-use gometal_core::bootimage::{self, Descriptor, DescriptorError};
+use gometal_core::boot::bootimage::{self, Descriptor, DescriptorError};
 
 extern "C" {
     /// The image's first byte (entry.S of every architecture).

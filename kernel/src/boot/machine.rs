@@ -13,15 +13,6 @@ pub struct Range {
     pub end: u64,
 }
 
-/// Which real-time clock the device tree names (drivers/rtc.rs reads it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RtcKind {
-    /// `google,goldfish-rtc` (riscv64 virt): nanoseconds since the epoch.
-    Goldfish,
-    /// `arm,pl031` (arm64 virt): seconds.
-    Pl031,
-}
-
 #[derive(Debug, Default)]
 pub struct Machine {
     pub memory: Vec<Range>,
@@ -29,13 +20,12 @@ pub struct Machine {
     /// kernel, in device-tree order.
     pub hwids: Vec<usize>,
     /// What the tree says about their caches, in the same order (topology.rs).
-    pub cpu_caches: Vec<gometal_core::topology::CpuCaches>,
+    pub cpu_caches: Vec<gometal_core::boot::topology::CpuCaches>,
     /// CPUs that are there but cannot run it (no MMU...), and why.
     pub unusable: Vec<(usize, &'static str)>,
     /// The console /chosen/stdout-path names, and every serial port.
     pub stdout: Option<SerialNode>,
     pub serials: Vec<SerialNode>,
-    pub rtc: Option<(u64, RtcKind)>,
     pub bootargs: Vec<u8>,
     pub initrd: Option<Range>,
     pub fdt: Range,
@@ -48,7 +38,8 @@ pub struct Machine {
     pub nics: Vec<(String, String)>,
     /// The virtio-mmio slots, populated or not (probing tells).
     pub virtio: Vec<VirtioSlot>,
-    /// The PCIe host bridge and the platform devices UIO may expose.
+    /// The PCIe host bridge, and every node with registers (the devices UIO
+    /// may expose and the chips drivers look up by `compatible`).
     pub pci_host: Option<super::devnodes::PciHostNode>,
     pub platform: Vec<super::devnodes::PlatformNode>,
     /// PCIe ECAM windows ACPI's MCFG names (base, first and last bus):
@@ -57,6 +48,9 @@ pub struct Machine {
     pub ecam: Vec<(u64, u8, u8)>,
     /// The DSDT's AML (physical range), for the `_PRT` (ACPI boots only).
     pub dsdt: Option<Range>,
+    /// The interrupt controller devices interrupt (drivers/irqchip picks
+    /// its driver by `compatible`; ACPI's MADT is translated to the same).
+    pub irq_controller: Option<super::irqchip::ControllerNode>,
     /// What the architecture reads for itself.
     pub arch: crate::arch::MachineInfo,
 }
@@ -69,23 +63,53 @@ pub struct VirtioSlot {
     pub irq: u32,
 }
 
-/// Reads the device tree at `blob` (physical address `dtb_pa`).
-pub fn read(dtb_pa: u64, blob: &mut [u8]) -> Result<Machine, fdt::FdtError> {
+/// Why the device tree could not be read.
+pub enum TreeError {
+    /// The `fdt` crate's verdict on the header.
+    Parse(fdt::FdtError),
+    /// The structure block cannot be walked.
+    Layout(gometal_core::boot::fdtnop::LayoutError),
+    /// A node every machine's tree has is missing.
+    Missing(&'static str),
+}
+
+impl core::fmt::Display for TreeError {
+    fn fmt(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
+        match self {
+            TreeError::Parse(e) => write!(f, "{e:?}"),
+            TreeError::Layout(e) => write!(f, "{e}"),
+            TreeError::Missing(node) => write!(f, "it has no {node} node"),
+        }
+    }
+}
+
+/// Reads the device tree at `blob` (physical address `dtb_pa`). NOP
+/// tokens a loader left are removed first (core's boot/fdtnop.rs says
+/// why), and the nodes the `fdt` crate would panic without (`/cpus`, and
+/// `/memory` unless UEFI gave a memory map) are checked.
+pub fn read(dtb_pa: u64, blob: &mut [u8]) -> Result<Machine, TreeError> {
+    gometal_core::boot::fdtnop::strip_nops(blob).map_err(TreeError::Layout)?;
     let seeds = super::seeds::take(blob);
-    let fdt = Fdt::new(blob)?;
+    let fdt = Fdt::new(blob).map_err(TreeError::Parse)?;
+    if fdt.find_node("/cpus").is_none() {
+        return Err(TreeError::Missing("/cpus"));
+    }
     let mut m = Machine {
         fdt: Range { start: dtb_pa, end: dtb_pa + fdt.total_size() as u64 },
         seeds,
         ..Machine::default()
     };
-    for r in fdt.memory().regions() {
-        let start = r.starting_address as u64;
-        m.memory.push(Range { start, end: start + r.size.unwrap_or(0) as u64 });
-    }
     if let Some(ranges) = crate::arch::firmware_memory() {
         // UEFI started the kernel: its memory map says what is free RAM
         // (the firmware's runtime and ACPI memory is not).
         m.memory = ranges.iter().map(|&[start, end]| Range { start, end }).collect();
+    } else if fdt.find_node("/memory").is_some() {
+        for r in fdt.memory().regions() {
+            let start = r.starting_address as u64;
+            m.memory.push(Range { start, end: start + r.size.unwrap_or(0) as u64 });
+        }
+    } else {
+        return Err(TreeError::Missing("/memory"));
     }
     let okay = |cpu: &fdt::standard_nodes::Cpu| cpu.property("status").and_then(|p| p.as_str()).is_none_or(|s| s == "okay");
     for cpu in fdt.cpus().filter(|c| okay(c)) {
@@ -96,20 +120,13 @@ pub fn read(dtb_pa: u64, blob: &mut [u8]) -> Result<Machine, fdt::FdtError> {
     }
     // The same CPUs, in the same order, as hwids.
     m.cpu_caches = super::topology::read(&fdt, |c| okay(c) && crate::arch::cpu_unusable(c).is_none());
+    super::topology::record_places(&fdt, |c| okay(c) && crate::arch::cpu_unusable(c).is_none());
     m.arch = crate::arch::read_machine(&fdt);
-    let reg = |compat: &[&str]| {
-        fdt.find_compatible(compat)
-            .and_then(|n| n.reg())
-            .and_then(|mut r| r.next())
-            .map(|r| r.starting_address as u64)
-    };
+    m.irq_controller = super::irqchip::root(&fdt);
     m.stdout = super::serial::stdout(&fdt);
     m.serials = super::serial::all(&fdt);
     m.reserved = reserved(&fdt);
     m.nics = nics(&fdt);
-    m.rtc = reg(&["google,goldfish-rtc"])
-        .map(|pa| (pa, RtcKind::Goldfish))
-        .or_else(|| reg(&["arm,pl031"]).map(|pa| (pa, RtcKind::Pl031)));
     for node in fdt.all_nodes() {
         let virtio = node.compatible().is_some_and(|c| c.all().any(|s| s == "virtio,mmio"));
         let reg = node.reg().and_then(|mut r| r.next());

@@ -21,7 +21,7 @@ static HANDLERS: [Once<Handler>; MAX_LINES] = [const { Once::new() }; MAX_LINES]
 static SPURIOUS: AtomicU64 = AtomicU64::new(0);
 
 /// Makes `handler` the handler of `line`; the caller routes the line to a
-/// CPU (arch::route_irq). False if the line is out of range or already has
+/// CPU (irqchip::route_irq). False if the line is out of range or already has
 /// a handler.
 pub fn register(line: u32, handler: Handler) -> bool {
     let Some(slot) = HANDLERS.get(line as usize) else { return false };
@@ -38,7 +38,7 @@ pub fn register(line: u32, handler: Handler) -> bool {
 pub fn attach(line: u32, handler: Handler) -> bool {
     let fresh = register(line, handler);
     if fresh {
-        crate::arch::route_irq(line, crate::sched::cpu::cpu(0).hwid());
+        super::irqchip::route_irq(line, crate::sched::cpu::cpu(0).hwid());
     }
     fresh
 }
@@ -70,7 +70,7 @@ pub fn register_shared(line: u32, handler: Handler) -> bool {
 pub fn attach_shared(line: u32, handler: Handler) -> bool {
     let ok = register_shared(line, handler);
     if ok {
-        crate::arch::route_irq(line, crate::sched::cpu::cpu(0).hwid());
+        super::irqchip::route_irq(line, crate::sched::cpu::cpu(0).hwid());
     }
     ok
 }

@@ -9,7 +9,7 @@ use super::inode::Inode;
 use super::pollhub::PollHub;
 use super::stat::Stat;
 use alloc::sync::Arc;
-use gometal_core::errno::Errno;
+use gometal_core::linux::errno::Errno;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum MemDevice {

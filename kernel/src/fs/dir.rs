@@ -7,7 +7,7 @@ use super::fd::OpenFile;
 use super::file::{seek_in, File};
 use super::inode::Inode;
 use alloc::sync::Arc;
-use gometal_core::errno::{Errno, EISDIR};
+use gometal_core::linux::errno::{Errno, EISDIR};
 
 pub struct DirFile {
     node: Arc<Inode>,

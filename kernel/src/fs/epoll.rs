@@ -14,7 +14,7 @@ use alloc::collections::BTreeMap;
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use gometal_core::errno::{Errno, EBADF, EEXIST, EINVAL, ENOENT, ENOMEM, ENOSPC, EPERM};
+use gometal_core::linux::errno::{Errno, EBADF, EEXIST, EINVAL, ENOENT, ENOMEM, ENOSPC, EPERM};
 use crate::sync::{Lock, LockClass};
 
 pub const EPOLLIN: u32 = 0x1;
@@ -139,8 +139,8 @@ impl Epoll {
         }
         if op != EPOLL_CTL_DEL {
             let existing = if op == EPOLL_CTL_MOD { map.get(&fd).map(|it| it.events) } else { None };
-            if !gometal_core::epollmask::exclusive_ok(op == EPOLL_CTL_ADD, events, existing)
-                || (events & gometal_core::epollmask::EPOLLEXCLUSIVE != 0 && file.downcast::<Epoll>().is_some())
+            if !gometal_core::fs::epollmask::exclusive_ok(op == EPOLL_CTL_ADD, events, existing)
+                || (events & gometal_core::fs::epollmask::EPOLLEXCLUSIVE != 0 && file.downcast::<Epoll>().is_some())
             {
                 return Err(EINVAL);
             }
@@ -188,7 +188,7 @@ impl Epoll {
     /// Ready (events, data) pairs, at most `max`, taken off the ready list;
     /// ENOMEM when the heap cannot hold the answer.
     pub fn collect(&self, max: usize) -> Result<Vec<(u32, u64)>, Errno> {
-        use gometal_core::epollmask::{is_level, report};
+        use gometal_core::fs::epollmask::{is_level, report};
         let mut out = Vec::new();
         // Level-triggered entries still ready go back on the list after
         // this pass (not during it: the pass would find them again).

@@ -8,7 +8,7 @@ use super::pollhub::{Hub, PollHub};
 use alloc::sync::Arc;
 use crate::sched::wait::{WaitError, WaitQueue};
 use core::sync::atomic::{AtomicU64, Ordering};
-use gometal_core::errno::{Errno, EAGAIN, EINTR, EINVAL};
+use gometal_core::linux::errno::{Errno, EAGAIN, EINTR, EINVAL};
 use crate::sync::{Lock, LockClass};
 
 const MAX: u64 = u64::MAX - 1;

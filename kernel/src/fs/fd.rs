@@ -6,8 +6,8 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::any::Any;
 use core::sync::atomic::{AtomicU32, Ordering};
-use gometal_core::errno::{Errno, EBADF, EMFILE};
-use gometal_core::rlimit::{check_nofile, Limit, NOFILE_START, NR_OPEN};
+use gometal_core::linux::errno::{Errno, EBADF, EMFILE};
+use gometal_core::linux::rlimit::{check_nofile, Limit, NOFILE_START, NR_OPEN};
 use crate::sync::{Lock, LockClass};
 
 pub const O_NONBLOCK: u32 = 0o4000;
@@ -81,7 +81,7 @@ impl Drop for OpenFile {
         // The last descriptor of an open file description: its OFD and
         // flock locks go (the owner is its address, as linux/locks.rs uses).
         if let Some(node) = self.file.inode() {
-            let owner = gometal_core::filelock::Owner::OpenFile(self as *const OpenFile as u64);
+            let owner = gometal_core::fs::filelock::Owner::OpenFile(self as *const OpenFile as u64);
             super::locks::release(node.ino, owner);
         }
         self.file.closed(self);

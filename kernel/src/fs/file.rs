@@ -29,8 +29,8 @@ use crate::mm::addrspace::AddressSpace;
 use crate::mm::uaccess::{UserSlice, UserSpace};
 use alloc::sync::Arc;
 use core::any::Any;
-use gometal_core::errno::{Errno, EINVAL, ENODEV, ENOTTY, ESPIPE};
-use gometal_core::vma::Prot;
+use gometal_core::linux::errno::{Errno, EINVAL, ENODEV, ENOTTY, ESPIPE};
+use gometal_core::mm::vma::Prot;
 
 /// Bytes copied through the kernel at once by read and write (a file may
 /// ask for more: `File::io_chunk`).

@@ -41,7 +41,7 @@ pub fn page(node: &Inode, offset: u64, shared: bool) -> Result<(u64, bool), Faul
     let mut bytes = vec![0u8; PAGE_SIZE];
     d.read(offset, &mut bytes);
     drop(d);
-    let pa = frames::alloc_zeroed().ok_or(Fault::OutOfMemory)?;
+    let pa = frames::alloc_zeroed_reclaiming().ok_or(Fault::OutOfMemory)?;
     frames::write_frame(pa, 0, &bytes);
     Ok((pa, true))
 }
@@ -56,7 +56,7 @@ fn host_page(node: &Inode, offset: u64, shared: bool) -> Result<(u64, bool), Fau
     }
     let mut bytes = vec![0u8; PAGE_SIZE];
     super::hostfile::read_in_fault(node, offset, &mut bytes).map_err(|_| Fault::OutOfMemory)?;
-    let pa = frames::alloc_zeroed().ok_or(Fault::OutOfMemory)?;
+    let pa = frames::alloc_zeroed_reclaiming().ok_or(Fault::OutOfMemory)?;
     frames::write_frame(pa, 0, &bytes);
     Ok((pa, true))
 }
@@ -78,7 +78,7 @@ impl Pager for Inode {
         self.host().is_some()
     }
 
-    fn write_back(&self) -> Result<(), gometal_core::errno::Errno> {
+    fn write_back(&self) -> Result<(), gometal_core::linux::errno::Errno> {
         super::hostfile::writeback(self)
     }
 

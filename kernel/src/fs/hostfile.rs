@@ -13,16 +13,22 @@
 //! on msync, munmap, fsync, sync and exit (every cached page: there is no
 //! dirty bit per page). Cached pages stay until the file is dropped, since
 //! page tables may point at them; a MAP_PRIVATE page is a copy.
+//!
+//! A file of a share mounted `ro,cache=loose` keeps in the same page cache
+//! what read() got from the host, within a bound, least recently used
+//! pages evicted first (fs/sharecache.rs); once mapped shared its pages
+//! are pinned as above.
 
 use super::inode::Inode;
 use super::p9client::{Client, O_RDONLY, O_RDWR};
 use super::share::HostLink;
+use super::sharecache;
 use crate::memlayout::PAGE_SIZE;
 use crate::mm::frames;
 use alloc::collections::BTreeMap;
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
-use gometal_core::errno::{Errno, EACCES, EFBIG, EROFS};
+use gometal_core::linux::errno::{Errno, EACCES, EFBIG, EROFS};
 use crate::sync::{Lock, LockClass};
 
 const PAGE: u64 = PAGE_SIZE as u64;
@@ -39,13 +45,24 @@ pub struct HostData {
     /// The host's inode number of the file `io_fid` is open on.
     pub host_ino: u64,
     /// Page index to frame: pages of shared mappings.
-    pages: BTreeMap<u64, u64>,
+    pub(super) pages: BTreeMap<u64, u64>,
     /// Set once the file is mapped shared and writable: cached pages may
     /// hold stores the host has not seen.
     pub mapped_writable: bool,
     /// Writes and truncations so far: a page read from the host while one
     /// landed may be stale (shared_page reads it again).
     writes: u64,
+    /// A file of a cached share: its key in the cache's page list and a
+    /// weak reference to it, through which the cache evicts its pages.
+    pub(super) cache: Option<(u64, Weak<Inode>)>,
+    /// Set once the file is mapped shared: its pages may sit in page
+    /// tables, so none is evicted and read() adds none to the cache.
+    pub(super) pinned: bool,
+    /// A directory of a cached share: listed once, so its entries are all
+    /// the host has (fs/sharecache.rs).
+    pub listed: bool,
+    /// A directory of a cached share: names the host lacks.
+    pub absent: gometal_core::fs::sharecache::AbsentNames,
 }
 
 impl HostData {
@@ -66,17 +83,42 @@ impl HostData {
         }
     }
 
+    /// Makes this file's page cache part of the cached share's (a file of
+    /// a `cache=loose` share): `key` names it in the page list.
+    pub fn cache_as(&mut self, key: u64, node: Weak<Inode>) {
+        self.cache = Some((key, node));
+    }
+
+    /// Frees the cached pages (the file is gone).
     pub fn free_pages(&mut self) {
+        if let Some((key, _)) = self.cache.take() {
+            sharecache::forget(key);
+        }
         for (_, pa) in core::mem::take(&mut self.pages) {
             frames::free(pa);
         }
+    }
+
+    /// The file is mapped shared: its pages stay while it lives.
+    fn pin(&mut self) {
+        if let Some((key, _)) = &self.cache {
+            if !self.pinned {
+                sharecache::forget(*key);
+            }
+        }
+        self.pinned = true;
+    }
+
+    /// The key of a cached share's file in the page list.
+    pub(super) fn cache_key(&self) -> Option<u64> {
+        self.cache.as_ref().map(|(k, _)| *k)
     }
 }
 
 /// The I/O fid of `h`'s file, opened on first use: read-write, or
 /// read-only where the host refuses writing (a file of mode 0444, a
 /// read-only share). Two threads may both open one; the first kept wins.
-fn io_fid(h: &HostLink, c: &Client) -> Result<u32, Errno> {
+pub(super) fn io_fid(h: &HostLink, c: &Client) -> Result<u32, Errno> {
     if let Some(fid) = h.data.lock().io_fid {
         return Ok(fid);
     }
@@ -96,13 +138,13 @@ fn io_fid(h: &HostLink, c: &Client) -> Result<u32, Errno> {
 /// What a read at `pos` finds in the page cache: bytes copied from a
 /// cached page, or how far to read from the host (up to the next cached
 /// page; all of `want` if none is).
-enum Cached {
+pub(super) enum Cached {
     Copied(usize),
     EndOfFile,
     Host(usize),
 }
 
-fn look_in_cache(data: &HostData, pos: u64, buf: &mut [u8]) -> Cached {
+pub(super) fn look_in_cache(data: &HostData, pos: u64, buf: &mut [u8]) -> Cached {
     let (index, within) = (pos / PAGE, (pos % PAGE) as usize);
     if let Some(&pa) = data.pages.get(&index) {
         if pos >= data.size {
@@ -135,6 +177,9 @@ pub fn read_in_fault(node: &Inode, offset: u64, buf: &mut [u8]) -> Result<usize,
 }
 
 fn read_with(h: &HostLink, c: &Client, offset: u64, buf: &mut [u8]) -> Result<usize, Errno> {
+    if h.share.cached() {
+        return sharecache::read(h, c, offset, buf);
+    }
     let fid = io_fid(h, c)?;
     let mut done = 0;
     while done < buf.len() {
@@ -191,7 +236,7 @@ pub fn truncate(node: &Inode, len: u64) -> Result<(), Errno> {
     // Through the open fid if there is one: it still works once the name
     // is gone (ftruncate of an unlinked file).
     let fid = h.data.lock().io_fid.unwrap_or(h.fid);
-    h.share.with(|c| c.setattr(fid, gometal_core::p9::SETATTR_SIZE, &set))?;
+    h.share.with(|c| c.setattr(fid, gometal_core::fs::p9::SETATTR_SIZE, &set))?;
     let mut data = h.data.lock();
     for (&index, &pa) in data.pages.range(len / PAGE..) {
         let from = if index == len / PAGE { (len % PAGE) as usize } else { 0 };
@@ -245,14 +290,13 @@ pub fn shared_page(node: &Inode, index: u64) -> Option<u64> {
 /// Files mapped shared and writable, for writing back at sync and exit.
 static MAPPED: Lock<Vec<Weak<Inode>>> = Lock::new(LockClass::MappedFiles, Vec::new());
 
-/// Notes a shared mapping of `node` (writable: its pages get written back).
+/// Notes a shared mapping of `node`: its pages are pinned (writable: and
+/// get written back).
 pub fn note_mapped(node: &Arc<Inode>, writable: bool) {
     let Some(h) = node.host() else { return };
-    if !writable {
-        return;
-    }
     let mut data = h.data.lock();
-    if !data.mapped_writable {
+    data.pin();
+    if writable && !data.mapped_writable {
         data.mapped_writable = true;
         drop(data);
         let mut mapped = MAPPED.lock();
@@ -324,7 +368,7 @@ pub fn writeback_all(at_exit: bool) -> Result<(), Errno> {
     for node in &nodes {
         if let Err(e) = writeback_with(node, at_exit) {
             crate::println!("gometal: writing a mapped file back to the host failed: {e:?}");
-            result = Err(gometal_core::errno::EIO);
+            result = Err(gometal_core::linux::errno::EIO);
         }
     }
     drop(nodes); // outside MAPPED's lock and every client's

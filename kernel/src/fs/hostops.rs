@@ -9,8 +9,8 @@ use super::inode::{Inode, Kind};
 use super::p9client::{SetAttr, O_RDWR};
 use super::share::{self, HostLink};
 use alloc::sync::Arc;
-use gometal_core::errno::{Errno, EPERM, EXDEV};
-use gometal_core::p9;
+use gometal_core::linux::errno::{Errno, EPERM, EXDEV};
+use gometal_core::fs::p9;
 
 const O_CREAT: u32 = 0o100;
 const O_EXCL: u32 = 0o200;
@@ -95,6 +95,9 @@ pub fn setattr(node: &Inode, valid: u32, set: &SetAttr) -> Result<bool, Errno> {
 /// even once the name is gone or stands for another file), else by name.
 pub fn refresh_attrs(node: &Inode) -> Result<(), Errno> {
     let Some(h) = node.host() else { return Ok(()) };
+    if h.share.cached() {
+        return Ok(()); // cache=loose: the attributes the lookup saw
+    }
     let is_file = matches!(node.kind, Kind::File(_));
     // A write finishing meanwhile must not be undone by an older size.
     let _writes = is_file.then(|| h.writing.lock());

@@ -10,8 +10,8 @@ use alloc::collections::BTreeMap;
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use gometal_core::cpio::{S_IFDIR, S_IFLNK, S_IFMT, S_IFREG};
-use gometal_core::errno::{Errno, EFBIG, ENOSPC};
+use gometal_core::boot::cpio::{S_IFDIR, S_IFLNK, S_IFMT, S_IFREG};
+use gometal_core::linux::errno::{Errno, EFBIG, ENOSPC};
 use crate::sync::{Lock, LockClass};
 
 pub const S_IFCHR: u32 = 0o020000;

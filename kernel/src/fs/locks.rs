@@ -1,6 +1,6 @@
 //! The kernel's advisory lock tables: for every file that has locks, its
 //! POSIX/OFD table and its flock table (the range logic is
-//! gometal_core::filelock). Files are keyed by inode number, so the tables
+//! gometal_core::fs::filelock). Files are keyed by inode number, so the tables
 //! live here rather than in every inode, and a file without locks costs
 //! nothing.
 //!
@@ -11,8 +11,8 @@
 
 use crate::sched::wait::{WaitError, WaitQueue};
 use alloc::collections::BTreeMap;
-use gometal_core::errno::{Errno, EAGAIN, EINTR, ENOLCK};
-use gometal_core::filelock::{Lock, LockKind, Owner, RangeLocks};
+use gometal_core::linux::errno::{Errno, EAGAIN, EINTR, ENOLCK};
+use gometal_core::fs::filelock::{Lock, LockKind, Owner, RangeLocks};
 use crate::sync::LockClass;
 
 /// Which of a file's two tables.

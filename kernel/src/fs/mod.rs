@@ -27,6 +27,7 @@ pub mod pollhub;
 pub mod readonly;
 pub mod regular;
 pub mod share;
+pub mod sharecache;
 pub mod sharedir;
 pub mod sharefile;
 pub mod stat;

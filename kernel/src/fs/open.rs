@@ -12,7 +12,7 @@ use super::regular::{truncate_node, MemFile};
 use super::sharefile::HostFile;
 use crate::mm::uaccess::UserSpace;
 use alloc::sync::Arc;
-use gometal_core::errno::{Errno, EISDIR, ELOOP, ENOTDIR, ENXIO};
+use gometal_core::linux::errno::{Errno, EISDIR, ELOOP, ENOTDIR, ENXIO};
 
 /// openat's flags, decoded.
 pub struct OpenHow {

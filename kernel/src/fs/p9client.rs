@@ -1,6 +1,6 @@
 //! A 9P2000.L client over one virtio-9p device: fids, walks, attributes,
 //! reading and writing, directory changes. Messages are encoded and decoded
-//! by gometal_core::p9; this file only numbers fids and moves bytes. An
+//! by gometal_core::fs::p9; this file only numbers fids and moves bytes. An
 //! error the server reports reaches the caller as the host's errno (EEXIST,
 //! ENOTEMPTY, ... as the host file system said), a reply that makes no
 //! sense as EIO. The share's files (fs/share.rs, hostfile.rs, hostops.rs)
@@ -15,8 +15,8 @@ use crate::drivers::virtio::p9::{Device, Wait};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, Ordering};
-use gometal_core::errno::{Errno, EIO};
-use gometal_core::p9::{self, Attr, Reply, ReplyError, Request};
+use gometal_core::linux::errno::{Errno, EIO};
+use gometal_core::fs::p9::{self, Attr, Reply, ReplyError, Request};
 
 /// Largest message: 64 KiB of data per read or write, plus the header.
 const MSIZE: u32 = 64 * 1024 + p9::IO_OVERHEAD as u32;
@@ -129,7 +129,7 @@ impl Client {
                 if from == newfid {
                     self.clunk(newfid);
                 }
-                return Err(gometal_core::errno::ENOENT);
+                return Err(gometal_core::linux::errno::ENOENT);
             }
             from = newfid;
         }
@@ -154,6 +154,11 @@ impl Client {
     pub fn lcreate(&self, fid: u32, name: &[u8], flags: u32, mode: u32) -> Result<(), Errno> {
         let req = Request::new(p9::TLCREATE).u32(fid).str(name).u32(flags).u32(mode).u32(0).finish();
         self.rpc0(req, p9::TLCREATE + 1)
+    }
+
+    /// Requests this client's device has sent.
+    pub fn requests(&self) -> u64 {
+        self.dev.requests()
     }
 
     /// The most data one read or write moves.

@@ -7,7 +7,7 @@ use super::tree::{self, Found};
 use crate::mm::uaccess::{UserPtr, UserSpace};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use gometal_core::errno::{Errno, EBADF, ENOENT, ENOTDIR};
+use gometal_core::linux::errno::{Errno, EBADF, ENOENT, ENOTDIR};
 
 const PATH_MAX: usize = 4096;
 

@@ -8,7 +8,7 @@ use super::fd::OpenFile;
 use super::file::{seek_node, File};
 use super::inode::Inode;
 use alloc::sync::Arc;
-use gometal_core::errno::Errno;
+use gometal_core::linux::errno::Errno;
 
 pub struct PathFile {
     node: Arc<Inode>,

@@ -14,7 +14,7 @@ use crate::sched::wait::WaitQueue;
 use alloc::sync::Arc;
 use alloc::collections::VecDeque;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use gometal_core::errno::{Errno, EAGAIN, EINTR, ENOMEM, EPIPE};
+use gometal_core::linux::errno::{Errno, EAGAIN, EINTR, ENOMEM, EPIPE};
 use crate::sync::{Lock, LockClass};
 
 /// Linux's default pipe capacity.
@@ -244,7 +244,7 @@ impl Pipe {
     /// ends at once and never waits.
     pub fn open_end(&self, read: bool, write: bool, nonblock: bool) -> Result<(), Errno> {
         if write && !read && nonblock && self.readers.load(Ordering::Acquire) == 0 {
-            return Err(gometal_core::errno::ENXIO);
+            return Err(gometal_core::linux::errno::ENXIO);
         }
         if read {
             self.readers.fetch_add(1, Ordering::AcqRel);

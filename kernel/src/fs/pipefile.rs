@@ -9,7 +9,7 @@ use super::pipe::Pipe;
 use super::pollhub::PollHub;
 use super::stat::Stat;
 use core::sync::atomic::Ordering;
-use gometal_core::errno::{Errno, ESPIPE};
+use gometal_core::linux::errno::{Errno, ESPIPE};
 
 impl File for Pipe {
     fn read(&self, of: &OpenFile, buf: &mut [u8], _: Option<u64>) -> Result<usize, Errno> {

@@ -22,7 +22,7 @@ use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicBool, Ordering};
-use gometal_core::errno::{Errno, ENOMEM};
+use gometal_core::linux::errno::{Errno, ENOMEM};
 
 /// One epoll instance's ready list and the threads waiting on it.
 pub struct Ready {

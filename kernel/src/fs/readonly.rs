@@ -8,7 +8,7 @@
 //! answers any rename or link across mounts.
 
 use super::inode::Inode;
-use gometal_core::errno::{Errno, EROFS, EXDEV};
+use gometal_core::linux::errno::{Errno, EROFS, EXDEV};
 
 pub fn is_read_only(node: &Inode) -> bool {
     node.host().is_some_and(|h| h.share.spec.read_only)

@@ -7,7 +7,7 @@ use super::fd::OpenFile;
 use super::file::{seek_node, File};
 use super::inode::{FileData, Inode, Kind, MAX_FILE_SIZE};
 use alloc::sync::Arc;
-use gometal_core::errno::{Errno, EFBIG, EINVAL, EISDIR};
+use gometal_core::linux::errno::{Errno, EFBIG, EINVAL, EISDIR};
 use crate::sync::Lock;
 
 pub struct MemFile {

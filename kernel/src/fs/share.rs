@@ -6,7 +6,7 @@
 //! its fid: gone, or now another host file, and it is looked up afresh,
 //! while descriptors already open keep the file they opened); a listing
 //! (getdents at offset 0) reads the host directory again and brings the
-//! cache up to date. So what the host adds, removes or replaces while the
+//! cache up to date (fs/sharedir.rs). So what the host adds, removes or replaces while the
 //! program runs is seen at the next use. Every inode of a share carries a
 //! `HostLink`: its share and a fid walked to it. File data goes to the host
 //! at each read and write (fs/hostfile.rs); creating, removing, renaming
@@ -16,16 +16,19 @@
 //! reads the link and makes a guest symlink, which resolves inside the
 //! guest's tree), walks one name at a time from a fid of the share, and
 //! QEMU's local backend refuses paths outside the shared directory.
+//!
+//! A share mounted `ro,cache=loose` (`gometal exec`'s module share) is not
+//! live: what the host said is kept, as Linux's 9p `cache=loose` keeps it,
+//! for a directory nobody changes during the run (fs/sharecache.rs).
 
 use super::inode::Inode;
-use super::p9client::{self as c, Client};
+use super::p9client::Client;
 use super::tree;
-use alloc::collections::BTreeSet;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use gometal_core::cpio::{S_IFDIR, S_IFLNK, S_IFMT, S_IFREG};
-use gometal_core::errno::{Errno, ENODEV, ENOTDIR};
-use gometal_core::p9::{parse_mount, Attr, MountSpec};
+use gometal_core::boot::cpio::{S_IFDIR, S_IFLNK, S_IFMT, S_IFREG};
+use gometal_core::linux::errno::{Errno, ENODEV, ENOTDIR};
+use gometal_core::fs::p9::{parse_mount, Attr, MountSpec};
 use crate::sched::sleeplock::SleepLock;
 use crate::sync::{Lock, LockClass};
 
@@ -38,6 +41,19 @@ pub struct Share {
     /// Fids of inodes that were dropped, clunked at the next request (an
     /// inode is dropped where a round trip cannot be made: under locks).
     dead_fids: Lock<Vec<u32>>,
+}
+
+impl Share {
+    /// Mounted `cache=loose` (read-only): entries, attributes, listings
+    /// and file pages are kept once read (fs/sharecache.rs).
+    pub fn cached(&self) -> bool {
+        self.spec.cached
+    }
+
+    /// 9P requests sent to the host so far (the `stats` report).
+    pub fn requests(&self) -> u64 {
+        self.client.requests()
+    }
 }
 
 impl Share {
@@ -88,6 +104,7 @@ impl Drop for HostLink {
         if let Some(fid) = data.io_fid.take() {
             dead.push(fid);
         }
+        drop(dead);
         data.free_pages();
     }
 }
@@ -107,11 +124,29 @@ pub fn mount_all(options: &[Vec<u8>]) {
     }
 }
 
-/// The shares mounted, for /proc/mounts.
-static MOUNTED: Lock<Vec<MountSpec>> = Lock::new(LockClass::Mounts, Vec::new());
+/// The shares mounted, for /proc/mounts and the `stats` report.
+static MOUNTED: Lock<Vec<Arc<Share>>> = Lock::new(LockClass::Mounts, Vec::new());
 
 pub fn mounted() -> Vec<MountSpec> {
-    MOUNTED.lock().clone()
+    MOUNTED.lock().iter().map(|s| s.spec.clone()).collect()
+}
+
+/// Each share's requests to the host, and the cache's figures (`stats`).
+pub fn report() {
+    let shares: Vec<Arc<Share>> = MOUNTED.lock().clone();
+    for s in &shares {
+        let guest = alloc::string::String::from_utf8_lossy(&s.spec.guest);
+        let tag = alloc::string::String::from_utf8_lossy(&s.spec.tag);
+        let how = match (s.spec.read_only, s.spec.cached) {
+            (_, true) => "ro, cache=loose",
+            (true, false) => "ro",
+            (false, false) => "rw",
+        };
+        crate::println!("gometal: share {tag} at {guest} ({how}): {} requests to the host", s.requests());
+    }
+    if shares.iter().any(|s| s.spec.cached) {
+        super::sharecache::report();
+    }
 }
 
 fn mount(spec: MountSpec) -> Result<(), Errno> {
@@ -120,8 +155,11 @@ fn mount(spec: MountSpec) -> Result<(), Errno> {
     let fid = client.walk(root_fid, &[])?;
     let attr = client.getattr(fid)?;
     let dir = make_dirs(&spec.guest)?;
-    MOUNTED.lock().push(spec.clone());
+    if spec.cached {
+        super::sharecache::start();
+    }
     let share = Arc::new(Share { spec, client: client.sleeping(), root_fid, dead_fids: Lock::new(LockClass::DeadFids, Vec::new()) });
+    MOUNTED.lock().push(share.clone());
     set_meta(&dir, &attr);
     dir.host.call_once(|| HostLink::new(share.clone(), fid, true, Default::default()));
     Ok(())
@@ -168,97 +206,17 @@ pub fn make_node(share: &Arc<Share>, c: &Client, fid: u32, attr: &Attr) -> Optio
         _ => return clunk(c, fid),
     };
     set_meta(&node, attr);
-    let data = super::hostfile::HostData::with_size(attr.size, attr.ino);
+    let mut data = super::hostfile::HostData::with_size(attr.size, attr.ino);
+    if share.cached() && attr.mode & S_IFMT == S_IFREG {
+        data.cache_as(node.ino, Arc::downgrade(&node));
+    }
     node.host.call_once(|| HostLink::new(share.clone(), fid, false, data));
     Some(node)
 }
 
-fn clunk(c: &Client, fid: u32) -> Option<Arc<Inode>> {
+pub(super) fn clunk(c: &Client, fid: u32) -> Option<Arc<Inode>> {
     c.clunk(fid);
     None
-}
-
-/// Looks `name` up on the host under the shared directory `dir` (a name
-/// its cache lacks): the new node, already in `dir`'s entries.
-pub fn lookup(dir: &Arc<Inode>, name: &[u8]) -> Option<Arc<Inode>> {
-    let h = dir.host()?;
-    if name == b"." || name == b".." || name.contains(&b'/') || name.len() > 255 {
-        return None;
-    }
-    let share = h.share.clone();
-    let node = share.with(|c| {
-        let fid = c.walk(h.fid, &[name]).ok()?;
-        match c.getattr(fid) {
-            Ok(attr) => make_node(&share, c, fid, &attr),
-            Err(_) => clunk(c, fid),
-        }
-    })?;
-    // Another CPU may have cached it meanwhile: keep the first.
-    match super::sharedir::cache_entry(dir, name, node.clone()) {
-        Ok(()) => Some(node),
-        Err(_) => tree::cached_child(dir, name),
-    }
-}
-
-/// The cached entry `node` of shared directory `dir`, checked against the
-/// host: the same node with fresh attributes, or if the host no longer has
-/// that file under `name` (removed, or replaced by a rename), a node for
-/// what it has now (None if nothing). A host that fails otherwise leaves
-/// the entry as it was.
-pub fn revalidate(dir: &Arc<Inode>, name: &[u8], node: Arc<Inode>) -> Option<Arc<Inode>> {
-    let Some(h) = node.host() else { return Some(node) };
-    let is_file = matches!(node.kind, super::inode::Kind::File(_));
-    let same = {
-        // A write finishing meanwhile must not be undone by an older size.
-        let _writes = is_file.then(|| h.writing.lock());
-        match h.share.with(|c| c.getattr(h.fid)) {
-            Ok(attr) if attr.ino == h.data.lock().host_ino => {
-                set_meta(&node, &attr);
-                if is_file {
-                    h.data.lock().host_size(attr.size);
-                }
-                true
-            }
-            Ok(_) | Err(gometal_core::errno::ENOENT) => false,
-            Err(_) => true,
-        }
-    };
-    if same {
-        return Some(node);
-    }
-    super::sharedir::forget_entry(dir, name);
-    drop(node);
-    lookup(dir, name)
-}
-
-/// Brings the entries of shared directory `dir` up to date with the host
-/// (before a listing): names the host lacks are dropped from the cache,
-/// names it has and the cache lacks are looked up.
-pub fn refresh(dir: &Arc<Inode>) -> Result<(), Errno> {
-    let Some(h) = dir.host() else { return Ok(()) };
-    let names: Vec<Vec<u8>> = h.share.with(|c| {
-        let fid = c.walk(h.fid, &[])?;
-        let r = c.lopen(fid, c::O_RDONLY | c::O_DIRECTORY).and_then(|_| c.readdir(fid));
-        c.clunk(fid);
-        r.map(|entries| entries.into_iter().map(|(n, _)| n).collect())
-    })?;
-    let host: BTreeSet<&[u8]> = names.iter().map(|n| n.as_slice()).collect();
-    let mut cached: BTreeSet<Vec<u8>> = BTreeSet::new();
-    // Only the host's names: an entry the initramfs had at the mount
-    // point stays.
-    tree::visit_from(dir, 0, |name, node| {
-        if node.host().is_some() {
-            cached.insert(name.to_vec());
-        }
-        true
-    });
-    for name in cached.iter().filter(|n| !host.contains(n.as_slice())) {
-        super::sharedir::forget_entry(dir, name);
-    }
-    for name in names.iter().filter(|n| !cached.contains(*n)) {
-        lookup(dir, name);
-    }
-    Ok(())
 }
 
 /// Whether `a` and `b` are nodes of the same share (or both of none).
@@ -272,7 +230,7 @@ pub fn same_share(a: &Inode, b: &Inode) -> bool {
 
 /// The host file system's numbers for a node of a share (None: not in
 /// one), and whether the share is read-only.
-pub fn statfs_of(node: &Inode) -> Option<Result<(gometal_core::p9::FsStat, bool), Errno>> {
+pub fn statfs_of(node: &Inode) -> Option<Result<(gometal_core::fs::p9::FsStat, bool), Errno>> {
     let h = node.host()?;
     let root = h.share.root_fid;
     Some(h.share.with(|c| c.statfs(root)).map(|s| (s, h.share.spec.read_only)))

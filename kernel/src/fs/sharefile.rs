@@ -8,7 +8,7 @@ use super::hostfile;
 use super::inode::{Inode, MAX_FILE_SIZE};
 use crate::sched::sleeplock::SleepLock;
 use alloc::sync::Arc;
-use gometal_core::errno::{Errno, EFBIG};
+use gometal_core::linux::errno::{Errno, EFBIG};
 
 /// Bytes per read or write step: one 9P message's worth (each step is a
 /// round trip to the host, the costly part).

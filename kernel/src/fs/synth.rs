@@ -13,8 +13,8 @@ use crate::mm::uaccess::UserSpace;
 use alloc::collections::BTreeSet;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use gometal_core::cpio::S_IFREG;
-use gometal_core::errno::{Errno, EACCES, EINVAL};
+use gometal_core::boot::cpio::S_IFREG;
+use gometal_core::linux::errno::{Errno, EACCES, EINVAL};
 
 /// The text of a generated file. `user` is the opening thread's view of
 /// the program's memory (maps, cmdline and auxv read it).

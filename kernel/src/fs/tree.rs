@@ -14,8 +14,8 @@ use super::inode::{Inode, Kind};
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use gometal_core::cpio::{self, CpioError};
-use gometal_core::errno::*;
+use gometal_core::boot::cpio::{self, CpioError};
+use gometal_core::linux::errno::*;
 use crate::sched::sleeplock::SleepLock;
 use spin::Once;
 
@@ -129,9 +129,9 @@ pub fn child(dir: &Arc<Inode>, name: &[u8]) -> Option<Arc<Inode>> {
         return made_up;
     }
     match cached_child(dir, name) {
-        Some(node) if dir.host().is_some() => super::share::revalidate(dir, name, node),
+        Some(node) if dir.host().is_some() => super::sharedir::revalidate(dir, name, node),
         Some(node) => Some(node),
-        None => super::share::lookup(dir, name),
+        None => super::sharedir::lookup(dir, name),
     }
 }
 

@@ -1,18 +1,23 @@
 //! Decoding system-call arguments: each handler declares typed parameters
-//! (descriptors, flags, user pointers, lengths) and `Handler::call` turns the
-//! six argument registers into them, one register per parameter. This is the
-//! only place that reads the raw registers.
+//! (descriptors, flags, user pointers, lengths, user ranges) and
+//! `Handler::call` turns the six argument registers into them, one register
+//! per parameter, or two for a user range (userbuf.rs: pointer and length).
+//! This is the only place that reads the raw registers.
 //!
-//! Decoding never fails and never checks anything: a C `int` is the low 32
-//! bits, flags keep unknown bits (handlers that refuse them say so), a user
-//! pointer is only an allegation until `UserSpace` copies through it. So the
-//! order in which a handler checks its arguments, and with it the errno a
-//! program sees, stays in the handler.
+//! Decoding never fails: a C `int` is the low 32 bits, flags keep unknown
+//! bits (handlers that refuse them say so), a user pointer is only an
+//! allegation until `UserSpace` copies through it, and a user range carries
+//! the result of its `access_ok` check for the handler to return where
+//! Linux does. So the order in which a handler checks its arguments, and
+//! with it the errno a program sees, stays in the handler; but a call whose
+//! range failed its check never succeeds (`Handler::call`).
 
+use super::userbuf::Param;
 use super::SysResult;
 use crate::fs::fd::Fd;
 use crate::mm::uaccess::{UserPtr, UserSpace, UserValue};
 use bitflags::bitflags;
+use gometal_core::linux::errno::EFAULT;
 
 /// The argument registers a0..a5.
 pub type Args = [u64; 6];
@@ -72,26 +77,38 @@ pub trait Handler<Params> {
 }
 
 macro_rules! handler_arity {
-    ($($p:ident $i:tt),*) => {
-        impl<F, $($p: FromArg),*> Handler<($($p,)*)> for F
+    ($($p:ident $v:ident),*) => {
+        impl<F, $($p: Param),*> Handler<($($p,)*)> for F
         where
             F: FnOnce(&mut UserSpace, $($p),*) -> SysResult,
         {
-            #[allow(unused_variables)]
+            #[allow(unused_variables, unused_mut, unused_assignments)]
             fn call(self, user: &mut UserSpace, a: &Args) -> SysResult {
-                self(user, $($p::from_arg(a[$i])),*)
+                let mut at = 0;
+                $(
+                    let $v = $p::from_regs(a.get(at..).unwrap_or(&[]));
+                    at += $p::REGS;
+                )*
+                let faulty = false $(|| $v.faulty())*;
+                match self(user, $($v),*) {
+                    // The handler had no need to look at a range that is
+                    // not the program's (a write to /dev/null): Linux's
+                    // check fails the call all the same.
+                    Ok(_) if faulty => Err(EFAULT),
+                    r => r,
+                }
             }
         }
     };
 }
 
 handler_arity!();
-handler_arity!(A 0);
-handler_arity!(A 0, B 1);
-handler_arity!(A 0, B 1, C 2);
-handler_arity!(A 0, B 1, C 2, D 3);
-handler_arity!(A 0, B 1, C 2, D 3, E 4);
-handler_arity!(A 0, B 1, C 2, D 3, E 4, G 5);
+handler_arity!(A a);
+handler_arity!(A a, B b);
+handler_arity!(A a, B b, C c);
+handler_arity!(A a, B b, C c, D d);
+handler_arity!(A a, B b, C c, D d, E e);
+handler_arity!(A a, B b, C c, D d, E e, G g);
 
 macro_rules! flags_arg {
     ($($t:ty: $bits:ty),*) => {$(

@@ -13,9 +13,9 @@ use crate::mm::uaccess::{UserPtr, UserSpace};
 use crate::process::process;
 use crate::sched::clock;
 use alloc::vec::Vec;
-use gometal_core::cpio::{S_IFDIR, S_IFMT, S_IFREG};
+use gometal_core::boot::cpio::{S_IFDIR, S_IFMT, S_IFREG};
 use crate::fs::inode::S_IFIFO;
-use gometal_core::errno::*;
+use gometal_core::linux::errno::*;
 
 const RENAME_NOREPLACE: u32 = 1;
 const UMASK: u32 = 0o022;
@@ -66,17 +66,17 @@ pub fn getdents64(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, size: usize) -
     let file = fd::file(fd)?;
     let node = file.directory().ok_or(ENOTDIR)?;
     let size = size.min(MAX_DENTS_BYTES);
+    // As Linux's filldir64, which checks each record as it writes it: the
+    // records go as far as the buffer is the program's and mapped; at the
+    // end of the directory nothing is written or checked.
     let room = user.accessible_prefix(buf.slice(size), true)?;
-    if room == 0 && size > 0 {
-        return Err(EFAULT);
-    }
-    let mut out = Dents { bytes: Vec::new(), room, index: 0, full: false };
+    let mut out = Dents { bytes: Vec::new(), room, index: 0, full: 0 };
     out.bytes.try_reserve_exact(room).map_err(|_| ENOMEM)?;
     if *file.offset.lock() == 0 {
         // A share's directory: read the host's listing again (Linux's
         // v9fs lists the host directory at each opendir/rewind), before
         // the offset's spin lock is taken (the host's answer is slept on).
-        crate::fs::share::refresh(node)?;
+        crate::fs::sharedir::refresh(node)?;
         crate::fs::synth::refresh(node); // /proc/<pid>/fd and the like
     }
     let mut offset = file.offset.lock();
@@ -84,14 +84,16 @@ pub fn getdents64(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, size: usize) -
     if out.index == 0 {
         out.push(b".", node);
     }
-    if out.index == 1 && !out.full {
+    if out.index == 1 && out.full == 0 {
         out.push(b"..", &tree::parent_dir(node));
     }
-    if out.index >= 2 && !out.full {
+    if out.index >= 2 && out.full == 0 {
         tree::visit_from(node, out.index - 2, |name, n| out.push(name, n));
     }
-    if out.bytes.is_empty() && out.full {
-        return Err(EINVAL); // buffer too small for one entry
+    match out.full {
+        n if n > 0 && out.bytes.is_empty() && n <= size => return Err(EFAULT), // it fits, but not there
+        n if n > 0 && out.bytes.is_empty() => return Err(EINVAL),              // buffer too small for one entry
+        _ => {}
     }
     user.write_bytes(buf.slice(out.bytes.len()), &out.bytes)?;
     *offset = out.index as u64;
@@ -104,8 +106,8 @@ struct Dents {
     room: usize,
     /// The index of the next entry ("." is 0, ".." 1).
     index: usize,
-    /// Set when an entry did not fit.
-    full: bool,
+    /// The length of the record that did not fit (0: all did).
+    full: usize,
 }
 
 impl Dents {
@@ -113,7 +115,7 @@ impl Dents {
     fn push(&mut self, name: &[u8], n: &Inode) -> bool {
         let reclen = (19 + name.len() + 1).div_ceil(8) * 8;
         if self.bytes.len() + reclen > self.room {
-            self.full = true;
+            self.full = reclen;
             return false;
         }
         let out = &mut self.bytes;
@@ -346,7 +348,7 @@ pub fn utimensat(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, times: 
             // Before 1970 counts as 1970; past u64 nanoseconds (the year
             // 2554) saturates instead of wrapping (the fuzzer's huge tv_sec
             // overflowed the checked kernel here).
-            n => gometal_core::timespec::timespec_to_ns(sec.max(0), n).map(Some).ok_or(EINVAL),
+            n => gometal_core::linux::timespec::timespec_to_ns(sec.max(0), n).map(Some).ok_or(EINVAL),
         }
     };
     let (atime, mtime) = (pick(times[0])?, pick(times[1])?);

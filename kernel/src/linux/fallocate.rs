@@ -6,7 +6,7 @@
 use super::SysResult;
 use crate::fs::fd::{self, Fd};
 use crate::mm::uaccess::UserSpace;
-use gometal_core::errno::*;
+use gometal_core::linux::errno::*;
 
 const FALLOC_FL_KEEP_SIZE: u32 = 1;
 

@@ -15,7 +15,7 @@ use crate::mm::uaccess::{UserPtr, UserSpace};
 use crate::process::process;
 use alloc::sync::Arc;
 use core::sync::atomic::Ordering;
-use gometal_core::errno::*;
+use gometal_core::linux::errno::*;
 
 const UMASK: u32 = 0o022;
 

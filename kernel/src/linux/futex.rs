@@ -12,9 +12,9 @@ use crate::sched::block::{begin_wait, block, wake as wake_thread, WaitError};
 use crate::sync::{Lock, LockClass};
 use crate::sched::Thread;
 use alloc::sync::Arc;
-use gometal_core::errno::{Errno, EAGAIN, EFAULT, EINTR, EINVAL, ENOSYS, ETIMEDOUT};
-use gometal_core::futex::FutexTable;
-use gometal_core::timespec;
+use gometal_core::linux::errno::{Errno, EAGAIN, EFAULT, EINTR, EINVAL, ENOSYS, ETIMEDOUT};
+use gometal_core::sched::futex::FutexTable;
+use gometal_core::linux::timespec;
 
 const FUTEX_WAIT: u32 = 0;
 const FUTEX_WAKE: u32 = 1;

@@ -1,23 +1,44 @@
-//! Reading and writing: read, write, pread64, pwrite64, readv, writev, for
+//! Reading and writing: read, write, pread64, pwrite64, readv, writev,
+//! preadv, pwritev, preadv2, pwritev2, for
 //! every kind of open file: the user buffer is checked and copied here,
 //! the bytes come from or go to the file's own read and write (fs/file.rs).
+//! As on Linux, the descriptor and its access mode are checked first
+//! (EBADF), then the whole user range (userbuf.rs: EFAULT for one that is
+//! not the program's, whatever the file), then the file has its say.
 
+use super::userbuf::{import_iovec, UserBuf, UserIovec};
 use super::{iocount, SysResult};
 use crate::fs::fd::{self, Fd, OpenFile};
-use crate::mm::uaccess::{zeroed, UserPtr, UserSlice, UserSpace, UserValue};
+use crate::mm::uaccess::{zeroed, UserSlice, UserSpace};
 use alloc::sync::Arc;
-use alloc::vec::Vec;
-use gometal_core::errno::*;
+use gometal_core::linux::errno::*;
+use gometal_core::mm::useraddr::MAX_RW_COUNT;
 
-/// Reads from `file` at its offset (or at `at`, for pread) into user `buf`.
-/// The buffer is checked first: only as many bytes as the program can take
-/// are consumed (file offset, pipe contents, eventfd count), so a bad
-/// buffer is EFAULT with nothing lost and a partly mapped one a short read.
-fn read_file(user: &mut UserSpace, file: &Arc<OpenFile>, buf: UserSlice, at: Option<u64>) -> SysResult {
-    let len = buf.len();
+/// The open file `fd`, if it was opened for reading (EBADF otherwise).
+fn readable(fd: Fd) -> Result<Arc<OpenFile>, Errno> {
+    let file = fd::file(fd)?;
     if !file.readable() {
         return Err(EBADF);
     }
+    Ok(file)
+}
+
+/// The open file `fd`, if it was opened for writing (EBADF otherwise).
+fn writable(fd: Fd) -> Result<Arc<OpenFile>, Errno> {
+    let file = fd::file(fd)?;
+    if !file.writable() {
+        return Err(EBADF);
+    }
+    Ok(file)
+}
+
+/// Reads from `file` (readable) at its offset (or at `at`, for pread) into
+/// the user range `buf` (in user space: userbuf.rs checked it). Only as many
+/// bytes as the program's pages can take are consumed (file offset, pipe
+/// contents, eventfd count), so an unmapped buffer is EFAULT with nothing
+/// lost and a partly mapped one a short read.
+fn read_file(user: &mut UserSpace, file: &Arc<OpenFile>, buf: UserSlice, at: Option<u64>) -> SysResult {
+    let len = buf.len();
     let least = file.min_read();
     if len < least {
         return Err(EINVAL);
@@ -38,17 +59,12 @@ fn read_file(user: &mut UserSpace, file: &Arc<OpenFile>, buf: UserSlice, at: Opt
     Ok(n)
 }
 
-/// Writes user `buf` to `file` at its offset (or `at`, for pwrite).
-/// The most one read or write moves on Linux (INT_MAX rounded down to pages).
-const MAX_RW_COUNT: usize = 0x7fff_f000;
-
+/// Writes the user range `buf` (checked) to `file` (writable) at its
+/// offset (or `at`, for pwrite).
 fn write_file(user: &mut UserSpace, file: &Arc<OpenFile>, buf: UserSlice, at: Option<u64>) -> SysResult {
     let len = buf.len();
-    if !file.writable() {
-        return Err(EBADF);
-    }
     if file.discards_writes() {
-        return Ok(len.min(MAX_RW_COUNT));
+        return Ok(len.min(MAX_RW_COUNT as usize)); // never reads the buffer
     }
     if at.is_none() {
         if let Some(r) = file.write_user(file, user, buf) {
@@ -93,77 +109,100 @@ pub(super) fn write_chunk(file: &OpenFile, bytes: &[u8], at: Option<u64>) -> Sys
 pub(super) fn raise_sigpipe(errno: Errno) {
     if errno == EPIPE {
         let t = crate::sched::current();
-        let info = gometal_core::sigframe::SigInfo { signo: 13, code: 0, ..Default::default() };
+        let info = gometal_core::signal::sigframe::SigInfo { signo: 13, code: 0, ..Default::default() };
         crate::signal::send_to_thread(&t, gometal_core::signal::SIGPIPE, info);
     }
 }
 
-pub fn read(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize) -> SysResult {
-    iocount::read(fd::file(fd).and_then(|file| read_file(user, &file, buf.slice(len), None)))
+pub fn read(user: &mut UserSpace, fd: Fd, buf: UserBuf) -> SysResult {
+    iocount::read(readable(fd).and_then(|file| read_file(user, &file, buf.range()?, None)))
 }
 
-pub fn pread64(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize, at: u64) -> SysResult {
-    iocount::read(pread_at(user, fd, buf, len, at))
+pub fn pread64(user: &mut UserSpace, fd: Fd, buf: UserBuf, at: u64) -> SysResult {
+    iocount::read(pread_at(user, fd, buf, at))
 }
 
-fn pread_at(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize, at: u64) -> SysResult {
-    let file = fd::file(fd)?;
-    if !file.positional() {
-        return Err(ESPIPE);
+fn pread_at(user: &mut UserSpace, fd: Fd, buf: UserBuf, at: u64) -> SysResult {
+    let file = positional(fd, at)?;
+    if !file.readable() {
+        return Err(EBADF);
     }
-    read_file(user, &file, buf.slice(len), Some(at))
+    read_file(user, &file, buf.range()?, Some(at))
 }
 
-pub fn write(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize) -> SysResult {
-    iocount::write(fd::file(fd).and_then(|file| write_file(user, &file, buf.slice(len), None)))
-}
-
-pub fn pwrite64(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize, at: u64) -> SysResult {
-    iocount::write(pwrite_at(user, fd, buf, len, at))
-}
-
-fn pwrite_at(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize, at: u64) -> SysResult {
-    let file = fd::file(fd)?;
-    if !file.positional() {
-        return Err(ESPIPE);
-    }
-    write_file(user, &file, buf.slice(len), Some(at))
-}
-
-/// struct iovec: a (base, len) pair.
-pub struct IoVec {
-    base: UserPtr<u8>,
-    len: usize,
-}
-
-impl UserValue for IoVec {
-    const SIZE: usize = 16;
-    fn decode(b: &[u8]) -> Self {
-        IoVec { base: UserPtr::new(u64::decode(&b[..8])), len: u64::decode(&b[8..]) as usize }
-    }
-    fn encode(&self, out: &mut [u8]) {
-        self.base.addr().encode(&mut out[..8]);
-        (self.len as u64).encode(&mut out[8..]);
-    }
-}
-
-/// The user byte ranges of an iovec array.
-pub(super) fn iovecs(user: &mut UserSpace, iov: UserPtr<IoVec>, count: usize) -> Result<Vec<UserSlice>, Errno> {
-    if count > 1024 {
+/// pread64 and pwrite64's file: EINVAL for a negative offset, then EBADF,
+/// then ESPIPE for a file without offsets, in Linux's order.
+fn positional(fd: Fd, at: u64) -> Result<Arc<OpenFile>, Errno> {
+    if (at as i64) < 0 {
         return Err(EINVAL);
     }
-    (0..count).map(|i| user.read(iov.at(i)).map(|v| v.base.slice(v.len))).collect()
-}
-
-pub fn readv(user: &mut UserSpace, fd: Fd, iov: UserPtr<IoVec>, count: usize) -> SysResult {
-    iocount::read(read_vectors(user, fd, iov, count))
-}
-
-fn read_vectors(user: &mut UserSpace, fd: Fd, iov: UserPtr<IoVec>, count: usize) -> SysResult {
     let file = fd::file(fd)?;
+    if !file.positional() {
+        return Err(ESPIPE);
+    }
+    Ok(file)
+}
+
+pub fn write(user: &mut UserSpace, fd: Fd, buf: UserBuf) -> SysResult {
+    iocount::write(writable(fd).and_then(|file| write_file(user, &file, buf.range()?, None)))
+}
+
+pub fn pwrite64(user: &mut UserSpace, fd: Fd, buf: UserBuf, at: u64) -> SysResult {
+    iocount::write(pwrite_at(user, fd, buf, at))
+}
+
+fn pwrite_at(user: &mut UserSpace, fd: Fd, buf: UserBuf, at: u64) -> SysResult {
+    let file = positional(fd, at)?;
+    if !file.writable() {
+        return Err(EBADF);
+    }
+    write_file(user, &file, buf.range()?, Some(at))
+}
+
+/// RWF_HIPRI, preadv2/pwritev2's one flag gometal takes (a polling hint:
+/// nothing to poll); the others are EOPNOTSUPP, as Linux answers for a file
+/// without them.
+const RWF_HIPRI: u32 = 1;
+
+pub fn readv(user: &mut UserSpace, fd: Fd, iov: UserIovec) -> SysResult {
+    iocount::read(readable(fd).and_then(|file| read_vectors(user, &file, iov, None, 0)))
+}
+
+/// preadv(fd, iov, iovcnt, pos_l, pos_h): on a 64-bit CPU pos_l is the
+/// offset; a negative one is EINVAL.
+pub fn preadv(user: &mut UserSpace, fd: Fd, iov: UserIovec, at: u64) -> SysResult {
+    iocount::read(pread_vectors(user, fd, iov, at, 0))
+}
+
+/// preadv2: preadv with flags; offset -1 reads at the file offset, as readv.
+pub fn preadv2(user: &mut UserSpace, fd: Fd, iov: UserIovec, at: u64, _at_high: u64, flags: u32) -> SysResult {
+    iocount::read(match at as i64 {
+        -1 => readable(fd).and_then(|file| read_vectors(user, &file, iov, None, flags)),
+        _ => pread_vectors(user, fd, iov, at, flags),
+    })
+}
+
+fn pread_vectors(user: &mut UserSpace, fd: Fd, iov: UserIovec, at: u64, flags: u32) -> SysResult {
+    let file = positional(fd, at)?;
+    if !file.readable() {
+        return Err(EBADF);
+    }
+    read_vectors(user, &file, iov, Some(at), flags)
+}
+
+/// Reads into the user ranges of `iov` (import_iovec checks them all
+/// first), from `at` onwards or the file offset, until one comes back short.
+fn read_vectors(user: &mut UserSpace, file: &Arc<OpenFile>, iov: UserIovec, at: Option<u64>, flags: u32) -> SysResult {
+    let bufs = import_iovec(user, iov)?;
+    if bufs.iter().all(|b| b.len() == 0) {
+        return Ok(0);
+    }
+    if flags & !RWF_HIPRI != 0 {
+        return Err(EOPNOTSUPP);
+    }
     let mut total = 0;
-    for buf in iovecs(user, iov, count)? {
-        let n = match read_file(user, &file, buf, None) {
+    for buf in bufs {
+        let n = match read_file(user, file, buf, at.map(|a| a + total as u64)) {
             Err(_) if total > 0 => break, // what was read stays read
             r => r?,
         };
@@ -175,15 +214,40 @@ fn read_vectors(user: &mut UserSpace, fd: Fd, iov: UserPtr<IoVec>, count: usize)
     Ok(total)
 }
 
-pub fn writev(user: &mut UserSpace, fd: Fd, iov: UserPtr<IoVec>, count: usize) -> SysResult {
-    iocount::write(write_vectors(user, fd, iov, count))
+pub fn writev(user: &mut UserSpace, fd: Fd, iov: UserIovec) -> SysResult {
+    iocount::write(writable(fd).and_then(|file| write_vectors(user, &file, iov, None, 0)))
 }
 
-fn write_vectors(user: &mut UserSpace, fd: Fd, iov: UserPtr<IoVec>, count: usize) -> SysResult {
-    let file = fd::file(fd)?;
+pub fn pwritev(user: &mut UserSpace, fd: Fd, iov: UserIovec, at: u64) -> SysResult {
+    iocount::write(pwrite_vectors(user, fd, iov, at, 0))
+}
+
+pub fn pwritev2(user: &mut UserSpace, fd: Fd, iov: UserIovec, at: u64, _at_high: u64, flags: u32) -> SysResult {
+    iocount::write(match at as i64 {
+        -1 => writable(fd).and_then(|file| write_vectors(user, &file, iov, None, flags)),
+        _ => pwrite_vectors(user, fd, iov, at, flags),
+    })
+}
+
+fn pwrite_vectors(user: &mut UserSpace, fd: Fd, iov: UserIovec, at: u64, flags: u32) -> SysResult {
+    let file = positional(fd, at)?;
+    if !file.writable() {
+        return Err(EBADF);
+    }
+    write_vectors(user, &file, iov, Some(at), flags)
+}
+
+fn write_vectors(user: &mut UserSpace, file: &Arc<OpenFile>, iov: UserIovec, at: Option<u64>, flags: u32) -> SysResult {
+    let bufs = import_iovec(user, iov)?;
+    if bufs.iter().all(|b| b.len() == 0) {
+        return Ok(0);
+    }
+    if flags & !RWF_HIPRI != 0 {
+        return Err(EOPNOTSUPP);
+    }
     let mut total = 0;
-    for buf in iovecs(user, iov, count)? {
-        let n = match write_file(user, &file, buf, None) {
+    for buf in bufs {
+        let n = match write_file(user, file, buf, at.map(|a| a + total as u64)) {
             Err(_) if total > 0 => break,
             r => r?,
         };

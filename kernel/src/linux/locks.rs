@@ -9,8 +9,8 @@ use crate::fs::locks::{self, Request, Table};
 use crate::mm::uaccess::{UserPtr, UserSpace, UserValue};
 use crate::process::process;
 use alloc::sync::Arc;
-use gometal_core::errno::*;
-use gometal_core::filelock::{range_of, LockKind, Owner};
+use gometal_core::linux::errno::*;
+use gometal_core::fs::filelock::{range_of, LockKind, Owner};
 
 const F_GETLK: u32 = 5;
 const F_SETLK: u32 = 6;
@@ -122,7 +122,7 @@ fn fcntl_lock(user: &mut UserSpace, fd: Fd, cmd: u32, arg: UserPtr<Flock>, ofd: 
 }
 
 /// Fills in F_GETLK's answer: the blocking lock, or F_UNLCK if none.
-fn report_conflict(fl: &mut Flock, found: Option<gometal_core::filelock::Lock>) {
+fn report_conflict(fl: &mut Flock, found: Option<gometal_core::fs::filelock::Lock>) {
     let Some(l) = found else {
         fl.kind = F_UNLCK;
         return;

@@ -13,8 +13,8 @@ use crate::mm::tlb;
 use crate::param::MAX_MAP_COUNT;
 use crate::fs::fd::Fd;
 use crate::fs::file::{DeviceMemory, Mapping};
-use gometal_core::errno::{Errno, EACCES, EEXIST, EFAULT, EINVAL, ENOMEM};
-use gometal_core::vma::{Backing, Prot};
+use gometal_core::linux::errno::{Errno, EACCES, EEXIST, EFAULT, EINVAL, ENOMEM};
+use gometal_core::mm::vma::{Backing, Prot};
 
 const MADV_DONTNEED: u32 = 4;
 const MADV_FREE: u32 = 8;

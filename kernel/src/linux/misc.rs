@@ -1,13 +1,14 @@
 //! The rest: identities, uname, getrandom, resource limits, sysinfo,
 //! reboot, getrusage, and the calls answered with a fixed value.
 
+use super::userbuf::UserIoBuf;
 use super::SysResult;
 use crate::mm::frames;
 use crate::mm::uaccess::{UserPtr, UserSpace};
 use crate::sched::clock;
 use crate::fs::fd;
-use gometal_core::errno::{EINVAL, ENOSYS, EPERM};
-use gometal_core::rlimit::{Limit, RLIM_INFINITY};
+use gometal_core::linux::errno::{EINVAL, ENOSYS, EPERM};
+use gometal_core::linux::rlimit::{Limit, RLIM_INFINITY};
 
 /// getuid, geteuid, getgid, getegid: the program is root.
 pub fn getuid(_: &mut UserSpace) -> SysResult {
@@ -72,28 +73,33 @@ const GRND_INSECURE: u32 = 4;
 /// getrandom(buf, len, flags) with Linux's flags: before the generator is
 /// keyed from entropy it blocks, or fails with EAGAIN under GRND_NONBLOCK;
 /// GRND_INSECURE never waits (random.rs). GRND_RANDOM is the same pool,
-/// as on Linux since 5.6.
-pub fn getrandom(user: &mut UserSpace, buf: UserPtr<u8>, len: usize, flags: u32) -> SysResult {
+/// as on Linux since 5.6. As on Linux the wait comes before the buffer's
+/// check, and a buffer mapped only in part gets a short count.
+pub fn getrandom(user: &mut UserSpace, buf: UserIoBuf, flags: u32) -> SysResult {
     if flags & !(GRND_NONBLOCK | GRND_RANDOM | GRND_INSECURE) != 0 || flags & (GRND_RANDOM | GRND_INSECURE) == (GRND_RANDOM | GRND_INSECURE) {
         return Err(EINVAL);
     }
-    // Linux may return fewer bytes than asked; callers loop.
-    let len = len.min(64 * 1024);
-    let mut bytes = crate::mm::uaccess::zeroed(len)?;
-    if flags & GRND_INSECURE != 0 {
-        crate::random::fill(&mut bytes);
-    } else {
-        crate::random::fill_secure(&mut bytes, flags & GRND_NONBLOCK != 0).map_err(crate::random::NotReady::errno)?;
+    let secure = flags & GRND_INSECURE == 0;
+    if secure {
+        crate::random::fill_secure(&mut [], flags & GRND_NONBLOCK != 0).map_err(crate::random::NotReady::errno)?;
     }
-    user.write_bytes(buf.slice(len), &bytes)?;
-    Ok(len)
+    // Linux may return fewer bytes than asked; callers loop.
+    let buf = user.usable_prefix(buf.range()?, 64 * 1024, true)?;
+    let mut bytes = crate::mm::uaccess::zeroed(buf.len())?;
+    if secure {
+        crate::random::fill_secure(&mut bytes, true).map_err(crate::random::NotReady::errno)?;
+    } else {
+        crate::random::fill(&mut bytes);
+    }
+    user.write_bytes(buf, &bytes)?;
+    Ok(bytes.len())
 }
 
 const RLIMIT_NOFILE: u64 = 7;
 
 /// prlimit64(pid, resource, new, old) on the one process: RLIMIT_NOFILE is
 /// real (fs/fd.rs allocates below its soft limit; Linux's rules for root in
-/// gometal_core::rlimit); every other resource reads as unlimited and a new
+/// gometal_core::linux::rlimit); every other resource reads as unlimited and a new
 /// value for it is accepted and not enforced (docs/syscalls.md says so).
 pub fn prlimit64(user: &mut UserSpace, _pid: u32, resource: u64, new: UserPtr<[u64; 2]>, old: UserPtr<[u64; 2]>) -> SysResult {
     if resource > 15 {

@@ -7,7 +7,7 @@
 use super::SysResult;
 use crate::memlayout::{PAGE_SIZE, USER_END};
 use crate::mm::uaccess::UserSpace;
-use gometal_core::errno::{Errno, EINVAL, ENOMEM};
+use gometal_core::linux::errno::{Errno, EINVAL, ENOMEM};
 
 const PAGE: u64 = PAGE_SIZE as u64;
 const MLOCK_ONFAULT: u32 = 1;

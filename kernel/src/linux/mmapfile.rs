@@ -11,8 +11,8 @@ use crate::memlayout::PAGE_SIZE;
 use crate::mm::pager::Pager;
 use crate::mm::uaccess::UserSpace;
 use alloc::sync::Arc;
-use gometal_core::errno::*;
-use gometal_core::vma::Backing;
+use gometal_core::linux::errno::*;
+use gometal_core::mm::vma::Backing;
 
 const PROT_WRITE: u32 = 2;
 

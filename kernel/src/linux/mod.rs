@@ -28,20 +28,22 @@ mod socket;
 mod sockmmsg;
 mod sockmsg;
 mod sockopt;
+mod sockoptbytes;
 mod splice;
 mod stat;
 mod statfs;
 mod sync;
 mod thread;
 mod time;
+mod userbuf;
 mod timer;
 
 use crate::mm::uaccess::UserSpace;
 use crate::sched::current;
 use args::Args;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use gometal_core::errno::{Errno, ENOSYS};
-use gometal_core::sysno::{self as nr, name};
+use gometal_core::linux::errno::{Errno, ENOSYS};
+use gometal_core::linux::sysno::{self as nr, name};
 
 /// What a handler returns: the value for a0, or the errno.
 pub type SysResult = Result<usize, Errno>;

@@ -11,7 +11,7 @@ use crate::net::netlink::NetlinkSocket;
 use crate::process::process;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use gometal_core::errno::*;
+use gometal_core::linux::errno::*;
 
 pub const AF_NETLINK: i32 = 16;
 const NETLINK_ROUTE: i32 = 0;

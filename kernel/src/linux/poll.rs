@@ -2,6 +2,7 @@
 //! descriptor goes through epoll_pwait; eventfd breaks a poller out of it.
 
 use super::args::{EventFdFlags, OpenFlags};
+use super::userbuf::UserArray;
 use super::SysResult;
 use crate::fs::epoll::Epoll;
 use crate::fs::eventfd::EventFd;
@@ -12,7 +13,7 @@ use crate::sched::clock;
 use crate::sched::wait::WaitError;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use gometal_core::errno::{Errno, EBADF, EFAULT, EINTR, EINVAL};
+use gometal_core::linux::errno::{Errno, EBADF, EFAULT, EINTR, EINVAL};
 
 const EVENT_SIZE: usize = 16; // struct epoll_event on riscv64 (not packed)
 
@@ -54,18 +55,25 @@ pub fn epoll_ctl(user: &mut UserSpace, epfd: Fd, op: usize, fd: Fd, event: UserP
     Ok(0)
 }
 
+/// EP_MAX_EVENTS: the most events Linux lets one call ask for.
+const EP_MAX_EVENTS: i32 = i32::MAX / EVENT_SIZE as i32;
+
 /// epoll_pwait(epfd, events, maxevents, timeout_ms, sigmask, sigsetsize).
-/// The temporary signal mask is not supported (Go passes NULL).
-pub fn epoll_pwait(user: &mut UserSpace, epfd: Fd, events_out: UserPtr<u8>, max: i32, timeout: i32) -> SysResult {
-    if max <= 0 {
+/// The temporary signal mask is not supported (Go passes NULL). As on
+/// Linux, maxevents is checked first (EINVAL), then the whole events array
+/// (EFAULT), then the descriptor.
+pub fn epoll_pwait(user: &mut UserSpace, epfd: Fd, events_out: UserArray<EpollEvent>, timeout: i32) -> SysResult {
+    let max = events_out.count();
+    if max <= 0 || max > EP_MAX_EVENTS {
         return Err(EINVAL);
     }
+    let events_out = events_out.range()?;
     let ep = epoll_of(epfd).map_err(|e| if e == EBADF { EBADF } else { EINVAL })?;
-    // Check the events buffer before waiting: a bad one is EFAULT at once,
-    // and no more events are taken (an edge-triggered one is consumed when
-    // taken) than the buffer can receive.
+    // Fault the events buffer in before waiting: an unmapped one is EFAULT
+    // at once, and no more events are taken (an edge-triggered one is
+    // consumed when taken) than the buffer can receive.
     let max = (max as usize).min(MAX_EVENTS_PER_CALL);
-    let room = user.accessible_prefix(events_out.slice(max * EVENT_SIZE), true)?;
+    let room = user.accessible_prefix(events_out.prefix(max * EVENT_SIZE), true)?;
     let max = room / EVENT_SIZE;
     if max == 0 {
         return Err(EFAULT);
@@ -89,7 +97,7 @@ pub fn epoll_pwait(user: &mut UserSpace, epfd: Fd, events_out: UserPtr<u8>, max:
         out.extend_from_slice(&[0; 4]);
         out.extend_from_slice(&data.to_le_bytes());
     }
-    user.write_bytes(events_out.slice(out.len()), &out)?;
+    user.write_bytes(events_out.prefix(out.len()), &out)?;
     Ok(ready.len())
 }
 

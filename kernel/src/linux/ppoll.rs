@@ -12,9 +12,9 @@ use crate::mm::uaccess::{UserPtr, UserSpace};
 use crate::sched::wait::WaitError;
 use crate::sched::{clock, current};
 use alloc::vec::Vec;
-use gometal_core::errno::{EINTR, EINVAL};
+use gometal_core::linux::errno::{EINTR, EINVAL};
 use gometal_core::signal as sig;
-use gometal_core::timespec;
+use gometal_core::linux::timespec;
 
 const POLLFD_SIZE: usize = 8;
 const POLLNVAL: u16 = 0x20;

@@ -9,8 +9,8 @@ use crate::mm::uaccess::{UserPtr, UserSpace};
 use crate::process::process;
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicI32, Ordering};
-use gometal_core::errno::{EINVAL, ESRCH};
-use gometal_core::sigframe::SigInfo;
+use gometal_core::linux::errno::{EINVAL, ESRCH};
+use gometal_core::signal::sigframe::SigInfo;
 use gometal_core::signal as sig;
 
 const PRIO_PROCESS: i32 = 0;
@@ -24,7 +24,7 @@ static NICE: AtomicI32 = AtomicI32::new(0);
 
 /// Whether `who` under `which` names this program (or one of its threads:
 /// Linux's PRIO_PROCESS takes a tid).
-fn names_us(which: i32, who: i32) -> Result<bool, gometal_core::errno::Errno> {
+fn names_us(which: i32, who: i32) -> Result<bool, gometal_core::linux::errno::Errno> {
     match which {
         PRIO_PROCESS => Ok(who == 0 || (who > 0 && process().thread(who as u32).is_some())),
         PRIO_PGRP => Ok(who == 0 || who == process().pid as i32),

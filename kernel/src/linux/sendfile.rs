@@ -6,7 +6,7 @@ use super::io::write_chunk;
 use super::SysResult;
 use crate::fs::fd::{self, Fd};
 use crate::mm::uaccess::{UserPtr, UserSpace};
-use gometal_core::errno::*;
+use gometal_core::linux::errno::*;
 
 /// Linux moves at most this much in one call.
 const MAX_COUNT: usize = 0x7fff_f000;

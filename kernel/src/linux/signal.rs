@@ -6,8 +6,8 @@ use crate::mm::uaccess::{UserPtr, UserSpace, UserValue};
 use crate::process::process;
 use crate::sched::current;
 use crate::signal::{send_to_process, send_to_thread, AltStack};
-use gometal_core::errno::{Errno, EINVAL, ENOMEM, EPERM, ESRCH};
-use gometal_core::sigframe::SigInfo;
+use gometal_core::linux::errno::{Errno, EINVAL, ENOMEM, EPERM, ESRCH};
+use gometal_core::signal::sigframe::SigInfo;
 use gometal_core::signal::{self as sig, SigAction};
 
 const SIGSET_SIZE: usize = 8;

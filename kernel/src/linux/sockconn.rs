@@ -16,8 +16,8 @@ use crate::net::stream::connect_to;
 use crate::net::{inet, unixns, Family, SockType, Socket};
 use alloc::sync::Arc;
 use core::sync::atomic::Ordering;
-use gometal_core::errno::*;
-use gometal_core::sockaddr::{InetAddr, SockAddr, UnixAddr};
+use gometal_core::linux::errno::*;
+use gometal_core::linux::sockaddr::{InetAddr, SockAddr, UnixAddr};
 
 pub fn connect(user: &mut UserSpace, fd: Fd, addr: UserPtr<u8>, len: u32) -> SysResult {
     if let Some((_, nl)) = super::netlink::of(fd) {

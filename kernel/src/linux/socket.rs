@@ -12,9 +12,9 @@ use crate::net::stream::{self, Listener};
 use crate::net::{inet, unixns, Family, SockType, Socket};
 use crate::process::process;
 use alloc::sync::Arc;
-use gometal_core::errno::*;
-use gometal_core::sockaddr::{self, InetAddr, SockAddr, UnixAddr, AF_INET, AF_INET6, AF_UNIX};
-use gometal_core::sockopt;
+use gometal_core::linux::errno::*;
+use gometal_core::linux::sockaddr::{self, InetAddr, SockAddr, UnixAddr, AF_INET, AF_INET6, AF_UNIX};
+use gometal_core::linux::sockopt;
 
 const SOCK_STREAM: i32 = 1;
 const SOCK_DGRAM: i32 = 2;

@@ -8,7 +8,7 @@ use super::sockmsg::{recvmsg, sendmsg, MsgHdr};
 use super::SysResult;
 use crate::fs::fd::Fd;
 use crate::mm::uaccess::{UserPtr, UserSpace};
-use gometal_core::msgflags::{MSG_DONTWAIT, MSG_WAITFORONE};
+use gometal_core::linux::msgflags::{MSG_DONTWAIT, MSG_WAITFORONE};
 
 /// sizeof(struct mmsghdr): a msghdr, msg_len, padding.
 const MMSGHDR: u64 = 64;

@@ -4,24 +4,25 @@
 //!
 //! Ancillary data: a UDP socket's recvmsg adds the control messages it
 //! asked for (IP_PKTINFO, IP_RECVTTL, IP_RECVTOS and their IPv6 twins;
-//! gometal_core::cmsg), and its sendmsg accepts IP_PKTINFO, IP_TOS,
+//! gometal_core::linux::cmsg), and its sendmsg accepts IP_PKTINFO, IP_TOS,
 //! IP_TTL and the IPv6 ones (the packet goes out from the socket's own
 //! address with its options' TOS and TTL). SCM_RIGHTS and SCM_CREDENTIALS
 //! are not carried: sendmsg with them is EOPNOTSUPP (on UDP they are
 //! ignored, as Linux ignores them there).
 
-use super::io::{iovecs, raise_sigpipe, IoVec};
+use super::io::raise_sigpipe;
 use super::netlink;
 use super::socket::{read_addr, socket_of, write_addr};
+use super::userbuf::{import_iovec, IoVec, UserIoBuf, UserIovec, UIO_MAXIOV};
 use super::SysResult;
 use crate::fs::fd::Fd;
 use crate::mm::uaccess::{zeroed, UserPtr, UserSlice, UserSpace, UserValue};
 use crate::net::data;
 use alloc::vec::Vec;
-use gometal_core::sockaddr::{SockAddr, UnixAddr};
-use gometal_core::cmsg;
-use gometal_core::errno::*;
-use gometal_core::msgflags::{RecvFlags, MSG_CTRUNC, MSG_DONTWAIT, MSG_NOSIGNAL, MSG_PEEK, MSG_TRUNC};
+use gometal_core::linux::sockaddr::{SockAddr, UnixAddr};
+use gometal_core::linux::cmsg;
+use gometal_core::linux::errno::*;
+use gometal_core::linux::msgflags::{RecvFlags, MSG_CTRUNC, MSG_DONTWAIT, MSG_NOSIGNAL, MSG_PEEK, MSG_TRUNC};
 
 
 /// The most one call moves through the kernel: a stream send or receive
@@ -113,16 +114,39 @@ fn send(user: &mut UserSpace, fd: Fd, bufs: &[UserSlice], flags: i32, dest: Opti
     r
 }
 
-pub fn sendto(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize, flags: i32, addr: UserPtr<u8>, alen: u32) -> SysResult {
-    send(user, fd, &[buf.slice(len)], flags, Some((addr, alen)))
+/// The buffer is checked before the descriptor, as Linux's import_ubuf
+/// comes first in sendto and recvfrom.
+pub fn sendto(user: &mut UserSpace, fd: Fd, buf: UserIoBuf, flags: i32, addr: UserPtr<u8>, alen: u32) -> SysResult {
+    let buf = buf.range()?;
+    send(user, fd, &[buf], flags, Some((addr, alen)))
+}
+
+/// EBADF or ENOTSOCK unless `fd` is a socket: sendmsg and recvmsg look the
+/// socket up before they read the msghdr.
+fn must_be_socket(fd: Fd) -> Result<(), Errno> {
+    if netlink::of(fd).is_none() {
+        socket_of(fd)?;
+    }
+    Ok(())
+}
+
+/// msghdr's byte ranges (import_iovec: every one checked, EFAULT for one
+/// that is not the program's); more than UIO_MAXIOV is EMSGSIZE, as Linux
+/// answers for a msghdr.
+fn msg_iovecs(user: &mut UserSpace, m: &MsgHdr) -> Result<Vec<UserSlice>, Errno> {
+    if m.iovlen > UIO_MAXIOV {
+        return Err(EMSGSIZE);
+    }
+    import_iovec(user, UserIovec::new(m.iov, m.iovlen))
 }
 
 pub fn sendmsg(user: &mut UserSpace, fd: Fd, msg: UserPtr<MsgHdr>, flags: i32) -> SysResult {
+    must_be_socket(fd)?;
     let m = user.read(msg)?;
+    let bufs = msg_iovecs(user, &m)?;
     if m.control != 0 && m.controllen > 0 {
         check_control(user, fd, UserPtr::new(m.control), m.controllen)?;
     }
-    let bufs = iovecs(user, m.iov, m.iovlen)?;
     send(user, fd, &bufs, flags, Some((m.name, m.namelen)))
 }
 
@@ -184,12 +208,13 @@ fn recv_netlink(user: &mut UserSpace, fd: Fd, bufs: &[UserSlice], flags: i32) ->
     Ok(Some(got))
 }
 
-pub fn recvfrom(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize, flags: i32, addr: UserPtr<u8>, alen: UserPtr<u32>) -> SysResult {
-    if let Some(got) = recv_netlink(user, fd, &[buf.slice(len)], flags)? {
+pub fn recvfrom(user: &mut UserSpace, fd: Fd, buf: UserIoBuf, flags: i32, addr: UserPtr<u8>, alen: UserPtr<u32>) -> SysResult {
+    let buf = buf.range()?;
+    if let Some(got) = recv_netlink(user, fd, &[buf], flags)? {
         netlink::write_address(user, addr, alen, &got.from)?;
         return Ok(if flags & MSG_TRUNC != 0 { got.full } else { got.bytes.len() });
     }
-    let got = recv(user, fd, &[buf.slice(len)], flags)?;
+    let got = recv(user, fd, &[buf], flags)?;
     if let Some(from) = sender(&got) {
         write_addr(user, addr, alen, from)?;
     } else if !addr.is_null() {
@@ -199,8 +224,9 @@ pub fn recvfrom(user: &mut UserSpace, fd: Fd, buf: UserPtr<u8>, len: usize, flag
 }
 
 pub fn recvmsg(user: &mut UserSpace, fd: Fd, msg: UserPtr<MsgHdr>, flags: i32) -> SysResult {
+    must_be_socket(fd)?;
     let m = user.read(msg)?;
-    let bufs = iovecs(user, m.iov, m.iovlen)?;
+    let bufs = msg_iovecs(user, &m)?;
     let base = msg.addr();
     let namelen_at: UserPtr<u32> = UserPtr::new(base + 8);
     if let Some(got) = recv_netlink(user, fd, &bufs, flags)? {

@@ -11,7 +11,7 @@ use crate::fs::pipe::Pipe;
 use crate::mm::uaccess::{UserPtr, UserSpace};
 use alloc::sync::Arc;
 use alloc::vec;
-use gometal_core::errno::*;
+use gometal_core::linux::errno::*;
 
 const SPLICE_F_NONBLOCK: u32 = 2;
 /// The most one call moves.

@@ -9,7 +9,7 @@ use crate::fs::fd::{self, Fd};
 use crate::fs::path;
 use crate::fs::stat::Stat;
 use crate::mm::uaccess::{UserPtr, UserSpace};
-use gometal_core::errno::{Errno, EINVAL};
+use gometal_core::linux::errno::{Errno, EINVAL};
 
 fn of_path(user: &mut UserSpace, dirfd: Fd, pathname: UserPtr<u8>, flags: AtFlags) -> Result<Stat, Errno> {
     if flags.contains(AtFlags::EMPTY_PATH) && path::is_empty(user, pathname) {

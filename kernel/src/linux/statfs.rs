@@ -13,7 +13,7 @@ use crate::fs::path;
 use crate::mm::frames;
 use crate::mm::uaccess::{UserPtr, UserSpace};
 use alloc::sync::Arc;
-use gometal_core::errno::*;
+use gometal_core::linux::errno::*;
 
 const TMPFS_MAGIC: u64 = 0x0102_1994;
 const PAGE: u64 = crate::memlayout::PAGE_SIZE as u64;

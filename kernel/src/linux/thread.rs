@@ -12,7 +12,7 @@ use crate::sched::{current, exit_current, place, yield_now};
 use crate::signal::ThreadSignals;
 use alloc::sync::Arc;
 use core::sync::atomic::Ordering;
-use gometal_core::errno::{ECHILD, EINVAL, ENOSYS};
+use gometal_core::linux::errno::{ECHILD, EINVAL, ENOSYS};
 
 /// clone(flags, stack, parent_tid, tls, child_tid): only new threads of this
 /// program; there are no other processes to fork.

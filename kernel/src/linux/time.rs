@@ -8,8 +8,8 @@ use crate::process::process;
 use crate::sched::wait::sleep_until;
 use crate::sched::{clock, cputime, current};
 use gometal_core::itimer::{decode_clock, Clock};
-use gometal_core::errno::{Errno, EINTR, EINVAL};
-use gometal_core::timespec;
+use gometal_core::linux::errno::{Errno, EINTR, EINVAL};
+use gometal_core::linux::timespec;
 
 const TIMER_ABSTIME: u32 = 1;
 

@@ -8,10 +8,10 @@ use crate::itimer::{self, Notify, Spec, TimerId};
 use crate::mm::uaccess::{UserPtr, UserSpace, UserValue};
 use crate::process::process;
 use crate::sched::current;
-use gometal_core::errno::{Errno, EINVAL};
+use gometal_core::linux::errno::{Errno, EINVAL};
 use gometal_core::itimer::{decode_clock, Clock, SIGEV_NONE, SIGEV_SIGNAL, SIGEV_THREAD, SIGEV_THREAD_ID};
 use gometal_core::signal as sig;
-use gometal_core::timespec;
+use gometal_core::linux::timespec;
 
 const TIMER_ABSTIME: i32 = 1;
 const NS_PER_US: u64 = 1000;

@@ -10,7 +10,7 @@ use crate::memlayout::{MMAP_BASE, MMAP_TOP, PAGE_SIZE, USER_END};
 use alloc::collections::BTreeMap;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use gometal_core::vma::{Backing, Prot, Vma, VmaMap};
+use gometal_core::mm::vma::{Backing, Prot, Vma, VmaMap};
 
 /// Why a user access could not be satisfied.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,7 +128,7 @@ impl AddressSpace {
             return Ok(pa);
         }
         let (pa, owned) = match backing {
-            Backing::Anonymous => (frames::alloc_zeroed().ok_or(Fault::OutOfMemory)?, true),
+            Backing::Anonymous => (frames::alloc_zeroed_reclaiming().ok_or(Fault::OutOfMemory)?, true),
             Backing::File { id, offset, shared } => {
                 let node = self.mapped_files.get(&id).ok_or(Fault::Unmapped)?;
                 node.page(offset, shared)?

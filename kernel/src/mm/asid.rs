@@ -1,5 +1,5 @@
 //! Address-space identifiers for the hardware: each address space gets an
-//! ASID (the allocator and its generations are `gometal_core::asid`), so
+//! ASID (the allocator and its generations are `gometal_core::mm::asid`), so
 //! a CPU switching to it needs no TLB flush unless the ASIDs rolled over.
 //! The architecture says how many bits it has (`arch::asid_bits`, 0:
 //! none, every switch flushes) and puts the ASID in its root register.
@@ -8,7 +8,7 @@ use crate::arch;
 use crate::param::MAX_CPUS;
 use crate::sync::{Lock, LockClass};
 use core::sync::atomic::{AtomicU64, Ordering};
-use gometal_core::asid::{Activation, Asids};
+use gometal_core::mm::asid::{Activation, Asids};
 
 static ASIDS: Lock<Option<Asids>> = Lock::new(LockClass::Asids, None);
 

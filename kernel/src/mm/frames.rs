@@ -43,6 +43,27 @@ pub fn free_contiguous(pa: u64, pages: usize) {
     IN_USE.fetch_sub(pages, Ordering::Relaxed);
 }
 
+/// What frees frames that are only a cache (a cached share's pages):
+/// registered by fs/sharecache.rs, which mm cannot import.
+static RECLAIM: spin::Once<fn() -> usize> = spin::Once::new();
+
+pub fn register_reclaim(f: fn() -> usize) {
+    RECLAIM.call_once(|| f);
+}
+
+/// `alloc_zeroed` for a page of the program (a page fault): when memory
+/// is exhausted, caches are emptied and the allocation tried again. The
+/// caller holds no lock of a file (the cache takes them to evict).
+pub fn alloc_zeroed_reclaiming() -> Option<u64> {
+    alloc_zeroed().or_else(|| {
+        let reclaim = RECLAIM.get()?;
+        if reclaim() == 0 {
+            return None;
+        }
+        alloc_zeroed()
+    })
+}
+
 pub fn free(pa: u64) {
     FRAMES.lock().dealloc((pa >> SHIFT) as usize, 1);
     IN_USE.fetch_sub(1, Ordering::Relaxed);

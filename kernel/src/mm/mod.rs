@@ -14,6 +14,7 @@ pub mod heap;
 pub mod pagetable;
 #[deny(unsafe_code)]
 pub mod remap;
+pub mod strayaccess;
 #[deny(unsafe_code)]
 pub mod tlb;
 #[deny(unsafe_code)]
@@ -43,7 +44,9 @@ fn carve(ranges: Vec<Range>, hole: Range) -> Vec<Range> {
 /// Sets up the heap and the frame allocator from the RAM the device tree
 /// lists, minus what the firmware reserves, the kernel's image (`image`:
 /// the program it carries included), the initrd and the device tree itself.
-pub fn init(machine: &Machine, image: Range) {
+/// Fails, saying how much there is, when no free range holds the heap: a
+/// machine given too little memory (QEMU `-m 13M`) stops with that line.
+pub fn init(machine: &Machine, image: Range) -> Result<(), TooLittleMemory> {
     let page = crate::memlayout::PAGE_SIZE as u64;
     let ram: Vec<(u64, u64)> = machine.memory.iter().map(|r| (r.start, r.end)).collect();
     // The kernel's own map first (its blocks of RAM become Normal memory,
@@ -67,14 +70,32 @@ pub fn init(machine: &Machine, image: Range) {
     let total: u64 = ranges.iter().map(|r| r.end - r.start).sum();
     // The kernel heap: an eighth of free memory, between 4 MiB and the limit.
     let heap_size = (total / 8).clamp(4 << 20, crate::param::MAX_KERNEL_HEAP as u64) / page * page;
-    let first = ranges
-        .iter_mut()
-        .find(|r| r.end - r.start >= heap_size)
-        .expect("no memory for the kernel heap");
+    let largest = ranges.iter().map(|r| r.end - r.start).max().unwrap_or(0);
+    let first = ranges.iter_mut().find(|r| r.end - r.start >= heap_size).ok_or(TooLittleMemory { free: total, largest, heap: heap_size })?;
     heap::add(first.start, heap_size as usize);
     first.start += heap_size;
     for r in &ranges {
         frames::add_range(r.start, r.end);
+    }
+    Ok(())
+}
+
+/// No free range of RAM holds the kernel heap.
+pub struct TooLittleMemory {
+    free: u64,
+    largest: u64,
+    heap: u64,
+}
+
+impl core::fmt::Display for TooLittleMemory {
+    fn fmt(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
+        write!(
+            f,
+            "too little memory: {} KiB free after the kernel, the program and the firmware's ranges, the largest range {} KiB; the kernel heap alone needs {} KiB in one range",
+            self.free >> 10,
+            self.largest >> 10,
+            self.heap >> 10
+        )
     }
 }
 

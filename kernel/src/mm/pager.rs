@@ -4,7 +4,7 @@
 //! depend on the file systems above it.
 
 use super::addrspace::Fault;
-use gometal_core::errno::Errno;
+use gometal_core::linux::errno::Errno;
 
 pub trait Pager: Send + Sync {
     /// The frame to map at file offset `offset` (page aligned), and whether

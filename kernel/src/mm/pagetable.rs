@@ -1,13 +1,13 @@
 //! Page tables in physical memory, in the architecture's entry format
-//! (arch::PageFormat). The walking logic is in `gometal_core::pagetable`
+//! (arch::PageFormat). The walking logic is in `gometal_core::mm::pagetable`
 //! (host-tested); this file gives it real frames.
 
 use super::frames;
 use crate::arch::PageFormat;
 use crate::memlayout::{phys_to_virt, PAGE_SIZE};
-pub use gometal_core::pagetable::{MapError, Memory, Rights};
+pub use gometal_core::mm::pagetable::{MapError, Memory, Rights};
 use alloc::vec::Vec;
-use gometal_core::pagetable::{self as pt, Frames, PteFormat};
+use gometal_core::mm::pagetable::{self as pt, Frames, PteFormat};
 use spin::Once;
 
 /// The machine's RAM, [start, end) (the device tree's or UEFI's memory map,

@@ -10,7 +10,7 @@ use super::addrspace::{rights, AddressSpace};
 use super::pagetable;
 use crate::memlayout::USER_END;
 use alloc::vec::Vec;
-use gometal_core::vma::Vma;
+use gometal_core::mm::vma::Vma;
 
 /// Why a remap failed (the syscall maps these to errnos).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,8 +1,13 @@
 //! The boundary with the program's memory. A user pointer is an allegation
 //! (`UserPtr<T>`, `UserSlice`): it has no way in except the checked copies of
-//! `UserSpace`, which check it against the address space's areas and go
-//! through `AddressSpace::page_for`, so a bad pointer yields EFAULT (never a
-//! kernel fault) and a not-yet-touched page is faulted in.
+//! `UserSpace`, which check what they copy with Linux's access_ok (a copy
+//! of 0 bytes checks nothing, as copy_to_user) and against the address
+//! space's areas and go through `AddressSpace::page_for`, so a bad pointer
+//! yields EFAULT (never a kernel fault) and a not-yet-touched page is
+//! faulted in. The bytes move through the kernel's linear map, never at the
+//! user address, which the CPU keeps the kernel from touching
+//! (arch/*/userguard.rs: SUM clear, PAN). System calls that check a whole
+//! range before they act take it as linux/userbuf.rs's types.
 //!
 //! The copies take the address-space lock; holding that lock borrows the
 //! `UserSpace` mutably (`UserSpace::lock`), so a copy cannot be called while
@@ -15,7 +20,8 @@ use super::frames;
 use crate::memlayout::{PAGE_SIZE, USER_END};
 use alloc::vec::Vec;
 use core::marker::PhantomData;
-use gometal_core::errno::{Errno, EFAULT, EINVAL, ENAMETOOLONG, ENOMEM};
+use gometal_core::linux::errno::{Errno, EFAULT, EINVAL, ENAMETOOLONG, ENOMEM};
+use gometal_core::mm::useraddr::access_ok;
 use crate::sync::{Lock, LockClass, LockGuard};
 
 pub type UResult<T> = Result<T, Errno>;
@@ -137,6 +143,12 @@ pub struct UserSlice {
 }
 
 impl UserSlice {
+    /// `len` bytes at `addr`: any values (linux/userbuf.rs makes the ones
+    /// a system call's range check let through).
+    pub fn new(addr: u64, len: usize) -> Self {
+        UserSlice { addr, len }
+    }
+
     pub fn len(self) -> usize {
         self.len
     }
@@ -331,10 +343,12 @@ pub fn zeroed(len: usize) -> UResult<Vec<u8>> {
     Ok(v)
 }
 
+/// Linux's access_ok against the top of user space.
 fn check_range(va: u64, len: usize) -> UResult<()> {
-    match va.checked_add(len as u64) {
-        Some(end) if end <= USER_END => Ok(()),
-        _ => Err(EFAULT),
+    if access_ok(va, len as u64, USER_END) {
+        Ok(())
+    } else {
+        Err(EFAULT)
     }
 }
 
@@ -346,6 +360,9 @@ fn for_each_chunk(
     access: Access,
     mut f: impl FnMut(u64, usize, core::ops::Range<usize>),
 ) -> UResult<()> {
+    if len == 0 {
+        return Ok(()); // copy_{to,from}_user of nothing checks nothing
+    }
     check_range(va, len)?;
     let mut done = 0;
     while done < len {

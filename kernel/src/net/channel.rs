@@ -9,7 +9,7 @@ use super::nic::tx::NicTx;
 use crate::fs::pipe::Pipe;
 use alloc::sync::Arc;
 use core::sync::atomic::Ordering;
-use gometal_core::errno::{Errno, ENOBUFS};
+use gometal_core::linux::errno::{Errno, ENOBUFS};
 
 pub enum Channel {
     Bytes(Arc<Pipe>),
@@ -56,7 +56,7 @@ impl Channel {
             Channel::Bytes(p) => p.read_until(buf, nonblock, deadline),
             Channel::Messages(m) => m.read(buf, nonblock, deadline),
             Channel::NicRx(r) => r.read(buf, nonblock, deadline),
-            Channel::NicTx(_) => Err(gometal_core::errno::EBADF),
+            Channel::NicTx(_) => Err(gometal_core::linux::errno::EBADF),
         }
     }
 
@@ -66,7 +66,7 @@ impl Channel {
             Channel::Bytes(p) => p.write_until(data, nonblock, deadline),
             Channel::Messages(m) => m.write(data, nonblock, deadline),
             Channel::NicTx(t) => t.write(data, nonblock, deadline),
-            Channel::NicRx(_) => Err(gometal_core::errno::EPIPE),
+            Channel::NicRx(_) => Err(gometal_core::linux::errno::EPIPE),
         }
     }
 

@@ -4,9 +4,9 @@
 use super::socket::{SockType, Socket, State};
 use super::stream::Endpoint;
 use alloc::sync::Arc;
-use gometal_core::errno::*;
-use gometal_core::msgflags::{read_full, RecvFlags};
-use gometal_core::sockaddr::SockAddr;
+use gometal_core::linux::errno::*;
+use gometal_core::linux::msgflags::{read_full, RecvFlags};
+use gometal_core::linux::sockaddr::SockAddr;
 
 /// The connected end of a stream socket, taken out of the state lock so a
 /// blocking read or write does not hold it.
@@ -24,7 +24,7 @@ pub struct Received {
     pub full: usize,
     pub from: Option<SockAddr>,
     /// A UDP datagram's packet facts (recvmsg's control messages).
-    pub info: Option<gometal_core::cmsg::PacketInfo>,
+    pub info: Option<gometal_core::linux::cmsg::PacketInfo>,
 }
 
 /// Receives into `buf` as `how` says. MSG_WAITALL on a stream (TCP,

@@ -13,9 +13,9 @@ use super::socket::{Family, Socket};
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 use crate::fs::pipe::wait_errno;
-use gometal_core::errno::*;
-use gometal_core::cmsg::PacketInfo;
-use gometal_core::sockaddr::{InetAddr, SockAddr, UnixAddr};
+use gometal_core::linux::errno::*;
+use gometal_core::linux::cmsg::PacketInfo;
+use gometal_core::linux::sockaddr::{InetAddr, SockAddr, UnixAddr};
 use crate::sync::{Lock, LockClass};
 
 /// What a receive queue may hold (net.core.rmem_default), counting each
@@ -147,20 +147,33 @@ pub fn send(sock: &Arc<Socket>, data: &[u8], dest: Option<SockAddr>, nonblock: b
 
 /// Queues a UDP datagram from `from` on `target` (from this kernel or the
 /// network device). It is dropped when the queue or the heap is full, as
-/// a full receive buffer drops it, and when `target` is connected to
-/// another address (Linux delivers only the peer's datagrams to it).
+/// a full receive buffer drops it, when `target` is connected to
+/// another address (Linux delivers only the peer's datagrams to it), and
+/// when the socket's BPF filter says so (filter.rs; it may also cut it).
 pub fn deliver(target: &Socket, from: InetAddr, data: &[u8], info: PacketInfo) {
     if let Some(SockAddr::Inet(peer)) = &*target.peer.lock() {
         if peer.ip != from.ip || peer.port != from.port {
             return;
         }
     }
-    queue_with(target, SockAddr::Inet(from.as_family(target.family == Family::Inet6)), data, Some(info));
+    let port = match &*target.local.lock() {
+        Some(SockAddr::Inet(a)) => a.port,
+        _ => 0,
+    };
+    let Some(keep) = super::filter::udp(target, &from, port, data, &info) else { return };
+    queue_with(target, SockAddr::Inet(from.as_family(target.family == Family::Inet6)), &data[..keep], Some(info));
 }
 
-/// Queues a datagram on `target` as it is (dropped when full, see deliver).
+/// Queues an ICMP message from `from` on `target` as it is (dropped when
+/// full, see deliver, or by the socket's filter).
 pub fn queue_datagram(target: &Socket, from: SockAddr, data: &[u8]) {
-    queue_with(target, from, data, None);
+    let device = match &from {
+        SockAddr::Inet(a) if !a.is_loopback() && !super::nic::is_own(a) => super::ifaces::ETH_INDEX,
+        _ => super::ifaces::LOOPBACK_INDEX,
+    };
+    let v4 = matches!(&from, SockAddr::Inet(a) if a.is_v4());
+    let Some(keep) = super::filter::datagram(target, data, Some((v4, device))) else { return };
+    queue_with(target, from, &data[..keep], None);
 }
 
 fn queue_with(target: &Socket, from: SockAddr, data: &[u8], info: Option<PacketInfo>) {
@@ -184,6 +197,11 @@ fn send_unix(sock: &Arc<Socket>, data: &[u8], dest: Option<SockAddr>, nonblock: 
         }
     };
     let queue = target.queue.as_ref().ok_or(EPROTOTYPE)?;
+    // The receiver's filter: a dropped datagram is not an error for the
+    // sender (unix_dgram_sendmsg).
+    let Some(keep) = super::filter::datagram(&target, data, None) else { return Ok(data.len()) };
+    let data_len = data.len();
+    let data = &data[..keep];
     let from = sock.local.lock().clone().unwrap_or(SockAddr::Unix(UnixAddr::Unnamed));
     let mut pending = Some(Datagram { from, data: MsgBuf::copy_of(data)?, info: None });
     let mut put = || match queue.push(pending.take()?) {
@@ -199,5 +217,5 @@ fn send_unix(sock: &Arc<Socket>, data: &[u8], dest: Option<SockAddr>, nonblock: 
         target.waiters.wait_until(super::timeo::send_deadline(sock), put).map_err(wait_errno)?;
     }
     target.changed();
-    Ok(data.len())
+    Ok(data_len)
 }

@@ -9,8 +9,8 @@ use crate::fs::file::File;
 use crate::fs::pollhub::PollHub;
 use crate::fs::stat::Stat;
 use crate::mm::uaccess::{UserPtr, UserSlice, UserSpace};
-use gometal_core::errno::{Errno, EBADF, ENOTTY};
-use gometal_core::msgflags::RecvFlags;
+use gometal_core::linux::errno::{Errno, EBADF, ENOTTY};
+use gometal_core::linux::msgflags::RecvFlags;
 
 const FIONREAD: u32 = 0x541b;
 const S_IFSOCK: u32 = 0o140000;

@@ -6,7 +6,7 @@
 
 use super::nic;
 use alloc::vec::Vec;
-use gometal_core::netlink::{ARPHRD_ETHER, ARPHRD_LOOPBACK, IFF_BROADCAST, IFF_LOOPBACK, IFF_LOWER_UP, IFF_MULTICAST, IFF_RUNNING, IFF_UP};
+use gometal_core::net::netlink::{ARPHRD_ETHER, ARPHRD_LOOPBACK, IFF_BROADCAST, IFF_LOOPBACK, IFF_LOWER_UP, IFF_MULTICAST, IFF_RUNNING, IFF_UP};
 
 pub const LOOPBACK_INDEX: u32 = 1;
 pub const ETH_INDEX: u32 = 2;

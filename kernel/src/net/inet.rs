@@ -15,8 +15,8 @@ use alloc::collections::BTreeMap;
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU16, Ordering};
-use gometal_core::errno::*;
-use gometal_core::sockaddr::{InetAddr, SockAddr};
+use gometal_core::linux::errno::*;
+use gometal_core::linux::sockaddr::{InetAddr, SockAddr};
 use crate::sync::{Lock, LockClass};
 
 /// net.ipv4.ip_local_port_range.
@@ -125,7 +125,9 @@ pub fn bind(sock: &Arc<Socket>, addr: InetAddr) -> Result<InetAddr, Errno> {
     if (sock.family == Family::Inet6) != addr.v6 {
         return Err(EAFNOSUPPORT);
     }
-    if !is_local(&addr) {
+    // IP_FREEBIND / IP_TRANSPARENT (and the IPv6 pair) allow an address
+    // this machine does not have, as on Linux.
+    if !is_local(&addr) && !sock.opts.lock().free_bind() {
         return Err(EADDRNOTAVAIL);
     }
     let mut bound = sock.bound.lock();
@@ -239,7 +241,7 @@ fn find(table: &Table, to: &InetAddr, from: Option<&InetAddr>, want: impl Fn(&So
     } else {
         found.into_iter().take(1).map(|(_, _, s)| s).collect()
     };
-    let pick = from.map_or(0, |f| gometal_core::reuseport::pick(&f.ip, f.port, to.port, group.len()));
+    let pick = from.map_or(0, |f| gometal_core::net::reuseport::pick(&f.ip, f.port, to.port, group.len()));
     group.into_iter().nth(pick)
 }
 

@@ -17,7 +17,9 @@
 
 pub mod channel;
 pub mod data;
+pub mod deferaccept;
 pub mod dgram;
+pub mod filter;
 mod file;
 pub mod ifaces;
 pub mod inet;

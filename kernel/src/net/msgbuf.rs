@@ -10,7 +10,7 @@
 use alloc::vec::Vec;
 use core::ops::Deref;
 use core::sync::atomic::{AtomicUsize, Ordering};
-use gometal_core::errno::{Errno, ENOBUFS};
+use gometal_core::linux::errno::{Errno, ENOBUFS};
 
 /// The share of the kernel heap all queued datagrams and messages may use.
 const HEAP_SHARE: usize = 4;

@@ -7,7 +7,7 @@ use super::msgbuf::MsgBuf;
 use super::watchers::Watchers;
 use alloc::collections::VecDeque;
 use core::sync::atomic::{AtomicBool, Ordering};
-use gometal_core::errno::{Errno, EMSGSIZE, EPIPE};
+use gometal_core::linux::errno::{Errno, EMSGSIZE, EPIPE};
 use crate::sync::{Lock, LockClass};
 
 /// What the queue holds at most (the default socket buffer, 212,992).

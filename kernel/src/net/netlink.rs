@@ -2,7 +2,7 @@
 //! kernel about its interfaces, addresses and routes (RTM_GETLINK,
 //! RTM_GETADDR, RTM_GETROUTE, dumps or single links) and reads the answer
 //! from the socket as datagrams. Answers are made at the send, from
-//! ifaces.rs, in gometal_core::netlink's wire format, and queued; a recv
+//! ifaces.rs, in gometal_core::net::netlink's wire format, and queued; a recv
 //! takes one datagram. Changes (RTM_NEW*/DEL*) are refused with EPERM in
 //! an NLMSG_ERROR, as for a program without CAP_NET_ADMIN; multicast
 //! groups may be joined but nothing is ever announced (nothing changes).
@@ -18,8 +18,8 @@ use alloc::collections::{BTreeSet, VecDeque};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use gometal_core::errno::*;
-use gometal_core::netlink::{self as nl, Reply, Request};
+use gometal_core::linux::errno::*;
+use gometal_core::net::netlink::{self as nl, Reply, Request};
 use crate::sync::lockorder::{Lock, LockClass};
 
 /// Largest datagram of a dump (Linux's NLMSG_GOODSIZE on 4 KiB pages is

@@ -1,10 +1,17 @@
 //! The option values a socket keeps (setsockopt/getsockopt): the ones that
 //! change behaviour (SO_REUSEADDR, SO_REUSEPORT, IPV6_V6ONLY, the buffer
-//! sizes) as fields, the others as stored ints reported back unchanged.
+//! sizes, the BPF filter, TCP_DEFER_ACCEPT) as fields, the others as stored
+//! ints reported back unchanged (docs/syscalls.md, "Socket options").
 
 use super::socket::{Family, SockType};
 use alloc::collections::BTreeMap;
-use gometal_core::sockopt::{buffer_size, default_buffer};
+use alloc::sync::Arc;
+use gometal_core::net::cbpf::Filter;
+use gometal_core::linux::sockopt::{buffer_size, default_buffer};
+
+/// SO_BUF_LOCK's bits (SOCK_SNDBUF_LOCK, SOCK_RCVBUF_LOCK).
+pub const SNDBUF_LOCK: i32 = 1;
+pub const RCVBUF_LOCK: i32 = 2;
 
 pub struct Options {
     pub reuse_addr: bool,
@@ -19,6 +26,23 @@ pub struct Options {
     /// give up after them (timeo.rs). Go never sets them.
     pub rcvtimeo: (i64, i64),
     pub sndtimeo: (i64, i64),
+    /// SO_ATTACH_FILTER's program (shared with accepted sockets, as
+    /// Linux shares it) and SO_LOCK_FILTER.
+    pub filter: Option<Arc<Filter>>,
+    pub filter_locked: bool,
+    /// TCP_DEFER_ACCEPT, as SYN-ACK retransmissions (sockoptval.rs).
+    pub defer_accept: u8,
+    /// SO_BINDTODEVICE / SO_BINDTOIFINDEX (0: none).
+    pub bound_dev: i32,
+    /// SO_BUF_LOCK: SNDBUF_LOCK | RCVBUF_LOCK.
+    pub buf_lock: i32,
+    /// SO_TXTIME (clock id, flags); SO_MAX_PACING_RATE.
+    pub txtime: (i32, u32),
+    pub max_pacing: u64,
+    /// TCP_CONGESTION, an index into sockoptval::CONGESTION.
+    pub congestion: usize,
+    /// SO_COOKIE once asked for (0: not yet); never inherited.
+    pub cookie: u64,
     /// Every other known option, by (level, name).
     pub flags: BTreeMap<(i32, i32), i32>,
 }
@@ -35,17 +59,27 @@ impl Options {
             linger: (0, 0),
             rcvtimeo: (0, 0),
             sndtimeo: (0, 0),
+            filter: None,
+            filter_locked: false,
+            defer_accept: 0,
+            bound_dev: 0,
+            buf_lock: 0,
+            txtime: (0, 0),
+            max_pacing: u64::MAX,
+            congestion: 0,
+            cookie: 0,
             flags: BTreeMap::new(),
         }
     }
 
-    fn flag(&self, level: i32, name: i32) -> i32 {
-        self.flags.get(&(level, name)).copied().unwrap_or_else(|| gometal_core::sockopt::default_value(level, name))
+    /// A stored option's value (its default until set).
+    pub fn flag(&self, level: i32, name: i32) -> i32 {
+        self.flags.get(&(level, name)).copied().unwrap_or_else(|| gometal_core::linux::sockoptval::default_value(level, name))
     }
 
     /// The control messages recvmsg should add (IP_PKTINFO and friends).
-    pub fn wants(&self) -> gometal_core::cmsg::Wants {
-        use gometal_core::cmsg::*;
+    pub fn wants(&self) -> gometal_core::linux::cmsg::Wants {
+        use gometal_core::linux::cmsg::*;
         let on = |level, name| self.flag(level, name) != 0;
         Wants {
             ip_pktinfo: on(SOL_IP, IP_PKTINFO),
@@ -61,7 +95,7 @@ impl Options {
     /// packets carry: IP_TOS and IP_TTL, IPV6_TCLASS and
     /// IPV6_UNICAST_HOPS.
     pub fn tos_ttl(&self, v6: bool) -> (u8, u8) {
-        use gometal_core::cmsg::*;
+        use gometal_core::linux::cmsg::*;
         if v6 {
             (self.flag(SOL_IPV6, IPV6_TCLASS) as u8, self.flag(SOL_IPV6, 16) as u8)
         } else {
@@ -69,13 +103,24 @@ impl Options {
         }
     }
 
-    pub fn set_buffer(&mut self, requested: i32, send: bool) {
-        let v = buffer_size(requested, send);
+    /// SO_SNDBUF/SO_RCVBUF (`force`: the FORCE forms, which skip the
+    /// cap); both lock the size (SO_BUF_LOCK reads it).
+    pub fn set_buffer(&mut self, requested: i32, send: bool, force: bool) {
+        let v = if force { gometal_core::linux::sockopt::buffer_size_forced(requested, send) } else { buffer_size(requested, send) };
         if send {
             self.sndbuf = v;
+            self.buf_lock |= SNDBUF_LOCK;
         } else {
             self.rcvbuf = v;
+            self.buf_lock |= RCVBUF_LOCK;
         }
+    }
+
+    /// IP_FREEBIND, IP_TRANSPARENT or their IPv6 twins: bind may name an
+    /// address this machine does not have.
+    pub fn free_bind(&self) -> bool {
+        use gometal_core::linux::sockopt::{IPPROTO_IP, IPPROTO_IPV6};
+        [(IPPROTO_IP, 15), (IPPROTO_IP, 19), (IPPROTO_IPV6, 75), (IPPROTO_IPV6, 78)].iter().any(|&(l, n)| self.flag(l, n) != 0)
     }
 
     /// What an accepted socket takes over from its listener (Linux copies
@@ -89,6 +134,14 @@ impl Options {
         to.linger = self.linger;
         to.rcvtimeo = self.rcvtimeo;
         to.sndtimeo = self.sndtimeo;
+        to.filter = self.filter.clone();
+        to.filter_locked = self.filter_locked;
+        // Not TCP_DEFER_ACCEPT: Linux clears the child's accept queue state.
+        to.bound_dev = self.bound_dev;
+        to.buf_lock = self.buf_lock;
+        to.txtime = self.txtime;
+        to.max_pacing = self.max_pacing;
+        to.congestion = self.congestion;
         to.flags = self.flags.clone();
     }
 }

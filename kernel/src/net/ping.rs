@@ -24,9 +24,9 @@ use super::dgram::{queue_datagram, MAX_UDP};
 use super::socket::{Family, Icmp, Socket};
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
-use gometal_core::errno::*;
-use gometal_core::icmp::{self, V6Pair};
-use gometal_core::sockaddr::{InetAddr, SockAddr};
+use gometal_core::linux::errno::*;
+use gometal_core::net::icmp::{self, V6Pair};
+use gometal_core::linux::sockaddr::{InetAddr, SockAddr};
 use crate::sync::{Lock, LockClass};
 
 const IPPROTO_ICMP: u8 = 1;

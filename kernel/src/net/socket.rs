@@ -9,8 +9,8 @@ use crate::fs::epoll::{EPOLLERR, EPOLLHUP, EPOLLIN, EPOLLOUT, EPOLLRDHUP};
 use crate::sched::wait::WaitQueue;
 use alloc::sync::{Arc, Weak};
 use core::sync::atomic::{AtomicU64, Ordering};
-use gometal_core::errno::Errno;
-use gometal_core::sockaddr::{SockAddr, UnixAddr};
+use gometal_core::linux::errno::Errno;
+use gometal_core::linux::sockaddr::{SockAddr, UnixAddr};
 use crate::sync::{Lock, LockClass};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,8 +158,8 @@ impl Socket {
         }
         match self.family {
             Family::Unix => SockAddr::Unix(UnixAddr::Unnamed),
-            Family::Inet4 => SockAddr::Inet(gometal_core::sockaddr::InetAddr::v4([0; 4], 0)),
-            Family::Inet6 => SockAddr::Inet(gometal_core::sockaddr::InetAddr::v6([0; 16], 0)),
+            Family::Inet4 => SockAddr::Inet(gometal_core::linux::sockaddr::InetAddr::v4([0; 4], 0)),
+            Family::Inet6 => SockAddr::Inet(gometal_core::linux::sockaddr::InetAddr::v6([0; 16], 0)),
         }
     }
 
@@ -167,9 +167,11 @@ impl Socket {
     pub fn readiness(&self) -> (u32, u64) {
         let mut generation = self.generation.load(Ordering::Acquire);
         let err = if self.has_error() { EPOLLERR } else { 0 };
+        // Read before the state lock: the options' lock comes after it.
+        let defer = if self.listening.load(Ordering::Acquire) { super::deferaccept::deferral_ns(self) } else { 0 };
         let bits = match &*self.state.lock() {
             State::Listening(l) => {
-                if l.pending() {
+                if l.pending(defer) {
                     EPOLLIN
                 } else {
                     0

@@ -20,7 +20,7 @@ use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicBool, Ordering};
 use crate::fs::pipe::wait_errno;
-use gometal_core::errno::{Errno, EAGAIN, ECONNRESET, ENOBUFS, EPIPE};
+use gometal_core::linux::errno::{Errno, EAGAIN, ECONNRESET, ENOBUFS, EPIPE};
 use crate::sync::{Lock, LockClass};
 
 /// What the two ends of a connection share besides the pipes.
@@ -225,6 +225,13 @@ impl Endpoint {
         }
     }
 
+    /// Makes what arrives for this end notify `hub` (a listener's, while
+    /// the connection waits in its queue) until `link` names the owning
+    /// socket's own.
+    pub fn watch_arrivals(&self, hub: &Arc<crate::fs::pollhub::Hub>) {
+        self.rx.link(0, hub);
+    }
+
     /// Makes changes of both directions notify the owning socket's epoll
     /// hub (once; the socket calls it whenever its readiness is looked at).
     pub fn link(&self, hub: &Arc<crate::fs::pollhub::Hub>) {
@@ -276,9 +283,14 @@ impl Drop for Endpoint {
     }
 }
 
-/// A listening socket's queue of connections not yet accepted.
+/// A listening socket's queue of connections not yet accepted: each
+/// with its end (to see whether data came, for TCP_DEFER_ACCEPT) and
+/// when it was queued.
+/// A queued connection: its socket, its end, when it was queued (ns).
+type Queued = (Arc<Socket>, Arc<Endpoint>, u64);
+
 pub struct Listener {
-    queue: Lock<VecDeque<Arc<Socket>>>,
+    queue: Lock<VecDeque<Queued>>,
     /// The most connections queued.
     limit: usize,
     /// The program's backlog + 1 (at most `limit`): connections through the
@@ -286,6 +298,14 @@ pub struct Listener {
     /// the handshakes of a full queue. Loopback TCP cannot wait (its connect
     /// has no retry), so it is offered up to `limit`.
     backlog: usize,
+}
+
+/// Whether a queued connection may be accepted under a deferral of
+/// `defer` ns (0: none): it has data, or its peer is done, or the
+/// deferral has passed (deferaccept.rs).
+fn ready(end: &Endpoint, queued: u64, defer: u64, now: u64) -> bool {
+    use crate::fs::epoll::{EPOLLHUP, EPOLLIN, EPOLLRDHUP};
+    defer == 0 || now >= queued.saturating_add(defer) || end.readiness() & (EPOLLIN | EPOLLRDHUP | EPOLLHUP) != 0
 }
 
 impl Listener {
@@ -296,8 +316,11 @@ impl Listener {
         Listener { queue: Lock::new(LockClass::AcceptQueue, VecDeque::new()), limit, backlog: (backlog + 1).min(limit) }
     }
 
-    pub fn pending(&self) -> bool {
-        !self.queue.lock().is_empty()
+    /// A connection may be accepted now (`defer`: the listener's
+    /// TCP_DEFER_ACCEPT in ns).
+    pub fn pending(&self, defer: u64) -> bool {
+        let now = if defer == 0 { 0 } else { crate::sched::clock::monotonic_ns() };
+        self.queue.lock().iter().any(|(_, e, at)| ready(e, *at, defer, now))
     }
 
     /// Whether a connection through the NIC should wait: the program's
@@ -306,23 +329,38 @@ impl Listener {
         self.queue.lock().len() >= self.backlog
     }
 
-    /// Queues a connection; false when the queue is full.
-    pub fn offer(&self, conn: Arc<Socket>) -> bool {
-        let mut q = self.queue.lock();
-        if q.len() >= self.limit {
-            return false;
+    /// Queues connection `conn` (whose end is `end`) on `server`'s queue;
+    /// false when it is full. Under TCP_DEFER_ACCEPT the end's arrivals
+    /// notify the listener's hub until it is accepted, and the listener is
+    /// poked when the deferral ends.
+    pub fn offer(&self, server: &Arc<Socket>, conn: Arc<Socket>, end: Arc<Endpoint>) -> bool {
+        let defer = super::deferaccept::deferral_ns(server);
+        let now = crate::sched::clock::monotonic_ns();
+        if defer != 0 {
+            end.watch_arrivals(&server.hub);
         }
-        q.push_back(conn);
+        {
+            let mut q = self.queue.lock();
+            if q.len() >= self.limit || q.try_reserve(1).is_err() {
+                return false;
+            }
+            q.push_back((conn, end, now));
+        }
+        if defer != 0 {
+            super::deferaccept::poke_at(server, now.saturating_add(defer));
+        }
         true
     }
 
-    fn take(&self) -> Option<Arc<Socket>> {
+    fn take(&self, defer: u64) -> Option<Arc<Socket>> {
+        let now = if defer == 0 { 0 } else { crate::sched::clock::monotonic_ns() };
         let mut q = self.queue.lock();
         if q.len() >= self.backlog {
             // Connections through the NIC may wait for this room (nic/tcp.rs).
             crate::net::nic::listener_room();
         }
-        q.pop_front()
+        let at = q.iter().position(|(_, e, queued)| ready(e, *queued, defer, now))?;
+        q.remove(at).map(|(conn, _, _)| conn)
     }
 }
 
@@ -330,35 +368,60 @@ pub fn accept(listening: &Arc<Socket>, nonblock: bool) -> Result<Arc<Socket>, Er
     let deadline = super::timeo::recv_deadline(listening);
     let listener = match &*listening.state.lock() {
         State::Listening(l) => l.clone(),
-        _ => return Err(gometal_core::errno::EINVAL),
+        _ => return Err(gometal_core::linux::errno::EINVAL),
     };
+    let defer = super::deferaccept::deferral_ns(listening);
     let conn = if nonblock {
-        listener.take().ok_or(EAGAIN)?
+        listener.take(defer).ok_or(EAGAIN)?
+    } else if defer == 0 {
+        listening.waiters.wait_until(deadline, || listener.take(0)).map_err(wait_errno)?
     } else {
-        listening.waiters.wait_until(deadline, || listener.take()).map_err(wait_errno)?
+        // A deferred connection's data notifies the listener's poll hub,
+        // not its waiters: wait as poll(2) does, for any hub's news, and
+        // look again when the first deferral ends.
+        loop {
+            let first_end = listener.first_queued().map(|at| at.saturating_add(defer));
+            let until = match (deadline, first_end) {
+                (Some(d), Some(e)) => Some(d.min(e)),
+                (d, e) => d.or(e),
+            };
+            match crate::fs::epoll::POLL_WAITERS.wait_until(until, || listener.take(defer)) {
+                Ok(c) => break c,
+                Err(crate::sched::wait::WaitError::TimedOut) if deadline.is_none_or(|d| crate::sched::clock::monotonic_ns() < d) => continue,
+                Err(e) => return Err(wait_errno(e)),
+            }
+        }
     };
     listening.changed();
     Ok(conn)
 }
 
+impl Listener {
+    /// When the oldest queued connection was queued.
+    fn first_queued(&self) -> Option<u64> {
+        self.queue.lock().iter().map(|(_, _, at)| *at).min()
+    }
+}
+
 /// Connects `client` to the listening socket `server`: makes the accepted
 /// socket, queues it and marks the client connected. ECONNREFUSED when
 /// `server` is not listening, EAGAIN when its queue is full.
-pub fn connect_to(client: &Arc<Socket>, server: &Arc<Socket>, client_addr: gometal_core::sockaddr::SockAddr, server_addr: gometal_core::sockaddr::SockAddr) -> Result<(), Errno> {
+pub fn connect_to(client: &Arc<Socket>, server: &Arc<Socket>, client_addr: gometal_core::linux::sockaddr::SockAddr, server_addr: gometal_core::linux::sockaddr::SockAddr) -> Result<(), Errno> {
     let listener = match &*server.state.lock() {
         State::Listening(l) => l.clone(),
-        _ => return Err(gometal_core::errno::ECONNREFUSED),
+        _ => return Err(gometal_core::linux::errno::ECONNREFUSED),
     };
     let (client_end, server_end) = Endpoint::pair(client.is_tcp(), client.ty == super::SockType::SeqPacket)?;
     let accepted = Socket::new(server.family, server.ty);
     *accepted.local.lock() = Some(server_addr);
     *accepted.peer.lock() = Some(client_addr);
     server.opts.lock().inherit_into(&mut accepted.opts.lock_nested(crate::sync::LockClass::AcceptedOptions));
-    *accepted.state.lock() = State::Connected(Arc::new(server_end));
+    let server_end = Arc::new(server_end);
+    *accepted.state.lock() = State::Connected(server_end.clone());
     // The client is connected before the server can see it, so a server
     // that accepts and writes at once finds a reader.
     *client.state.lock() = State::Connected(Arc::new(client_end));
-    if !listener.offer(accepted) {
+    if !listener.offer(server, accepted, server_end) {
         *client.state.lock() = State::Idle;
         return Err(EAGAIN);
     }

@@ -6,7 +6,7 @@
 //! (sched/wait.rs blocks until it), so nothing polls.
 
 use super::socket::Socket;
-use gometal_core::sockopt::timeout_ns;
+use gometal_core::linux::sockopt::timeout_ns;
 
 /// The monotonic deadline a call starting now gets from `timeval`.
 fn deadline(timeval: (i64, i64)) -> Option<u64> {

@@ -12,8 +12,8 @@ use alloc::collections::BTreeMap;
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, Ordering};
-use gometal_core::errno::*;
-use gometal_core::sockaddr::{SockAddr, UnixAddr};
+use gometal_core::linux::errno::*;
+use gometal_core::linux::sockaddr::{SockAddr, UnixAddr};
 use crate::sync::{Lock, LockClass};
 
 static ABSTRACT: Lock<BTreeMap<Vec<u8>, Weak<Socket>>> = Lock::new(LockClass::AbstractNames, BTreeMap::new());

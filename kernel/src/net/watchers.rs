@@ -13,7 +13,7 @@ use crate::sched::wait::WaitQueue;
 use crate::sync::{Lock, LockClass};
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicU64, Ordering};
-use gometal_core::errno::{Errno, EAGAIN};
+use gometal_core::linux::errno::{Errno, EAGAIN};
 
 pub struct Watchers {
     waiters: WaitQueue,

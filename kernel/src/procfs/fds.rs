@@ -17,7 +17,7 @@ use alloc::format;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::Ordering;
-use gometal_core::errno::{Errno, ENOENT};
+use gometal_core::linux::errno::{Errno, ENOENT};
 
 /// O_CLOEXEC as fdinfo's flags show it.
 const O_CLOEXEC: u32 = 0o2000000;
@@ -123,5 +123,5 @@ fn fdinfo(fd: u32, _: &mut UserSpace) -> Result<Vec<u8>, Errno> {
         flags |= O_CLOEXEC;
     }
     let pos = *of.offset.lock();
-    Ok(gometal_core::procfmt::task::fdinfo(pos, flags, super::ROOT_MOUNT_ID, object_ino(&of)).into_bytes())
+    Ok(gometal_core::procfs::task::fdinfo(pos, flags, super::ROOT_MOUNT_ID, object_ino(&of)).into_bytes())
 }

@@ -9,9 +9,9 @@ use crate::mm::pagetable;
 use crate::mm::uaccess::UserSpace;
 use alloc::string::String;
 use alloc::vec::Vec;
-use gometal_core::errno::Errno;
-use gometal_core::procfmt::memory::{self as fmt, MapArea, MemInfo, Rollup};
-use gometal_core::vma::{Backing, Vma};
+use gometal_core::linux::errno::Errno;
+use gometal_core::procfs::memory::{self as fmt, MapArea, MemInfo, Rollup};
+use gometal_core::mm::vma::{Backing, Vma};
 
 const PAGE: u64 = PAGE_SIZE as u64;
 
@@ -153,14 +153,16 @@ pub fn smaps_rollup(user: &mut UserSpace) -> Result<Vec<u8>, Errno> {
 }
 
 /// /proc/meminfo from the page frames and the kernel heap (mm::usage):
-/// total, free, what files in the in-memory tree hold, the program's
-/// resident pages, the kernel stacks, the heap in use (as Slab).
+/// total, free, what files in the in-memory tree and the page cache of
+/// cached shares hold (Cached; the cache's pages are also Available), the
+/// program's resident pages, the kernel stacks, the heap in use (as Slab).
 pub fn meminfo() -> String {
     let frames = crate::mm::frames::stats();
     let kib = |pages: usize| (pages * PAGE_SIZE / 1024) as u64;
     let (total, free) = crate::mm::usage();
     let free = free / 1024;
-    let files = kib(crate::fs::inode::file_pages());
+    let share_cache = kib(crate::fs::sharecache::pages());
+    let files = kib(crate::fs::inode::file_pages()) + share_cache;
     let threads = crate::process::process().thread_count();
     let stacks = (threads * crate::param::KERNEL_STACK_SIZE / 1024) as u64;
     let heap = crate::mm::heap::used() as u64 / 1024;

@@ -1,7 +1,7 @@
 //! /proc and /sys/devices/system/cpu as Linux has them, with the values
 //! of this machine and its one program (pid 1): what Prometheus's procfs,
 //! gopsutil and the Go runtime read. The files are generated when opened
-//! (fs/synth.rs serves them); the text layouts are gometal_core::procfmt's,
+//! (fs/synth.rs serves them); the text layouts are gometal_core::procfs's,
 //! host-tested against Linux's. This module gathers the figures:
 //!
 //! - task.rs: the process and its threads (stat, status, statm, io,
@@ -9,11 +9,13 @@
 //! - memory.rs: maps, smaps_rollup, the memory figures, meminfo.
 //! - fds.rs: fd/ and fdinfo/.
 //! - system.rs: stat, uptime, loadavg, cpuinfo, mounts, sys/kernel, CPU lists.
+//! - cputopo.rs: /sys/devices/system/cpu/cpuN/topology.
 //! - net.rs: /proc/net.
 //!
 //! It sits above every layer it reads (process, fs, mm, sched, net,
 //! linux's I/O counts); only start/ calls it, at boot.
 
+mod cputopo;
 mod fds;
 mod memory;
 mod net;
@@ -175,4 +177,5 @@ pub fn publish(exe: &[u8]) {
     add_at(b"/sys/devices/system/cpu/online", file(system::cpus_online));
     add_at(b"/sys/devices/system/cpu/possible", file(system::cpus_possible));
     add_at(b"/sys/devices/system/cpu/present", file(system::cpus_possible));
+    cputopo::publish(system::cpus_found());
 }

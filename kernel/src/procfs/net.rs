@@ -8,8 +8,8 @@ use crate::net::socket::{Family, SockType, Socket, State};
 use crate::process::process;
 use alloc::string::String;
 use alloc::vec::Vec;
-use gometal_core::procfmt::net::{self as fmt, tcp_state, DevCounters, Inet6Addr, InetSocket, Route};
-use gometal_core::sockaddr::{InetAddr, SockAddr};
+use gometal_core::procfs::net::{self as fmt, tcp_state, DevCounters, Inet6Addr, InetSocket, Route};
+use gometal_core::linux::sockaddr::{InetAddr, SockAddr};
 
 pub fn dev() -> String {
     let mut list = alloc::vec![DevCounters { name: "lo", ..DevCounters::default() }];

@@ -9,8 +9,8 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::sync::atomic::Ordering;
-use gometal_core::procfmt::system::{self as fmt, CpuTimes, KernelStat, Mount};
-use gometal_core::procfmt::{cpu_list, ticks};
+use gometal_core::procfs::system::{self as fmt, CpuTimes, KernelStat, Mount};
+use gometal_core::procfs::{cpu_list, ticks};
 
 /// A CPU's busy and idle time, with the period in progress.
 fn cpu_times(c: &cpu::Cpu, now: u64) -> CpuTimes {
@@ -46,7 +46,7 @@ pub fn stat() -> String {
 
 pub fn uptime() -> String {
     let now = clock::monotonic_ns();
-    let idle: u64 = online().map(|c| cpu_times(c, now).idle).sum::<u64>() * (1_000_000_000 / gometal_core::procfmt::USER_HZ);
+    let idle: u64 = online().map(|c| cpu_times(c, now).idle).sum::<u64>() * (1_000_000_000 / gometal_core::procfs::USER_HZ);
     fmt::uptime(now, idle)
 }
 
@@ -69,7 +69,11 @@ fn mount_list<R>(f: impl FnOnce(&[Mount]) -> R) -> R {
     let shares = crate::fs::share::mounted();
     let text: Vec<(String, String, &str)> = shares
         .iter()
-        .map(|m| (String::from_utf8_lossy(&m.tag).into_owned(), String::from_utf8_lossy(&m.guest).into_owned(), if m.read_only { "ro,relatime" } else { "rw,relatime" }))
+        .map(|m| (String::from_utf8_lossy(&m.tag).into_owned(), String::from_utf8_lossy(&m.guest).into_owned(), match (m.read_only, m.cached) {
+            (_, true) => "ro,relatime,cache=loose",
+            (true, false) => "ro,relatime",
+            (false, false) => "rw,relatime",
+        }))
         .collect();
     let mut list = alloc::vec![
         Mount { id: super::ROOT_MOUNT_ID, parent: 1, dev: (0, 1), source: "rootfs", point: "/", fstype: "rootfs", options: "rw", super_options: "rw" },
@@ -125,4 +129,9 @@ pub fn cpus_online() -> String {
 pub fn cpus_possible() -> String {
     let found = cpu::all().iter().filter(|c| c.state() != CpuState::Offline);
     format!("{}\n", cpu_list(found.map(|c| c.index())))
+}
+
+/// How many CPUs the kernel found (the cpuN directories of sysfs).
+pub fn cpus_found() -> usize {
+    cpu::all().iter().filter(|c| c.state() != CpuState::Offline).count()
 }

@@ -14,9 +14,9 @@ use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::Ordering;
-use gometal_core::errno::{Errno, ENOENT};
-use gometal_core::procfmt::task::{self as fmt, IoCounts, Statm, TaskStat, TaskStatus, VmFigures, UNLIMITED};
-use gometal_core::procfmt::ticks;
+use gometal_core::linux::errno::{Errno, ENOENT};
+use gometal_core::procfs::task::{self as fmt, IoCounts, Statm, TaskStat, TaskStatus, VmFigures, UNLIMITED};
+use gometal_core::procfs::ticks;
 
 /// PF_RANDOMIZE, and PF_FORKNOEXEC for a thread (a clone that did not exec).
 const PF_RANDOMIZE: u32 = 0x0040_0000;

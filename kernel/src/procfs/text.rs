@@ -7,7 +7,7 @@ use crate::mm::uaccess::UserSpace;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use gometal_core::errno::Errno;
+use gometal_core::linux::errno::Errno;
 
 /// A file whose text needs nothing but the moment it is read.
 struct Text(fn() -> String);

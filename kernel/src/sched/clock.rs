@@ -3,7 +3,7 @@
 //! clock's offset from it.
 
 use core::sync::atomic::{AtomicU64, Ordering};
-use gometal_core::timespec;
+use gometal_core::linux::timespec;
 
 static TIMEBASE_HZ: AtomicU64 = AtomicU64::new(10_000_000);
 /// Unix time in ns at monotonic time 0.

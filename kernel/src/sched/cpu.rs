@@ -235,8 +235,8 @@ pub fn online_count() -> usize {
 /// Gives each started CPU its cache group from what the device tree says
 /// about the CPUs `hwids` (boot/topology.rs reads it), after
 /// sched::bringup has assigned the indices.
-pub fn set_cache_groups(hwids: &[usize], caches: &[gometal_core::topology::CpuCaches]) {
-    let groups = gometal_core::topology::cache_groups(caches);
+pub fn set_cache_groups(hwids: &[usize], caches: &[gometal_core::boot::topology::CpuCaches]) {
+    let groups = gometal_core::boot::topology::cache_groups(caches);
     for (&hwid, &group) in hwids.iter().zip(&groups) {
         if let Some(c) = all().iter().find(|c| c.hwid() == hwid) {
             c.cache_group.store(group, core::sync::atomic::Ordering::Relaxed);

@@ -17,7 +17,7 @@ pub struct TimerEvent {
 }
 
 /// Room for every event the kernel has (one per subsystem that needs one).
-const SLOTS: usize = 4;
+const SLOTS: usize = 6;
 static EVENTS: [AtomicPtr<TimerEvent>; SLOTS] = [const { AtomicPtr::new(core::ptr::null_mut()) }; SLOTS];
 
 impl TimerEvent {

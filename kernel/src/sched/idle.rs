@@ -139,8 +139,8 @@ fn nap(cpu: &Cpu, now: u64) -> u64 {
     clock::monotonic_ns().saturating_sub(now)
 }
 
-/// KVM's halt-polling rule (gometal_core::haltpoll, host-tested).
+/// KVM's halt-polling rule (gometal_core::sched::haltpoll, host-tested).
 fn adapt_poll(cpu: &Cpu, napped_ns: u64) {
     let poll = cpu.poll_ns.load(Ordering::Relaxed);
-    cpu.poll_ns.store(gometal_core::haltpoll::next_window(poll, napped_ns, poll_max()), Ordering::Relaxed);
+    cpu.poll_ns.store(gometal_core::sched::haltpoll::next_window(poll, napped_ns, poll_max()), Ordering::Relaxed);
 }

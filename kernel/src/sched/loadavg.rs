@@ -1,13 +1,13 @@
 //! The load average (/proc/loadavg): every 5 s, the first CPU whose tick
 //! comes after the deadline counts the runnable threads (queued or
 //! running) and folds the count into the three averages
-//! (gometal_core::loadavg). When every CPU naps without ticks nobody
+//! (gometal_core::sched::loadavg). When every CPU naps without ticks nobody
 //! samples; the next reader folds in the missed samples with the count
 //! it sees then (with nothing running, zeros).
 
 use super::cpu;
 use core::sync::atomic::{AtomicU64, Ordering};
-use gometal_core::loadavg::{fold, hundredths, EXP, INTERVAL_NS};
+use gometal_core::sched::loadavg::{fold, hundredths, EXP, INTERVAL_NS};
 
 static NEXT_SAMPLE: AtomicU64 = AtomicU64::new(INTERVAL_NS);
 static AVERAGES: [AtomicU64; 3] = [const { AtomicU64::new(0) }; 3];

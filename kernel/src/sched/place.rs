@@ -1,6 +1,6 @@
 //! Where a new or woken thread runs — the one place that decides it.
 //!
-//! 1. The boot-selected policy (gometal_core::placement; `adaptive` also
+//! 1. The boot-selected policy (gometal_core::sched::placement; `adaptive` also
 //!    reads the thread's profile, profile.rs) names a CPU.
 //! 2. If that CPU is busy while another idles, the thread goes to the idle
 //!    CPU instead — preferring one that is still polling (awake) over one
@@ -43,10 +43,10 @@ use super::thread::Thread;
 use crate::param::MAX_CPUS;
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicU64, AtomicU8, Ordering};
-use gometal_core::adaptive::Wakee;
-use gometal_core::bootargs::WakeSteal;
-use gometal_core::placement::{CpuLoad, Placer, Policy};
-use gometal_core::threadprofile::Class;
+use gometal_core::sched::adaptive::Wakee;
+use gometal_core::boot::bootargs::WakeSteal;
+use gometal_core::sched::placement::{CpuLoad, Placer, Policy};
+use gometal_core::sched::threadprofile::Class;
 use crate::sync::{Lock, LockClass};
 
 pub const DEFAULT_POLICY: Policy = Policy::Affinity;

@@ -1,4 +1,4 @@
-//! Each thread's CPU-use estimates (gometal_core::threadprofile) kept up to
+//! Each thread's CPU-use estimates (gometal_core::sched::threadprofile) kept up to
 //! date by the scheduler, for the adaptive placement policy.
 //!
 //! Only the CPU running a thread updates its profile — at switch-in, at
@@ -9,7 +9,7 @@
 
 use super::clock;
 use core::sync::atomic::{AtomicU64, AtomicU8, Ordering};
-use gometal_core::threadprofile::{Class, Profile};
+use gometal_core::sched::threadprofile::{Class, Profile};
 
 #[derive(Default)]
 pub struct ProfileCell {

@@ -13,8 +13,8 @@ use crate::param::MAX_CPUS;
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicUsize, Ordering};
-use gometal_core::placement::Policy;
-use gometal_core::threadprofile::Class;
+use gometal_core::sched::placement::Policy;
+use gometal_core::sched::threadprofile::Class;
 
 struct RunQueue {
     threads: Lock<VecDeque<Arc<Thread>>>,

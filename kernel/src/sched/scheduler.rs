@@ -9,7 +9,7 @@ use super::{clock, cputime, idle, place, runqueue};
 use crate::arch;
 use alloc::sync::Arc;
 use core::sync::atomic::Ordering;
-use gometal_core::threadprofile::Class;
+use gometal_core::sched::threadprofile::Class;
 
 /// The thread running on this CPU.
 pub fn current() -> Arc<Thread> {

@@ -4,7 +4,7 @@
 //! signal.rs decides what happens with it.
 
 use alloc::vec::Vec;
-use gometal_core::sigframe::SigInfo;
+use gometal_core::signal::sigframe::SigInfo;
 use gometal_core::signal::{self as sig, SigSet};
 
 #[derive(Clone, Copy, Debug, Default)]

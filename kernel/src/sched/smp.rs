@@ -12,14 +12,27 @@
 use crate::arch;
 use crate::sched::cpu::{self, Cpu};
 use core::sync::atomic::{AtomicU64, Ordering};
+use spin::Once;
 
 static TLB_GENERATION: AtomicU64 = AtomicU64::new(0);
+
+/// How this machine sends an IPI to a CPU (by hardware id): the CPU's
+/// own way or the interrupt controller's, which only the driver layer
+/// knows (drivers/irqchip::send_ipi, registered at boot).
+static IPI_SENDER: Once<fn(usize)> = Once::new();
+
+/// Registers how IPIs are sent (once, at boot, before a second CPU starts).
+pub fn set_ipi_sender(send: fn(usize)) {
+    IPI_SENDER.call_once(|| send);
+}
 
 /// Sends a software interrupt to `target`.
 pub fn send_ipi(target: &Cpu) {
     let me = cpu::this_cpu();
     me.stats.ipis_sent.fetch_add(1, Ordering::Relaxed);
-    arch::send_ipi(target.hwid());
+    if let Some(send) = IPI_SENDER.get() {
+        send(target.hwid());
+    }
 }
 
 /// Makes sure idle `target` notices new work: IPI it if it naps in `wfi`

@@ -9,7 +9,7 @@ use crate::boot::{dtb, image, machine};
 use crate::drivers::{rtc, uart};
 use crate::sched::clock;
 use alloc::vec::Vec;
-use gometal_core::bootargs::BootArgs;
+use gometal_core::boot::bootargs::BootArgs;
 
 /// The machine from the device tree the loader passed.
 pub fn read_machine(dtb_pa: u64) -> machine::Machine {
@@ -21,7 +21,7 @@ pub fn read_machine(dtb_pa: u64) -> machine::Machine {
         fail(STATUS_CANNOT_BOOT, format_args!("{e} ({dtb_pa:#x}): the loader must pass one, as it does for Linux"))
     });
     machine::read(dtb_pa, blob)
-        .unwrap_or_else(|e| fail(STATUS_CANNOT_BOOT, format_args!("cannot read the device tree at {dtb_pa:#x}: {e:?}")))
+        .unwrap_or_else(|e| fail(STATUS_CANNOT_BOOT, format_args!("cannot read the device tree at {dtb_pa:#x}: {e}")))
 }
 
 /// What a one-file image carries (its command line and initramfs) takes
@@ -74,10 +74,11 @@ pub fn report_image(m: &machine::Machine, image: &image::Image) {
 pub fn init_devices(m: &machine::Machine) -> Option<u64> {
     let console = uart::init(m.stdout.as_ref(), &m.serials);
     crate::arch::init_platform(&m.arch);
+    start_irqchip(m);
     match console {
         Some(port) => {
             if let Some(irq) = port.irq {
-                crate::drivers::irq::attach(irq, |_| crate::console::receive());
+                crate::drivers::irq::attach(irq, |_| crate::stdio::console::receive());
             }
         }
         None => {
@@ -88,10 +89,26 @@ pub fn init_devices(m: &machine::Machine) -> Option<u64> {
             crate::println!("gometal: no UART driver for the console, {named}: output through the firmware, no input");
         }
     }
-    // SAFETY: the device tree's RTC node, of the kind its compatible names.
-    let rtc_now = m.rtc.map(|(pa, kind)| unsafe { rtc::read_ns(pa, kind) });
+    let rtc_now = rtc::read_ns(&m.platform).map(|(ns, _)| ns);
     clock::init(m.arch.timebase_hz, rtc_now);
     rtc_now
+}
+
+/// The interrupt controller's driver, chosen by its `compatible`. Without
+/// one no device can interrupt (and on arm64 not even the CPU's timer), so
+/// the boot stops with one line naming the controller, the console being
+/// the one device that works without interrupts.
+fn start_irqchip(m: &machine::Machine) {
+    use crate::drivers::irqchip::{probe, ProbeError};
+    let node = m.irq_controller.as_ref();
+    let named = || node.map(|n| alloc::format!("{} ({})", n.name, n.compatible.join(", "))).unwrap_or_default();
+    let why = match probe(node) {
+        Ok(_) => return,
+        Err(ProbeError::None) => alloc::string::String::from("the machine names no interrupt controller"),
+        Err(ProbeError::NoDriver) => alloc::format!("no driver for the interrupt controller {}", named()),
+        Err(ProbeError::Bad(why)) => alloc::format!("the interrupt controller {}: {why}", named()),
+    };
+    fail(STATUS_CANNOT_BOOT, format_args!("{why}: devices and timers cannot interrupt; cannot boot"));
 }
 
 /// The virtio devices (they need the frame allocator for their queues):
@@ -130,7 +147,7 @@ pub fn start_virtio(m: &machine::Machine, rtc_now: Option<u64>, args: &BootArgs)
 /// DSDT's `_PRT`. Functions a `uio=` option names are the program's.
 fn virtio_pci(m: &machine::Machine, args: &BootArgs) -> Vec<crate::drivers::virtio::Device> {
     use crate::drivers::{pci, virtio::pci::{devices, Bus}};
-    use gometal_core::uiospec::{self, Match};
+    use gometal_core::uio::uiospec::{self, Match};
     let (specs, _) = uiospec::parse_all(&args.uio);
     let reserved = |vendor, device| specs.iter().any(|s| s.what == Match::Pci { vendor, device });
     if let Some(h) = &m.pci_host {
@@ -138,8 +155,8 @@ fn virtio_pci(m: &machine::Machine, args: &BootArgs) -> Vec<crate::drivers::virt
         // SAFETY: the ECAM window of the device tree's host bridge node.
         let ecam = unsafe { pci::Ecam::new(h.ecam, h.ecam_size) };
         let route = |dev, pin| {
-            gometal_core::pcihost::route_intx(&h.interrupt_map, &h.interrupt_map_mask, 0, dev, pin, h.parent_addr_cells, h.parent_int_cells)
-                .and_then(crate::arch::decode_dt_interrupt)
+            gometal_core::drivers::pcihost::route_intx(&h.interrupt_map, &h.interrupt_map_mask, 0, dev, pin, h.parent_addr_cells, h.parent_int_cells)
+                .and_then(crate::drivers::irqchip::decode)
         };
         return devices(Bus { ecam, windows: Some(windows), route: &route, reserved: &reserved, verbose: args.verbose });
     }
@@ -152,12 +169,12 @@ fn virtio_pci(m: &machine::Machine, args: &BootArgs) -> Vec<crate::drivers::virt
         Some(r) => unsafe { core::slice::from_raw_parts(crate::memlayout::phys_to_virt(r.start) as *const u8, (r.end - r.start) as usize) },
         None => &[],
     };
-    let prt = gometal_core::acpiprt::parse_prt(aml);
+    let prt = gometal_core::boot::acpiprt::parse_prt(aml);
     if prt.is_none() {
         crate::println!("gometal: no static _PRT in the DSDT: PCI interrupts cannot be routed without an AML interpreter");
     }
     // ACPI's GSIs on arm64 are the GIC's interrupt ids (as the SPCR's).
-    let route = |dev, pin| prt.as_ref().and_then(|p| gometal_core::acpiprt::route(p, aml, dev, pin));
+    let route = |dev, pin| prt.as_ref().and_then(|p| gometal_core::boot::acpiprt::route(p, aml, dev, pin));
     devices(Bus { ecam, windows: None, route: &route, reserved: &reserved, verbose: args.verbose })
 }
 

@@ -14,8 +14,8 @@ use crate::{loader, mm, process};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, Ordering};
-use gometal_core::bootargs::{self, BootArgs};
-use gometal_core::placement::Policy;
+use gometal_core::boot::bootargs::{self, BootArgs};
+use gometal_core::sched::placement::Policy;
 
 /// `time` at the first Rust instruction (the machine started at 0).
 static KERNEL_ENTRY_TICKS: AtomicU64 = AtomicU64::new(0);
@@ -67,7 +67,9 @@ extern "C" fn rust_boot(hwid: usize, dtb_pa: usize) -> ! {
     if args.semihosting {
         crate::arch::enable_semihosting();
     }
-    mm::init(&m, image.extent);
+    if let Err(e) = mm::init(&m, image.extent) {
+        fail(STATUS_CANNOT_BOOT, format_args!("{e}"));
+    }
     if args.verbose {
         report_image(&m, &image);
     }
@@ -76,6 +78,9 @@ extern "C" fn rust_boot(hwid: usize, dtb_pa: usize) -> ! {
     crate::stdio::configure(args.tty, args.stderr_to_stdout);
     if args.stats || args.verbose {
         crate::stats::request();
+    }
+    if args.verbose {
+        mm::strayaccess::request();
     }
     report_args(&args);
     if args.trace {
@@ -103,7 +108,9 @@ extern "C" fn rust_boot(hwid: usize, dtb_pa: usize) -> ! {
 /// (docs/architecture.md, "Layers"): each is a function the lower layer
 /// cannot name.
 fn wire_layers() {
+    crate::console::set_sink(crate::console::Sink { put_byte: crate::drivers::uart::put_byte, drain: crate::drivers::uart::drain });
     crate::sched::idle::set_interrupt_poller(crate::trap::poll_interrupts);
+    crate::sched::smp::set_ipi_sender(crate::drivers::irqchip::send_ipi);
     crate::sched::idle::set_idle_work(crate::net::nic::idle_kick);
     mm::tlb::register_shootdown(crate::sched::smp::shootdown);
     process::set_exit_report(crate::stats::report_if_requested);
@@ -154,7 +161,7 @@ fn start_program(m: &machine::Machine, args: &BootArgs) {
     if let Err(e) = tree::init(archive, &args.init) {
         fail(STATUS_NOT_FOUND, format_args!("the initramfs is not a valid cpio archive: {e:?}"));
     }
-    crate::console::publish_files();
+    crate::stdio::console::publish_files();
     crate::uio::init(m, &args.uio);
     crate::net::nic::publish_files();
     crate::fs::share::mount_all(&args.mounts);
@@ -233,6 +240,7 @@ extern "C" fn rust_secondary(hwid: usize) -> ! {
         }
     }
     cpu::enter(index, hwid);
+    crate::drivers::irqchip::init_this_cpu();
     timer::start(h);
     scheduler::run(h)
 }

@@ -11,7 +11,7 @@ use crate::fs::pollhub::PollHub;
 use crate::fs::stat::Stat;
 use crate::mm::uaccess::UserSpace;
 use alloc::sync::Arc;
-use gometal_core::errno::{Errno, ENOTTY};
+use gometal_core::linux::errno::{Errno, ENOTTY};
 
 struct StdStream(Stream);
 

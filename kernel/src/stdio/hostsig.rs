@@ -8,7 +8,7 @@
 //! queue; start calls `deliver` once the program is there.
 
 use crate::drivers::virtio::console as vcon;
-use gometal_core::sigframe::SigInfo;
+use gometal_core::signal::sigframe::SigInfo;
 use gometal_core::signal as sig;
 
 /// The console port the CLI writes signal numbers to.

@@ -16,16 +16,16 @@
 //! The three are files of their own (file.rs) that fds 0-2 start with; a
 //! stream whose host side is a terminal answers the terminal ioctls (tty.rs).
 
+pub mod console;
 mod file;
 pub mod hostsig;
 mod tty;
 
 pub use file::open_files;
 
-use crate::console;
 use crate::drivers::virtio::console as vcon;
 use core::sync::atomic::{AtomicBool, Ordering};
-use gometal_core::errno::{Errno, EAGAIN, EINTR, EPIPE};
+use gometal_core::linux::errno::{Errno, EAGAIN, EINTR, EPIPE};
 
 /// Which of the three standard streams.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,7 +79,7 @@ pub fn read(s: Stream, buf: &mut [u8], nonblocking: bool) -> Result<usize, Errno
 /// Writes to stdout or stderr; EPIPE when the host's reader went away.
 pub fn write(s: Stream, bytes: &[u8]) -> Result<usize, Errno> {
     let Some(p) = port(s) else {
-        console::write_bytes(bytes);
+        crate::console::write_bytes(bytes);
         return Ok(bytes.len());
     };
     vcon::write(p, bytes).map_err(|e| match e {

@@ -6,7 +6,7 @@
 //! applied, since the guest cannot change the host's terminal.
 
 use crate::mm::uaccess::{UserPtr, UserSpace};
-use gometal_core::errno::{Errno, ENOTTY};
+use gometal_core::linux::errno::{Errno, ENOTTY};
 
 const TCGETS: u32 = 0x5401;
 const TCSETS: u32 = 0x5402;

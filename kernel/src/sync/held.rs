@@ -1,12 +1,12 @@
 //! The lock order's bookkeeping (lockorder.rs has the order): which
 //! classes each CPU holds, checked on every acquisition, and which classes
-//! were ever taken. Both are gometal-core's `ClassSet`, a bit per class
+//! were ever taken. Both are gometal-core's `ClassSet` (core sync/lockset.rs), a bit per class
 //! over as many words as `CLASSES` needs, so the order has room for every
 //! class added to it. Only debug builds (the checked kernel) keep them;
 //! in release builds these functions are empty and compile away.
 
 use super::lockorder::{LockClass, CLASSES};
-use gometal_core::lockset::{words_for, ClassSet};
+use gometal_core::sync::lockset::{words_for, ClassSet};
 
 /// Words of a held-class set: one bit per class.
 const WORDS: usize = words_for(CLASSES);
@@ -50,7 +50,7 @@ pub(super) use checks::{acquire, record, release};
 #[cfg(debug_assertions)]
 mod checks {
     use super::{HeldSet, LockClass, THIS_CPU};
-    use gometal_core::lockset::Conflict;
+    use gometal_core::sync::lockset::Conflict;
 
     /// Every class taken since boot, early boot's included.
     static TAKEN: HeldSet = HeldSet::new();

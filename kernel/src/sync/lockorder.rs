@@ -36,7 +36,8 @@
 //!   devices:  9P devices → 9P ring → virtio console → console input
 //!             → random → file limit → latency record
 //!             → IRQ affinity → IRQ enables
-//!   leaves:   mounts → dead fids → ASIDs → frames → console output → heap
+//!   leaves:   mounts → dead fids → share pages → ASIDs → frames
+//!             → console output → heap
 //!
 //! Above every spin lock sit the sleep locks (sched/sleeplock.rs), which a
 //! thread may hold while it sleeps (a 9P round trip) and takes with no spin
@@ -179,15 +180,17 @@ pub enum LockClass {
     Mounts = 56,
     /// Fids of dropped share inodes, to clunk (fs/share.rs): a leaf, since an inode may be dropped under any lock.
     DeadFids = 57,
+    /// The page list of cached shares (fs/sharecache.rs): taken under a file's host state, and where a file is dropped; frames are allocated and freed under it.
+    SharePages = 58,
     /// The ASID allocator (mm/asid.rs): taken with no lock held, on a
     /// return to user that changes address space.
-    Asids = 58,
+    Asids = 59,
     /// The physical frame allocator (mm/frames.rs): a leaf, taken under any lock.
-    Frames = 59,
+    Frames = 60,
     /// Serialises kernel and UART output lines (console.rs).
-    ConsoleOutput = 60,
+    ConsoleOutput = 61,
     /// The kernel heap (mm/heap.rs): a leaf, taken under any lock, by every allocation.
-    Heap = 61,
+    Heap = 62,
 }
 
 /// How many classes there are: the held-class sets (held.rs) have a bit
@@ -207,7 +210,7 @@ const _: () = {
 impl LockClass {
     /// Every class, in order (index = discriminant).
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
-    pub const ALL: [LockClass; 62] = [LockClass::ProgramTimers, LockClass::ProcessThreads, LockClass::SignalActions, LockClass::FdTable, LockClass::Nic, LockClass::NicSet, LockClass::SocketBinding, LockClass::Cwd, LockClass::FileOffset, LockClass::EpollInterest, LockClass::FileLocks, LockClass::AddressSpace, LockClass::DirEntries, LockClass::DirEntriesChild, LockClass::InodeMeta, LockClass::InodePlace, LockClass::FileData, LockClass::HostData, LockClass::MappedFiles, LockClass::SocketState, LockClass::AcceptQueue, LockClass::SocketLocal, LockClass::SocketPeer, LockClass::SocketDgramPeer, LockClass::AbstractNames, LockClass::PortTable, LockClass::RawSockets, LockClass::SocketOptions, LockClass::AcceptedOptions, LockClass::SocketError, LockClass::KeepaliveChanges, LockClass::MessageQueue, LockClass::NetlinkPorts, LockClass::NetlinkQueue, LockClass::PipeBuffer, LockClass::EventCount, LockClass::PollLinks, LockClass::PollHub, LockClass::EpollReady, LockClass::FutexTable, LockClass::WaitQueue, LockClass::SleepLock, LockClass::ThreadState, LockClass::ThreadSignals, LockClass::Sleepers, LockClass::Placer, LockClass::RunQueue, LockClass::NinePDevices, LockClass::NinePRing, LockClass::VirtioConsole, LockClass::ConsoleInput, LockClass::Random, LockClass::FileLimit, LockClass::LatencyRecord, LockClass::IrqAffinity, LockClass::IrqEnables, LockClass::Mounts, LockClass::DeadFids, LockClass::Asids, LockClass::Frames, LockClass::ConsoleOutput, LockClass::Heap];
+    pub const ALL: [LockClass; 63] = [LockClass::ProgramTimers, LockClass::ProcessThreads, LockClass::SignalActions, LockClass::FdTable, LockClass::Nic, LockClass::NicSet, LockClass::SocketBinding, LockClass::Cwd, LockClass::FileOffset, LockClass::EpollInterest, LockClass::FileLocks, LockClass::AddressSpace, LockClass::DirEntries, LockClass::DirEntriesChild, LockClass::InodeMeta, LockClass::InodePlace, LockClass::FileData, LockClass::HostData, LockClass::MappedFiles, LockClass::SocketState, LockClass::AcceptQueue, LockClass::SocketLocal, LockClass::SocketPeer, LockClass::SocketDgramPeer, LockClass::AbstractNames, LockClass::PortTable, LockClass::RawSockets, LockClass::SocketOptions, LockClass::AcceptedOptions, LockClass::SocketError, LockClass::KeepaliveChanges, LockClass::MessageQueue, LockClass::NetlinkPorts, LockClass::NetlinkQueue, LockClass::PipeBuffer, LockClass::EventCount, LockClass::PollLinks, LockClass::PollHub, LockClass::EpollReady, LockClass::FutexTable, LockClass::WaitQueue, LockClass::SleepLock, LockClass::ThreadState, LockClass::ThreadSignals, LockClass::Sleepers, LockClass::Placer, LockClass::RunQueue, LockClass::NinePDevices, LockClass::NinePRing, LockClass::VirtioConsole, LockClass::ConsoleInput, LockClass::Random, LockClass::FileLimit, LockClass::LatencyRecord, LockClass::IrqAffinity, LockClass::IrqEnables, LockClass::Mounts, LockClass::DeadFids, LockClass::SharePages, LockClass::Asids, LockClass::Frames, LockClass::ConsoleOutput, LockClass::Heap];
 
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
     pub const fn name(self) -> &'static str {
@@ -268,6 +271,7 @@ impl LockClass {
             LockClass::IrqEnables => "IRQ enables",
             LockClass::Mounts => "mounts",
             LockClass::DeadFids => "dead fids",
+            LockClass::SharePages => "share pages",
             LockClass::Asids => "ASIDs",
             LockClass::Frames => "frames",
             LockClass::ConsoleOutput => "console output",

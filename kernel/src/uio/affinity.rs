@@ -3,9 +3,9 @@
 //! line L that an exposed device uses. Reading shows the mask last written (at
 //! boot: the CPU `@HART` or the round-robin default chose); writing a mask
 //! moves the line to the first online CPU in it, as Linux's interrupt
-//! controller drivers do (arch::reroute_irq: enabled at the new CPU before
+//! controller drivers do (irqchip::reroute_irq: enabled at the new CPU before
 //! it is disabled at the old one). Devices sharing a line (PCI INTx) move together. Formats
-//! and the choice of CPU: kernel/core/src/irqaffinity.rs. /proc/interrupts
+//! and the choice of CPU: kernel/core/src/uio/irqaffinity.rs. /proc/interrupts
 //! lists the UIO devices' interrupts per CPU, so a program (and the boot
 //! test) can see where they were taken.
 
@@ -18,8 +18,8 @@ use alloc::format;
 use alloc::string::String;
 use alloc::sync::Arc;
 use core::sync::atomic::Ordering;
-use gometal_core::errno::{Errno, EIO};
-use gometal_core::irqaffinity;
+use gometal_core::linux::errno::{Errno, EIO};
+use gometal_core::uio::irqaffinity;
 
 /// Serialises moves: two writers moving one line must not each disable
 /// the other's new CPU.
@@ -65,7 +65,7 @@ pub fn store(dev: &UioDevice, node: UioNode, data: &[u8]) -> Result<usize, Errno
     for d in all_devices().iter().filter(|d| d.irq == Some(irq)) {
         let from = d.hwid.swap(to, Ordering::AcqRel);
         d.affinity.store(mask, Ordering::Release);
-        crate::arch::reroute_irq(irq, from, to);
+        crate::drivers::irqchip::reroute_irq(irq, from, to);
     }
     Ok(data.len())
 }
@@ -85,7 +85,7 @@ pub fn interrupts() -> String {
         for c in d.per_cpu.iter().take(cpus) {
             out.push_str(&format!(" {:>10}", c.load(Ordering::Relaxed)));
         }
-        out.push_str(&format!("  {} {irq:>3} Level     {}\n", crate::arch::IRQ_CHIP, d.name));
+        out.push_str(&format!("  {} {irq:>3} Level     {}\n", crate::drivers::irqchip::name(), d.name));
     }
     out
 }

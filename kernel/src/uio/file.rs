@@ -18,8 +18,8 @@ use crate::mm::addrspace::AddressSpace;
 use alloc::format;
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicU32, Ordering};
-use gometal_core::errno::{Errno, EAGAIN, EINTR, EINVAL, EIO, ENODEV};
-use gometal_core::vma::Prot;
+use gometal_core::linux::errno::{Errno, EAGAIN, EINTR, EINVAL, EIO, ENODEV};
+use gometal_core::mm::vma::Prot;
 
 /// Which node of a UIO device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -217,7 +217,7 @@ impl File for UioFile {
     fn stat(&self) -> Stat {
         match self.node {
             UioNode::Dev => Stat::char_device(0o600, (243, self.dev.index as u32)),
-            _ => Stat { mode: gometal_core::cpio::S_IFREG | 0o644, nlink: 1, size: 4096, ..Stat::default() },
+            _ => Stat { mode: gometal_core::boot::cpio::S_IFREG | 0o644, nlink: 1, size: 4096, ..Stat::default() },
         }
     }
 

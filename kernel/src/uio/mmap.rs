@@ -12,8 +12,8 @@
 use super::{UioFile, UioNode};
 use crate::memlayout::PAGE_SIZE;
 use crate::mm::addrspace::AddressSpace;
-use gometal_core::errno::{Errno, EINVAL, ENODEV, ENOMEM};
-use gometal_core::vma::Prot;
+use gometal_core::linux::errno::{Errno, EINVAL, ENODEV, ENOMEM};
+use gometal_core::mm::vma::Prot;
 
 const PAGE: u64 = PAGE_SIZE as u64;
 

@@ -1,6 +1,6 @@
 //! UIO: devices handed to the program, Linux's way (drivers/uio). The
 //! program asked for them on the kernel command line (`uio=`, see
-//! kernel/core/src/uiospec.rs); each becomes /dev/uioN with
+//! kernel/core/src/uio/uiospec.rs); each becomes /dev/uioN with
 //! /sys/class/uio/uioN describing its memory maps (sysfs.rs), mmap of
 //! offset M·pagesize maps region M (mmap.rs), read blocks until the next
 //! interrupt and write is irqcontrol (file.rs).
@@ -88,7 +88,7 @@ impl UioDevice {
             }
             Source::Platform => {
                 if let Some(irq) = self.irq {
-                    crate::arch::set_irq_enabled(irq, self.hwid.load(Ordering::Acquire), enable);
+                    crate::drivers::irqchip::set_irq_enabled(irq, self.hwid.load(Ordering::Acquire), enable);
                 }
             }
         }

@@ -15,8 +15,8 @@ use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
-use gometal_core::pcihost::route_intx;
-use gometal_core::uiospec::{self, Match, Spec};
+use gometal_core::drivers::pcihost::route_intx;
+use gometal_core::uio::uiospec::{self, Match, Spec};
 
 /// Pages of each device's DMA region (physically contiguous).
 const DMA_PAGES: usize = 256;
@@ -65,7 +65,7 @@ pub fn init(m: &Machine, raw_specs: &[Vec<u8>]) {
                     super::on_irq(line);
                 });
             }
-            crate::arch::route_irq(irq, d.hwid.load(Ordering::Acquire));
+            crate::drivers::irqchip::route_irq(irq, d.hwid.load(Ordering::Acquire));
         }
     }
     affinity::publish(&devices);
@@ -97,7 +97,7 @@ fn platform(nodes: &[PlatformNode], compatible: &str) -> Option<Found> {
         name: n.name.split('@').next().unwrap_or(&n.name).into(),
         source: Source::Platform,
         maps: alloc::vec![Map { name: n.name.clone(), pa: n.base, size: n.size.div_ceil(page) * page }],
-        irq: Some(n.irq),
+        irq: n.irq,
     })
 }
 
@@ -131,7 +131,7 @@ impl<'a> PciBus<'a> {
         let bars = pci::assign_bars(&self.ecam, &f, &mut self.windows);
         let h = self.host;
         let irq = route_intx(&h.interrupt_map, &h.interrupt_map_mask, 0, f.addr.device(), f.pin, h.parent_addr_cells, h.parent_int_cells)
-            .and_then(crate::arch::decode_dt_interrupt);
+            .and_then(crate::drivers::irqchip::decode);
         let maps = bars.iter().map(|b| Map { name: format!("BAR{}", b.slot), pa: b.pa, size: b.size }).collect();
         // Linux names every device bound to uio_pci_generic after the driver.
         Some(Found { name: String::from("uio_pci_generic"), source: Source::Pci { ecam: self.ecam, addr: f.addr }, maps, irq })

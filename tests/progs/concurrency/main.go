@@ -14,7 +14,16 @@ func fail(format string, a ...any) {
 }
 
 func main() {
-	// Unbuffered ping-pong.
+	pingPong()
+	bufferedProducers()
+	mutexCounter()
+	selectMany()
+	onceBroadcast()
+	fmt.Println("PASS concurrency")
+}
+
+// pingPong checks an unbuffered ping-pong of 1000 round trips.
+func pingPong() {
 	ping, pong := make(chan int), make(chan int)
 	go func() {
 		for v := range ping {
@@ -35,8 +44,10 @@ func main() {
 		fail("ping-pong: got %d, want 1000", v)
 	}
 	fmt.Println("unbuffered ping-pong ok:", v)
+}
 
-	// Buffered channel, many producers.
+// bufferedProducers has 8 producers fill a buffered channel; every value arrives once.
+func bufferedProducers() {
 	buf := make(chan int, 64)
 	var pwg sync.WaitGroup
 	for p := 0; p < 8; p++ {
@@ -62,8 +73,10 @@ func main() {
 		fail("buffered: got %d values, want 800", count)
 	}
 	fmt.Println("buffered producers ok:", count)
+}
 
-	// Mutex-protected counter.
+// mutexCounter has 16 goroutines count to 1000 each under one Mutex.
+func mutexCounter() {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	counter := 0
@@ -83,8 +96,10 @@ func main() {
 		fail("mutex counter = %d, want 16000", counter)
 	}
 	fmt.Println("mutex counter ok:", counter)
+}
 
-	// Select over several channels.
+// selectMany selects over three channels, then a non-blocking select.
+func selectMany() {
 	a, b, c := make(chan string), make(chan string), make(chan string)
 	done := make(chan struct{})
 	go func() {
@@ -128,8 +143,11 @@ func main() {
 	default:
 	}
 	fmt.Println("select ok:", got["a"], got["b"], got["c"])
+}
 
-	// sync.Once and sync.Cond-ish broadcast via close.
+// onceBroadcast releases 8 goroutines at once with a close; their sync.Once
+// runs once.
+func onceBroadcast() {
 	var once sync.Once
 	start := make(chan struct{})
 	var owg sync.WaitGroup
@@ -148,5 +166,4 @@ func main() {
 		fail("sync.Once ran %d times", calls)
 	}
 	fmt.Println("once ok")
-	fmt.Println("PASS concurrency")
 }

@@ -34,8 +34,19 @@ func main() {
 	dir, err := os.MkdirTemp("", "gometal-*")
 	check("MkdirTemp", err)
 	expect("temp dir under /tmp", strings.HasPrefix(dir, "/tmp/"))
+	p := writeRead(dir)
+	bigFile(dir)
+	directories(dir, p)
+	linksModesTimes(dir)
+	workingDir(dir)
+	pipes()
+	devNullAndRemove(dir)
+	fmt.Println("PASS files")
+}
 
-	// Write, read back, append, truncate, seek.
+// writeRead writes a file, appends to it, reads it back and truncates it;
+// it returns its path.
+func writeRead(dir string) string {
 	p := filepath.Join(dir, "a.txt")
 	check("WriteFile", os.WriteFile(p, []byte("hello"), 0o644))
 	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
@@ -50,8 +61,12 @@ func main() {
 	st, err := os.Stat(p)
 	check("Stat", err)
 	expect("size after truncate", st.Size() == 5 && st.Mode().IsRegular() && st.Mode().Perm() == 0o644)
+	return p
+}
 
-	// A file bigger than a page, written at offsets, read with ReadAt.
+// bigFile writes a file bigger than a page at an offset and reads it back
+// with ReadAt, the hole before it as zeros.
+func bigFile(dir string) {
 	big := bytes.Repeat([]byte("0123456789abcdef"), 1000) // 16000 bytes
 	g, err := os.Create(filepath.Join(dir, "big"))
 	check("Create", err)
@@ -66,11 +81,14 @@ func main() {
 	check("ReadAt hole", err)
 	expect("hole reads as zero", bytes.Equal(head, make([]byte, 100)))
 	check("close big", g.Close())
+}
 
-	// Directories, listing, rename, remove.
+// directories makes, lists, walks and renames into a tree; p (a.txt)
+// moves into it.
+func directories(dir, p string) {
 	check("MkdirAll", os.MkdirAll(filepath.Join(dir, "x/y/z"), 0o755))
 	check("Rename", os.Rename(p, filepath.Join(dir, "x/y/b.txt")))
-	_, err = os.Stat(p)
+	_, err := os.Stat(p)
 	expect("old name gone", errors.Is(err, fs.ErrNotExist))
 	ents, err := os.ReadDir(filepath.Join(dir, "x/y"))
 	check("ReadDir", err)
@@ -85,32 +103,39 @@ func main() {
 	var count int
 	check("WalkDir", filepath.WalkDir(dir, func(string, fs.DirEntry, error) error { count++; return nil }))
 	expect(fmt.Sprintf("walk saw %d entries", count), count == 6)
+}
 
-	// Symlinks, permissions, times.
+// linksModesTimes checks a symlink, chmod and chtimes.
+func linksModesTimes(dir string) {
 	check("Symlink", os.Symlink("x/y/b.txt", filepath.Join(dir, "link")))
 	target, err := os.Readlink(filepath.Join(dir, "link"))
 	check("Readlink", err)
 	expect("readlink", target == "x/y/b.txt")
-	b, err = os.ReadFile(filepath.Join(dir, "link"))
+	b, err := os.ReadFile(filepath.Join(dir, "link"))
 	check("read through symlink", err)
 	expect("content through symlink", string(b) == "hello")
 	check("Chmod", os.Chmod(filepath.Join(dir, "big"), 0o600))
 	when := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
 	check("Chtimes", os.Chtimes(filepath.Join(dir, "big"), when, when))
-	st, err = os.Stat(filepath.Join(dir, "big"))
+	st, err := os.Stat(filepath.Join(dir, "big"))
 	check("Stat big", err)
 	expect("mode and mtime", st.Mode().Perm() == 0o600 && st.ModTime().Equal(when))
+}
 
-	// Working directory and relative paths.
+// workingDir changes into the tree and reads by a relative path.
+func workingDir(dir string) {
 	check("Chdir", os.Chdir(filepath.Join(dir, "x")))
 	wd, err := os.Getwd()
 	check("Getwd", err)
 	expect("getwd "+wd, wd == filepath.Join(dir, "x"))
-	b, err = os.ReadFile("y/b.txt")
+	b, err := os.ReadFile("y/b.txt")
 	check("relative read", err)
 	expect("relative content", string(b) == "hello")
+}
 
-	// Pipes between goroutines; EOF when the writer closes.
+// pipes reads from a pipe a goroutine writes, to the end of file when it
+// closes it.
+func pipes() {
 	r, w, err := os.Pipe()
 	check("Pipe", err)
 	go func() {
@@ -122,8 +147,10 @@ func main() {
 	all, err := io.ReadAll(r)
 	check("read pipe", err)
 	expect("pipe content", strings.Count(string(all), "\n") == 100)
+}
 
-	// /dev/null and removal of everything.
+// devNullAndRemove writes to /dev/null and removes the whole tree.
+func devNullAndRemove(dir string) {
 	n, err := io.WriteString(io.Discard, "x")
 	expect("discard", n == 1 && err == nil)
 	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
@@ -133,5 +160,4 @@ func main() {
 	check("RemoveAll", os.RemoveAll(dir))
 	_, err = os.Stat(dir)
 	expect("temp dir removed", errors.Is(err, fs.ErrNotExist))
-	fmt.Println("PASS files")
 }

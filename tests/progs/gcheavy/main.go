@@ -127,7 +127,51 @@ func check(it *item) error {
 }
 
 func main() {
-	producers, perProducer := 32, 60
+	producers, perProducer := counts()
+	t0 := time.Now()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+
+	ch := make(chan *item, 16)
+	var pwg sync.WaitGroup
+	for p := 0; p < producers; p++ {
+		pwg.Add(1)
+		go func() {
+			defer pwg.Done()
+			for seq := 0; seq < perProducer; seq++ {
+				ch <- produce(p, seq)
+			}
+		}()
+	}
+	t := newTally(producers)
+	cwg := t.consume(ch)
+	// Forced collections while the producers and consumers run.
+	stopGC := forceGCs()
+	pwg.Wait()
+	close(ch)
+	cwg.Wait()
+	forced := stopGC()
+	runtime.GC()
+
+	total := t.verify(perProducer)
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	gcs := after.NumGC - before.NumGC
+	fmt.Printf("gcheavy: %d items (%d MiB of payload) checked by %d consumers; %d GCs (%d forced), heap %d MiB at the end, total alloc %d MiB, %v\n",
+		total, t.bytesSeen.Load()>>20, consumers, gcs, forced+1, after.HeapAlloc>>20,
+		(after.TotalAlloc-before.TotalAlloc)>>20, time.Since(t0).Round(time.Millisecond))
+	if gcs < 3 {
+		fail("only %d GC cycles ran, want at least 3", gcs)
+	}
+	if after.HeapAlloc > 128<<20 {
+		fail("heap still %d MiB after the final GC", after.HeapAlloc>>20)
+	}
+	fmt.Println("PASS gcheavy")
+}
+
+// counts are the producers and the items each makes, from the arguments.
+func counts() (producers, perProducer int) {
+	producers, perProducer = 32, 60
 	if len(os.Args) > 1 {
 		v, err := strconv.Atoi(os.Args[1])
 		if err != nil || v < 1 {
@@ -142,54 +186,80 @@ func main() {
 		}
 		perProducer = v
 	}
-	t0 := time.Now()
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
+	return producers, perProducer
+}
 
-	ch := make(chan *item, 16)
-	var pwg, cwg sync.WaitGroup
-	for p := 0; p < producers; p++ {
-		pwg.Add(1)
-		go func() {
-			defer pwg.Done()
-			for seq := 0; seq < perProducer; seq++ {
-				ch <- produce(p, seq)
-			}
-		}()
-	}
-	var (
-		consumed  atomic.Int64
-		bytesSeen atomic.Int64
-		errOnce   sync.Once
-		firstErr  error
-		perProd   = make([]atomic.Int64, producers)
-		seqSum    = make([]atomic.Int64, producers)
-	)
+// tally is what the consumers saw: items and bytes, and per producer how
+// many items and the sum of their sequence numbers; the first bad item.
+type tally struct {
+	consumed  atomic.Int64
+	bytesSeen atomic.Int64
+	errOnce   sync.Once
+	firstErr  error
+	perProd   []atomic.Int64
+	seqSum    []atomic.Int64
+}
+
+func newTally(producers int) *tally {
+	return &tally{perProd: make([]atomic.Int64, producers), seqSum: make([]atomic.Int64, producers)}
+}
+
+// consume starts the consumers: each checks the items it takes from ch
+// and drops them. The WaitGroup is done when ch is closed and drained.
+func (t *tally) consume(ch <-chan *item) *sync.WaitGroup {
+	var cwg sync.WaitGroup
 	for c := 0; c < consumers; c++ {
 		cwg.Add(1)
 		go func() {
 			defer cwg.Done()
 			for it := range ch {
 				if err := check(it); err != nil {
-					errOnce.Do(func() { firstErr = err })
+					t.errOnce.Do(func() { t.firstErr = err })
 					continue
 				}
-				if it.producer < 0 || it.producer >= producers {
-					errOnce.Do(func() { firstErr = fmt.Errorf("bad producer %d", it.producer) })
+				if it.producer < 0 || it.producer >= len(t.perProd) {
+					t.errOnce.Do(func() { t.firstErr = fmt.Errorf("bad producer %d", it.producer) })
 					continue
 				}
 				var b int64
 				for _, v := range it.m {
 					b += int64(len(v))
 				}
-				bytesSeen.Add(b + int64(8*len(it.grown)+len(it.s)))
-				perProd[it.producer].Add(1)
-				seqSum[it.producer].Add(int64(it.seq))
-				consumed.Add(1)
+				t.bytesSeen.Add(b + int64(8*len(it.grown)+len(it.s)))
+				t.perProd[it.producer].Add(1)
+				t.seqSum[it.producer].Add(int64(it.seq))
+				t.consumed.Add(1)
 			}
 		}()
 	}
-	// Forced collections while the producers and consumers run.
+	return &cwg
+}
+
+// verify fails the program unless every producer's perProducer items were
+// consumed, each once, and none was bad; it returns the items consumed.
+func (t *tally) verify(perProducer int) int64 {
+	if t.firstErr != nil {
+		fail("%v", t.firstErr)
+	}
+	total := int64(len(t.perProd) * perProducer)
+	if got := t.consumed.Load(); got != total {
+		fail("consumed %d items, want %d", got, total)
+	}
+	wantSeq := int64(perProducer * (perProducer - 1) / 2)
+	for p := range t.perProd {
+		if n := t.perProd[p].Load(); n != int64(perProducer) {
+			fail("producer %d: %d items consumed, want %d", p, n, perProducer)
+		}
+		if s := t.seqSum[p].Load(); s != wantSeq {
+			fail("producer %d: sequence sum %d, want %d", p, s, wantSeq)
+		}
+	}
+	return total
+}
+
+// forceGCs runs runtime.GC every 20 ms until the returned stop is called,
+// which returns how many it ran.
+func forceGCs() (stop func() int) {
 	gcDone := make(chan int)
 	stopGC := make(chan struct{})
 	go func() {
@@ -205,40 +275,8 @@ func main() {
 			}
 		}
 	}()
-	pwg.Wait()
-	close(ch)
-	cwg.Wait()
-	close(stopGC)
-	forced := <-gcDone
-	runtime.GC()
-
-	if firstErr != nil {
-		fail("%v", firstErr)
+	return func() int {
+		close(stopGC)
+		return <-gcDone
 	}
-	total := int64(producers * perProducer)
-	if got := consumed.Load(); got != total {
-		fail("consumed %d items, want %d", got, total)
-	}
-	wantSeq := int64(perProducer * (perProducer - 1) / 2)
-	for p := range perProd {
-		if n := perProd[p].Load(); n != int64(perProducer) {
-			fail("producer %d: %d items consumed, want %d", p, n, perProducer)
-		}
-		if s := seqSum[p].Load(); s != wantSeq {
-			fail("producer %d: sequence sum %d, want %d", p, s, wantSeq)
-		}
-	}
-	var after runtime.MemStats
-	runtime.ReadMemStats(&after)
-	gcs := after.NumGC - before.NumGC
-	fmt.Printf("gcheavy: %d items (%d MiB of payload) checked by %d consumers; %d GCs (%d forced), heap %d MiB at the end, total alloc %d MiB, %v\n",
-		total, bytesSeen.Load()>>20, consumers, gcs, forced+1, after.HeapAlloc>>20,
-		(after.TotalAlloc-before.TotalAlloc)>>20, time.Since(t0).Round(time.Millisecond))
-	if gcs < 3 {
-		fail("only %d GC cycles ran, want at least 3", gcs)
-	}
-	if after.HeapAlloc > 128<<20 {
-		fail("heap still %d MiB after the final GC", after.HeapAlloc>>20)
-	}
-	fmt.Println("PASS gcheavy")
 }

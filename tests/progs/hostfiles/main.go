@@ -21,6 +21,8 @@
 //	        way of changing it fails with EROFS or EXDEV (readonly.go)
 //	statfs  print statfs of the share, of a file in it and of /tmp
 //	        (statfs.go)
+//	cached  read a share mounted ro,cache=loose, more than its cache holds,
+//	        then take most of memory from the cache (cached.go)
 package main
 
 import (
@@ -111,6 +113,8 @@ func main() {
 		streamBig()
 	case "parallel":
 		parallel()
+	case "cached":
+		cachedShare()
 	default:
 		fail("unknown mode %q", os.Args[1])
 	}

@@ -9,15 +9,17 @@
 //! which the kernel does not use), the IORT (no device behind an SMMU or
 //! ITS is used) and the PPTT (cache topology: none).
 
-use super::irq::GicInfo;
 use super::machine::MachineInfo;
 use super::timer::TimerIrq;
 use acpi::fadt::Fadt;
 use acpi::madt::{Madt, MadtEntry};
 use acpi::sdt::{SdtHeader, Signature};
 use acpi::spcr::SpcrInterfaceType;
-use acpi::{AcpiHandler, AcpiTable, AcpiTables};
+use crate::arch::acpimap::LinearMap;
+use acpi::{AcpiTable, AcpiTables};
+use alloc::string::String;
 use alloc::vec::Vec;
+use gometal_core::drivers::irqchip::ControllerNode;
 use core::pin::Pin;
 
 /// GICv3's redistributor frames: RD_base and SGI_base, 64 KiB each.
@@ -33,10 +35,13 @@ pub fn spcr_uart(kind: SpcrInterfaceType) -> Option<(&'static str, u32)> {
     }
 }
 
-/// The machine description and the usable CPUs' ids from the MADT (and
-/// the PSCI conduit from the FADT's boot flags: HVC when it has none);
-/// None without a distributor or an enabled CPU.
-pub fn read_madt(madt: Pin<&Madt>, fadt: Option<Pin<&Fadt>>) -> Option<(MachineInfo, Vec<usize>)> {
+/// The machine description, the usable CPUs' ids and the GIC from the
+/// MADT (and the PSCI conduit from the FADT's boot flags: HVC when it has
+/// none); None without a distributor or an enabled CPU. The GIC's entries
+/// become the node a device tree would have (`arm,gic-v3` with its
+/// distributor and redistributor region, or `arm,cortex-a15-gic` with its
+/// CPU interface), so one driver table chooses (drivers/irqchip).
+pub fn read_madt(madt: Pin<&Madt>, fadt: Option<Pin<&Fadt>>) -> Option<(MachineInfo, Vec<usize>, ControllerNode)> {
     let psci_hvc = fadt.is_none_or(|f| {
         let flags = f.arm_boot_arch;
         flags.use_hvc_as_psci_conduit()
@@ -68,12 +73,24 @@ pub fn read_madt(madt: Pin<&Madt>, fadt: Option<Pin<&Fadt>>) -> Option<(MachineI
         return None;
     }
     let gic = match (version, redist, cpu_if) {
-        (3.., Some(redist), _) | (0, Some(redist), _) => GicInfo::V3 { dist, redist, redist_stride: REDIST_STRIDE },
-        (_, _, Some(cpu)) => GicInfo::V2 { dist, cpu },
+        (3.., Some(redist), _) | (0, Some(redist), _) => gic_node("arm,gic-v3", [dist, redist]),
+        (_, _, Some(cpu)) => gic_node("arm,cortex-a15-gic", [dist, cpu]),
         _ => return None,
     };
-    let info = MachineInfo { gic: Some(gic), psci_smc: !psci_hvc, timebase_hz: super::cpu::counter_hz(), timer: None };
-    Some((info, hwids))
+    let info = MachineInfo { psci_smc: !psci_hvc, timebase_hz: super::cpu::counter_hz(), timer: None };
+    Some((info, hwids, gic))
+}
+
+/// A GIC as a device tree would describe it: its two register blocks
+/// (distributor first), and for GICv3 the MADT's frame stride.
+fn gic_node(compatible: &str, regs: [u64; 2]) -> ControllerNode {
+    ControllerNode {
+        name: String::from("MADT GIC"),
+        compatible: alloc::vec![String::from(compatible)],
+        regs: regs.iter().map(|&base| (base, 0)).collect(),
+        props: alloc::vec![(String::from("redistributor-stride"), REDIST_STRIDE.to_be_bytes().to_vec())],
+        ..ControllerNode::default()
+    }
 }
 
 /// The Generic Timer Description Table, up to its platform timers
@@ -108,7 +125,7 @@ unsafe impl AcpiTable for Gtdt {
 
 /// The virtual timer's interrupt from the GTDT (the architected INTID 27
 /// stays where there is no GTDT, or it names no PPI).
-pub fn read_acpi_timer<H: AcpiHandler>(tables: &AcpiTables<H>, info: &mut MachineInfo) {
+pub fn read_acpi_timer(tables: &AcpiTables<LinearMap>, info: &mut MachineInfo) {
     let Ok(gtdt) = tables.find_table::<Gtdt>() else { return };
     let (length, gsiv, flags) = (gtdt.header.length, gtdt.virtual_el1_gsiv, gtdt.virtual_el1_flags);
     if (length as usize) < core::mem::offset_of!(Gtdt, el2_gsiv) {

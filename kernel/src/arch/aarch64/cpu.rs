@@ -7,16 +7,17 @@ use super::sysreg::{read_sysreg, write_sysreg};
 /// CNTKCTL_EL1.EL0VCTEN: EL0 may read the virtual counter (the vDSO does).
 const EL0VCTEN: u64 = 1 << 1;
 
-/// Per-CPU setup: the exception vector, EL0's access to the virtual
-/// counter, this CPU's side of the interrupt controller (once the boot CPU
-/// has found it).
+/// Per-CPU setup: the exception vector, PAN where the CPU has it
+/// (userguard.rs), EL0's access to the virtual counter, the timer stopped
+/// (the interrupt controller's side of this CPU is its driver's:
+/// drivers/irqchip).
 pub fn init_cpu() {
     // The vector table (trap.S) is 2 KiB aligned, as VBAR_EL1 requires.
     write_sysreg!("vbar_el1", super::trap_vector as *const () as u64);
+    super::userguard::init_cpu();
     write_sysreg!("cntkctl_el1", EL0VCTEN);
     super::mmu::init_asids();
     super::timer::set_timer(u64::MAX);
-    super::irq::init_this_cpu();
 }
 
 /// The running CPU's per-CPU pointer (0 before [`set_cpu_local`]).

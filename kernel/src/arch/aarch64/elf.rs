@@ -4,7 +4,7 @@
 
 use super::sysreg::read_sysreg;
 use gometal_core::arch::aarch64 as facts;
-use gometal_core::elf::Target;
+use gometal_core::loader::elf::Target;
 
 pub const ELF_TARGET: Target = Target { machine: facts::ELF_MACHINE, user_end: facts::USER_END };
 

@@ -1,18 +1,16 @@
-//! What aarch64 reads from the device tree for itself: the GIC (version,
-//! distributor, redistributors or CPU interface), the PSCI conduit (HVC or
-//! SMC), and the counter frequency (CNTFRQ_EL0, or the timer node's
+//! What aarch64 reads from the device tree for itself: the PSCI conduit
+//! (HVC or SMC), and the counter frequency (CNTFRQ_EL0, or the timer node's
 //! clock-frequency where firmware left CNTFRQ unset), and the virtual
-//! timer's interrupt (the timer node's third `interrupts` entry). The generic machine
-//! description (boot/) keeps this beside what every architecture reads.
+//! timer's interrupt (the timer node's third `interrupts` entry). The
+//! generic machine description (boot/) keeps this beside what every
+//! architecture reads; the GIC is a chip (drivers/irqchip).
 
-use super::irq::GicInfo;
 use super::timer::TimerIrq;
 use fdt::standard_nodes::Cpu;
 use fdt::Fdt;
 
 #[derive(Debug, Default)]
 pub struct MachineInfo {
-    pub gic: Option<GicInfo>,
     /// /psci's method is "smc" (else HVC).
     pub psci_smc: bool,
     /// Ticks per second of the virtual counter.
@@ -34,14 +32,6 @@ impl MachineInfo {
     }
 }
 
-fn regs(fdt: &Fdt, compatible: &[&str]) -> Option<([u64; 2], u64)> {
-    let node = fdt.find_compatible(compatible)?;
-    let mut r = node.reg()?;
-    let first = r.next()?;
-    let second = r.next()?;
-    Some(([first.starting_address as u64, second.starting_address as u64], first.size.unwrap_or(0) as u64))
-}
-
 fn u32_prop(bytes: &[u8]) -> Option<u32> {
     Some(u32::from_be_bytes(bytes.get(..4)?.try_into().ok()?))
 }
@@ -57,16 +47,6 @@ pub fn cpu_unusable(cpu: &Cpu) -> Option<&'static str> {
 
 /// Reads aarch64's part of the machine description.
 pub fn read_machine(fdt: &Fdt) -> MachineInfo {
-    let gic = if let Some(([dist, redist], _)) = regs(fdt, &["arm,gic-v3"]) {
-        let stride = fdt
-            .find_compatible(&["arm,gic-v3"])
-            .and_then(|n| n.property("redistributor-stride"))
-            .and_then(|p| u32_prop(p.value))
-            .map_or(0x20000, |s| s as u64);
-        Some(GicInfo::V3 { dist, redist, redist_stride: stride })
-    } else {
-        regs(fdt, &["arm,cortex-a15-gic", "arm,gic-400", "arm,cortex-a9-gic"]).map(|([dist, cpu], _)| GicInfo::V2 { dist, cpu })
-    };
     let psci_smc = fdt
         .find_compatible(&["arm,psci-1.0", "arm,psci-0.2", "arm,psci"])
         .and_then(|n| n.property("method"))
@@ -80,7 +60,7 @@ pub fn read_machine(fdt: &Fdt) -> MachineInfo {
             .and_then(|p| u32_prop(p.value))
             .unwrap_or(0) as u64;
     }
-    MachineInfo { gic, psci_smc, timebase_hz, timer: dt_timer(fdt) }
+    MachineInfo { psci_smc, timebase_hz, timer: dt_timer(fdt) }
 }
 
 /// The virtual timer's interrupt: the third of the timer node's four

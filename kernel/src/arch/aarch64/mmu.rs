@@ -116,7 +116,7 @@ pub fn virt_to_phys(va: u64) -> u64 {
 /// Called on the boot CPU before the others start: a changed block goes
 /// through break-before-make.
 pub fn set_linear_map_memory(ram: &[(u64, u64)]) {
-    use gometal_core::pagetable::Memory;
+    use gometal_core::mm::pagetable::Memory;
     // SAFETY: entry.S's root table in the kernel image; only the boot CPU
     // runs, and it touches none of the linear map's GiBs while one is
     // invalid: its code, stack and `ram` (the early heap) are in the

@@ -6,19 +6,22 @@ pub mod acpi;
 pub mod context;
 pub mod cpu;
 pub mod cpus;
+mod earlycon;
 pub mod efi;
 pub mod elf;
 pub mod imagecheck;
-pub mod irq;
+#[deny(unsafe_code)]
+pub mod ipi;
 pub mod machine;
 pub mod mmu;
 pub mod power;
 mod psci;
 #[deny(unsafe_code)]
 pub mod signal;
-mod sysreg;
+pub mod sysreg;
 pub mod timer;
 pub mod trap;
+pub mod userguard;
 
 use context::{Context, FpState, TrapFrame, PSTATE_USER_MASK};
 
@@ -83,16 +86,11 @@ pub fn restore_fp(state: &FpState) {
     unsafe { fp_restore(state) }
 }
 
-/// Brings up what the boot CPU needs before devices: the interrupt
-/// controller, the timer's interrupt and the PSCI conduit the firmware
-/// named.
+/// Brings up what the boot CPU needs before devices: the timer's
+/// interrupt and the PSCI conduit the firmware named.
 pub fn init_platform(m: &machine::MachineInfo) {
     psci::set_method_smc(m.psci_smc);
     timer::configure(m.timer);
-    if let Some(gic) = m.gic {
-        // SAFETY: the GIC's registers as the device tree gives them.
-        unsafe { irq::init(gic) };
-    }
 }
 
 /// The host enabled semihosting (kernel option `semihosting`): the exit

@@ -29,12 +29,40 @@ pub fn power_off(status: u32) -> isize {
     if exit_status_reaches_host() {
         let block = [ADP_STOPPED_APPLICATION_EXIT, (status & 0xff) as u64];
         // SAFETY: the semihosting call reads the two-word block and ends
-        // QEMU; enabled by the host (see enable_semihosting).
-        unsafe {
-            core::arch::asm!("hlt #0xf000", in("x0") SYS_EXIT, in("x1") block.as_ptr(), options(nostack));
-        }
+        // QEMU; enabled by the host (see enable_semihosting). Where QEMU
+        // was not started with -semihosting, its hlt is an undefined
+        // instruction, which kernel_trap recognises and says so.
+        unsafe { semihosting_call(SYS_EXIT, block.as_ptr()) };
     }
     psci::system_off()
+}
+
+// The semihosting call: the operation in x0, its block in x1, the result
+// in x0. Its own function, so its one instruction has a known address.
+core::arch::global_asm!(
+    ".pushsection .text.semihosting, \"ax\"",
+    ".global semihosting_call",
+    ".type semihosting_call, %function",
+    "semihosting_call:",
+    "    hlt #0xf000",
+    "    ret",
+    ".popsection",
+);
+
+extern "C" {
+    fn semihosting_call(op: u64, block: *const u64) -> u64;
+}
+
+/// Whether an exception at `pc` is the semihosting call.
+pub fn is_semihosting_call(pc: u64) -> bool {
+    pc == semihosting_call as *const () as u64
+}
+
+/// PSCI SYSTEM_OFF, then a halt: the end when semihosting failed.
+pub fn power_off_without_semihosting() -> ! {
+    SEMIHOSTING.store(false, Ordering::Relaxed);
+    psci::system_off();
+    halt()
 }
 
 /// Resets the machine. Returns only if it could not: PSCI's error.
@@ -49,6 +77,8 @@ pub fn halt() -> ! {
     }
 }
 
-/// There is no firmware console on arm64 (PSCI has none): output before
-/// the UART driver is lost.
-pub fn firmware_console_put(_b: u8) {}
+/// PSCI has no console: the image's early console stands in
+/// (earlycon.rs).
+pub fn firmware_console_put(b: u8) {
+    super::earlycon::put_byte(b);
+}

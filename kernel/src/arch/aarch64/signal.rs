@@ -7,7 +7,7 @@
 
 use super::context::{FpState, TrapFrame, PSTATE_USER_MASK};
 use gometal_core::arch::aarch64::sigframe::{self, UserContext, FRAME_RECORD};
-use gometal_core::sigframe::{SigInfo, StackT, SI_SIGNO, UCONTEXT};
+use gometal_core::signal::sigframe::{SigInfo, StackT, SI_SIGNO, UCONTEXT};
 
 pub const FRAME_SIZE: usize = sigframe::FRAME_SIZE;
 

@@ -2,7 +2,7 @@
 //! the GIC when the virtual counter reaches CNTV_CVAL_EL0. Which PPI, and
 //! whether level or edge triggered, is the firmware's to say (the device
 //! tree's /timer, ACPI's GTDT); INTID 27, level, where it says nothing.
-//! irq.rs disarms the timer when it fires; the next `set_timer` arms it
+//! The controller's driver disarms it when it fires (`timer_fired`); the next `set_timer` arms it
 //! again.
 
 use super::sysreg::write_sysreg;
@@ -60,6 +60,18 @@ pub fn intid() -> u32 {
 /// Whether the timer's PPI is edge triggered.
 pub fn edge_triggered() -> bool {
     EDGE.load(Ordering::Relaxed)
+}
+
+/// The line the timer raises at the interrupt controller, and whether it
+/// is edge triggered (the controller's driver enables and acknowledges it).
+pub fn timer_line() -> Option<(u32, bool)> {
+    Some((intid(), edge_triggered()))
+}
+
+/// The controller took the timer's interrupt: stop it until the next
+/// `set_timer` (the line is level triggered where the firmware says so).
+pub fn timer_fired() {
+    disarm();
 }
 
 /// Arms this CPU's timer for counter value `ticks` (u64::MAX: never).

@@ -60,6 +60,21 @@
     bl      kernel_trap                 // panics; never returns
     .endm
 
+    // If the exception came from user_access_probe's load, resume at its
+    // fixup, which returns 1 (PSTATE and the registers are as they were).
+    .macro probe_fixup
+    stp     x0, x1, [sp, #-16]!
+    mrs     x0, elr_el1
+    adr     x1, user_access_probe_load
+    cmp     x0, x1
+    b.ne    1f
+    adr     x1, user_access_probe_fault
+    msr     elr_el1, x1
+    ldp     x0, x1, [sp], #16
+    eret
+1:  ldp     x0, x1, [sp], #16
+    .endm
+
     .section .text.trap, "ax"
     .balign 2048
     .global trap_vector
@@ -69,8 +84,12 @@ trap_vector:
     .balign 128
     to_kernel_trap
     .endr
-    // Current EL with SP_EL1: the kernel itself.
-    .rept 4
+    // Current EL with SP_EL1: the kernel itself. A synchronous fault at
+    // the self-check's probe resumes at its fixup (userguard.rs).
+    .balign 128
+    probe_fixup
+    to_kernel_trap
+    .rept 3
     .balign 128
     to_kernel_trap
     .endr
@@ -118,3 +137,16 @@ user_return:
     ldr     x30, [sp, #240]
     ldp     x0, x1, [sp, #0]
     eret
+
+// user_access_probe(addr) -> 0 if a plain EL1 load from addr read, 1 if it
+// faulted (probe_fixup above). The self-check of userguard.rs: PAN on.
+    .balign 4
+    .global user_access_probe
+user_access_probe:
+user_access_probe_load:
+    ldrb    w1, [x0]
+    mov     x0, #0
+    ret
+user_access_probe_fault:
+    mov     x0, #1
+    ret

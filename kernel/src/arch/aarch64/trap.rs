@@ -1,11 +1,11 @@
 //! Decoding an exception from EL0 (the vector trap.S entered through, and
 //! ESR_EL1/FAR_EL1 for a synchronous one) into the neutral [`TrapCause`],
-//! and taking or polling pending interrupts at the GIC. trap.S enters the
+//! and taking or polling pending interrupts: every one arrives through the
+//! interrupt controller (drivers/irqchip), which the sink asks. trap.S enters the
 //! generic `user_trap` (kernel/src/trap.rs) with the registers saved; an
 //! exception taken at EL1 is always a kernel bug and ends in `kernel_trap`.
 
 use super::context::TrapFrame;
-use super::irq;
 use super::sysreg::read_sysreg;
 use crate::arch::{FaultAccess, InterruptSink, TrapCause};
 use gometal_core::arch::aarch64::esr::{self, Exception};
@@ -80,20 +80,29 @@ pub fn trap_cause(frame: &mut TrapFrame) -> TrapCause {
     }
 }
 
-/// Takes the interrupts pending for the current exception on CPU `hwid`.
-pub fn take_interrupts(hwid: usize, sink: &mut dyn InterruptSink) {
-    irq::take_pending(hwid, sink);
+/// Takes the interrupts pending for the current exception on CPU `hwid`:
+/// an IRQ exception is always the controller's.
+pub fn take_interrupts(_hwid: usize, sink: &mut dyn InterruptSink) {
+    sink.external();
 }
 
 /// Takes whatever is pending on an idle CPU, which polls instead of
-/// taking the exception (the kernel runs with interrupts masked).
-pub fn poll_interrupts(hwid: usize, sink: &mut dyn InterruptSink) {
-    irq::take_pending(hwid, sink);
+/// taking the exception (the kernel runs with interrupts masked); the
+/// controller answers "nothing" cheaply.
+pub fn poll_interrupts(_hwid: usize, sink: &mut dyn InterruptSink) {
+    sink.external();
 }
 
-/// An exception taken at EL1 is always a kernel bug.
+/// An exception taken at EL1 is always a kernel bug, but for one: the
+/// semihosting call of power_off faulting because QEMU was started without
+/// `-semihosting` although the command line said `semihosting` — the
+/// user's mistake, said in one line before powering off through PSCI.
 #[no_mangle]
 extern "C" fn kernel_trap(frame: &TrapFrame) -> ! {
+    if super::power::is_semihosting_call(frame.pc()) {
+        crate::println!("gometal: the kernel option `semihosting` was given, but QEMU was started without -semihosting: the exit status cannot reach the host; powering off");
+        super::power::power_off_without_semihosting()
+    }
     panic!(
         "trap in kernel: ESR {:#x} FAR {:#x} ELR {:#x} lr {:#x} sp {:#x}",
         read_sysreg!("esr_el1"),

@@ -5,9 +5,11 @@
 use super::csr;
 
 /// Per-hart setup: the trap vector, which interrupts may become pending
-/// (never taken in S-mode), FP enabled, user access to the counters.
+/// (never taken in S-mode), FP enabled, user access to the counters; and
+/// the hart's machine ids for riscv_hwprobe (hartinfo.rs).
 pub fn init_cpu() {
     csr::init_hart(super::trap_vector as *const () as usize);
+    super::hartinfo::record_ids();
 }
 
 /// The running hart's per-CPU pointer (0 before [`set_cpu_local`]).

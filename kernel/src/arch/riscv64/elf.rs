@@ -2,7 +2,7 @@
 //! must be built for, AT_HWCAP, and uname's machine name.
 
 use gometal_core::arch::riscv64 as facts;
-use gometal_core::elf::Target;
+use gometal_core::loader::elf::Target;
 
 pub const ELF_TARGET: Target = Target { machine: facts::ELF_MACHINE, user_end: facts::USER_END };
 

@@ -1,24 +1,16 @@
-//! What riscv64 reads from the device tree for itself: the PLIC and which
-//! of its contexts is each hart's S-mode, the timebase frequency of the
-//! `time` counter, the test/poweroff device, whether the CPU has Zkr, and
-//! which harts can run the kernel and Go (an MMU and RV64GC: the HiFive
-//! Unleashed's E51 monitor core has neither). The generic machine
+//! What riscv64 reads from the device tree for itself: the timebase
+//! frequency of the `time` counter, the test/poweroff device, whether the
+//! CPU has Zkr, which harts can run the kernel and Go (an MMU and RV64GC:
+//! the HiFive Unleashed's E51 monitor core has neither), and each of those
+//! harts' extensions for riscv_hwprobe (hartinfo.rs). The generic machine
 //! description (boot/) keeps this beside what every architecture reads
 //! (memory, CPUs, devices).
 
-use alloc::vec::Vec;
 use fdt::standard_nodes::Cpu;
 use fdt::Fdt;
 
-/// The supervisor external interrupt's cause: the PLIC contexts wired to
-/// it in `interrupts-extended` are the harts' S-mode contexts.
-const S_EXTERNAL_INTERRUPT: u32 = 9;
-
 #[derive(Debug, Default)]
 pub struct MachineInfo {
-    pub plic: Option<u64>,
-    /// (hart id, PLIC context) of each hart's S-mode.
-    pub plic_s_contexts: Vec<(usize, usize)>,
     /// Ticks per second of the `time` counter (/cpus/timebase-frequency).
     pub timebase_hz: u64,
     /// QEMU's sifive,test0 finisher (power off with an exit status).
@@ -48,34 +40,6 @@ fn first_reg(fdt: &Fdt, compatible: &[&str]) -> Option<u64> {
     node.reg()?.next().map(|r| r.starting_address as u64)
 }
 
-fn cells(bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {
-    bytes.chunks_exact(4).map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
-}
-
-/// Each hart's S-mode context of the PLIC, from its interrupts-extended:
-/// context i is the i-th (interrupt controller, cause) pair, and the
-/// controller is a hart's local one (/cpus/cpu@N/interrupt-controller).
-fn plic_s_contexts(fdt: &Fdt) -> Vec<(usize, usize)> {
-    let mut hart_of_intc: Vec<(u32, usize)> = Vec::new();
-    for cpu in fdt.find_node("/cpus").into_iter().flat_map(|c| c.children()) {
-        let Some(hart) = cpu.reg().and_then(|mut r| r.next()).map(|r| r.starting_address as usize) else { continue };
-        for child in cpu.children() {
-            if let Some(ph) = child.property("phandle").and_then(|p| cells(p.value).next()) {
-                hart_of_intc.push((ph, hart));
-            }
-        }
-    }
-    let Some(plic) = fdt.find_compatible(&["riscv,plic0", "sifive,plic-1.0.0"]) else { return Vec::new() };
-    let Some(ext) = plic.property("interrupts-extended") else { return Vec::new() };
-    let pairs: Vec<u32> = cells(ext.value).collect();
-    pairs
-        .chunks_exact(2)
-        .enumerate()
-        .filter(|(_, pair)| pair[1] == S_EXTERNAL_INTERRUPT)
-        .filter_map(|(ctx, pair)| hart_of_intc.iter().find(|(ph, _)| *ph == pair[0]).map(|&(_, hart)| (hart, ctx)))
-        .collect()
-}
-
 /// Why a hart cannot run the kernel and Go programs, if it cannot
 /// (gometal_core::arch::riscv64::hart: no MMU, not RV64GC).
 pub fn cpu_unusable(cpu: &Cpu) -> Option<&'static str> {
@@ -86,17 +50,16 @@ pub fn cpu_unusable(cpu: &Cpu) -> Option<&'static str> {
 /// Reads riscv64's part of the machine description.
 pub fn read_machine(fdt: &Fdt) -> MachineInfo {
     let mut m = MachineInfo {
-        plic: first_reg(fdt, &["riscv,plic0", "sifive,plic-1.0.0"]),
-        plic_s_contexts: plic_s_contexts(fdt),
         test_device: first_reg(fdt, &["sifive,test0", "sifive,test1"]),
         ..MachineInfo::default()
     };
+    let okay = |cpu: &Cpu| cpu.property("status").and_then(|p| p.as_str()).is_none_or(|s| s == "okay");
+    super::hartinfo::record_isas(fdt.cpus().filter(|c| okay(c) && cpu_unusable(c).is_none()));
     for cpu in fdt.cpus() {
         if m.timebase_hz == 0 {
             m.timebase_hz = cpu.timebase_frequency() as u64;
         }
-        let okay = cpu.property("status").and_then(|p| p.as_str()).is_none_or(|s| s == "okay");
-        if okay {
+        if okay(&cpu) {
             let isa = cpu.property("riscv,isa").and_then(|p| p.as_str()).unwrap_or("");
             m.has_zkr = isa.split('_').any(|ext| ext == "zkr");
             break;

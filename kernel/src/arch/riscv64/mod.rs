@@ -2,13 +2,21 @@
 //! assembly entry points and the architecture interface's riscv64 side.
 //! RISC-V calls its CPUs harts; so does this folder.
 
+pub mod acpi;
 pub mod context;
 mod csr;
 pub mod cpu;
 pub mod cpus;
 #[deny(unsafe_code)]
+pub mod efi;
+#[deny(unsafe_code)]
+pub mod hartinfo;
+#[deny(unsafe_code)]
 pub mod elf;
-pub mod irq;
+#[deny(unsafe_code)]
+pub mod imagecheck;
+#[deny(unsafe_code)]
+pub mod ipi;
 pub mod machine;
 pub mod mmu;
 pub mod power;
@@ -17,6 +25,7 @@ pub mod signal;
 #[deny(unsafe_code)]
 pub mod timer;
 pub mod trap;
+pub mod userguard;
 
 use context::{Context, FpState, TrapFrame};
 
@@ -78,16 +87,12 @@ pub fn restore_fp(state: &FpState) {
     unsafe { fp_restore(state) }
 }
 
-/// Brings up what the boot hart needs before devices: the interrupt
-/// controller and the power-off device the device tree named.
+/// Brings up what the boot hart needs before devices: the power-off
+/// device the device tree named.
 pub fn init_platform(m: &machine::MachineInfo) {
     if let Some(pa) = m.test_device {
         // SAFETY: the address of the device tree's sifive,test0 node.
         unsafe { power::init(pa) };
-    }
-    if let Some(pa) = m.plic {
-        // SAFETY: the address of the device tree's PLIC node, and its contexts.
-        unsafe { irq::init(pa, &m.plic_s_contexts) };
     }
 }
 

@@ -6,7 +6,7 @@
 
 use super::context::{FpState, TrapFrame};
 use gometal_core::arch::riscv64::sigframe::{self, UserContext};
-use gometal_core::sigframe::{SigInfo, StackT, SIGINFO_SIZE, SI_SIGNO, UCONTEXT};
+use gometal_core::signal::sigframe::{SigInfo, StackT, SIGINFO_SIZE, SI_SIGNO, UCONTEXT};
 
 pub const FRAME_SIZE: usize = sigframe::FRAME_SIZE;
 const _: () = assert!(SIGINFO_SIZE == UCONTEXT);

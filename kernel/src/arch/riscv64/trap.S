@@ -16,8 +16,24 @@
 trap_vector:
     csrrw   sp, sscratch, sp
     bnez    sp, from_user
-    # From S-mode: sscratch was 0. Put the kernel sp back and report.
+    # From S-mode: sscratch was 0. Put the kernel sp back; resume at the
+    # fixup if user_access_probe's load faulted, else report.
     csrrw   sp, sscratch, sp
+    addi    sp, sp, -16
+    sd      t0, 0(sp)
+    sd      t1, 8(sp)
+    csrr    t0, sepc
+    la      t1, user_access_probe_load
+    bne     t0, t1, 1f
+    la      t1, user_access_probe_fault
+    csrw    sepc, t1
+    ld      t0, 0(sp)
+    ld      t1, 8(sp)
+    addi    sp, sp, 16
+    sret
+1:  ld      t0, 0(sp)
+    ld      t1, 8(sp)
+    addi    sp, sp, 16
     addi    sp, sp, -36 * 8
     .irp n, 1,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
     sd      x\n, \n * 8(sp)
@@ -55,3 +71,16 @@ user_return:
     .endr
     ld      a0, 10 * 8(a0)
     sret
+
+# user_access_probe(addr) -> 0 if a plain S-mode load from addr read, 1 if
+# it faulted (the fixup above). The self-check of userguard.rs: SUM clear.
+    .balign 4
+    .global user_access_probe
+user_access_probe:
+user_access_probe_load:
+    lb      t0, 0(a0)
+    li      a0, 0
+    ret
+user_access_probe_fault:
+    li      a0, 1
+    ret

@@ -1,11 +1,12 @@
 //! Decoding a trap from U-mode (scause, stval) into the neutral
-//! [`TrapCause`], and taking or polling pending interrupts: the timer, the
-//! software interrupt (IPI) and the PLIC's external lines. trap.S enters
+//! [`TrapCause`], and taking or polling pending interrupts: the timer and
+//! the software interrupt (IPI) are the hart's; an external interrupt is
+//! the interrupt controller's, which the sink asks (drivers/irqchip). trap.S enters
 //! the generic `user_trap` (kernel/src/trap.rs) with the registers saved; a
 //! trap taken in S-mode is always a kernel bug and ends in `kernel_trap`.
 
 use super::context::TrapFrame;
-use super::{csr, irq};
+use super::csr;
 use crate::arch::{FaultAccess, InterruptSink, TrapCause};
 use gometal_core::signal as sig;
 
@@ -52,21 +53,21 @@ pub fn trap_cause(frame: &mut TrapFrame) -> TrapCause {
 }
 
 /// Takes the interrupt the current trap is for (scause) on hart `hartid`.
-pub fn take_interrupts(hartid: usize, sink: &mut dyn InterruptSink) {
+pub fn take_interrupts(_hartid: usize, sink: &mut dyn InterruptSink) {
     match csr::scause() & !csr::SCAUSE_INTERRUPT {
         IRQ_TIMER => sink.timer(),
         IRQ_SOFTWARE => {
             csr::clear_software_interrupt();
             sink.ipi();
         }
-        IRQ_EXTERNAL => take_external(hartid, sink),
+        IRQ_EXTERNAL => sink.external(),
         _ => {}
     }
 }
 
 /// Takes whatever is pending on an idle hart, which polls instead of
 /// trapping (S-mode never enables interrupts).
-pub fn poll_interrupts(hartid: usize, sink: &mut dyn InterruptSink) {
+pub fn poll_interrupts(_hartid: usize, sink: &mut dyn InterruptSink) {
     let sip = csr::sip();
     if sip & csr::SIE_STIE != 0 {
         sink.timer();
@@ -76,15 +77,7 @@ pub fn poll_interrupts(hartid: usize, sink: &mut dyn InterruptSink) {
         sink.ipi();
     }
     if sip & csr::SIE_SEIE != 0 {
-        take_external(hartid, sink);
-    }
-}
-
-/// Claims every line the PLIC has for this hart, one at a time.
-fn take_external(hartid: usize, sink: &mut dyn InterruptSink) {
-    while let Some(line) = irq::claim(hartid) {
-        sink.device(line);
-        irq::complete(line, hartid);
+        sink.external();
     }
 }
 

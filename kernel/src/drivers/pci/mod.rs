@@ -2,8 +2,8 @@
 //! config space is memory-mapped (ECAM), there is no firmware that assigned
 //! BARs, so the kernel places every memory BAR of the functions it hands out
 //! in the bridge's 32-bit memory window and routes their INTx pins through
-//! the bridge's `interrupt-map` (kernel/core/src/pcihost.rs decides both).
-//! Config words are decoded by kernel/core/src/pciconfig.rs (a device may
+//! the bridge's `interrupt-map` (kernel/core/src/drivers/pcihost.rs decides both).
+//! Config words are decoded by kernel/core/src/drivers/pciconfig.rs (a device may
 //! hold any value: a bad BAR or header is logged and skipped); `pci_types`
 //! gives the address type only.
 //!
@@ -12,8 +12,8 @@
 //! took and where its BARs ended, so UIO places its BARs after them.
 
 use crate::arch::mmio::Mmio;
-use gometal_core::pcihost::{BarAllocator, Space, Window};
-use gometal_core::pciconfig::{self, BarError, BarKind, Layout};
+use gometal_core::drivers::pcihost::{BarAllocator, Space, Window};
+use gometal_core::drivers::pciconfig::{self, BarError, BarKind, Layout};
 use pci_types::{ConfigRegionAccess, PciAddress};
 use spin::Once;
 use virtio_drivers::transport::pci::bus::{ConfigurationAccess, DeviceFunction};

@@ -43,8 +43,8 @@ use crate::drivers::virtio::VirtioTransport;
 use alloc::boxed::Box;
 use alloc::vec;
 use alloc::vec::Vec;
-use gometal_core::virtionet::{self as vn, NetHdr};
-use gometal_core::virtionetmq as mq;
+use gometal_core::drivers::virtionet::{self as vn, NetHdr};
+use gometal_core::drivers::virtionetmq as mq;
 use virtio_drivers::queue::VirtQueue;
 use virtio_drivers::transport::{DeviceStatus, Transport};
 

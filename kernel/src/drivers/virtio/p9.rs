@@ -35,9 +35,9 @@ use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec;
 use alloc::vec::Vec;
-use core::sync::atomic::{fence, AtomicBool, Ordering};
-use gometal_core::p9;
-use gometal_core::p9tags::InFlight;
+use core::sync::atomic::{fence, AtomicBool, AtomicU64, Ordering};
+use gometal_core::fs::p9;
+use gometal_core::drivers::p9tags::InFlight;
 use virtio_drivers::queue::VirtQueue;
 use virtio_drivers::transport::{DeviceStatus, Transport};
 
@@ -86,6 +86,8 @@ pub struct Device {
     irq: u32,
     /// Mounted: a second mount of the same tag finds no device.
     taken: AtomicBool,
+    /// Requests sent (the `stats` report).
+    sent: AtomicU64,
 }
 
 /// Why a request got no reply.
@@ -123,7 +125,7 @@ fn start(mut transport: VirtioTransport, irq: u32) -> Option<Device> {
     let tag = read_mount_tag(&transport)?;
     let mut ring = Ring { transport, queue, flight: InFlight::new(MAX_IN_FLIGHT, QUEUE_SIZE), spare: Vec::new(), sleepers: 0 };
     ring.queue.set_dev_notify(false); // until a sender sleeps
-    Some(Device { ring: Lock::new(LockClass::NinePRing, ring), waiters: WaitQueue::new(), tag, irq, taken: AtomicBool::new(false) })
+    Some(Device { ring: Lock::new(LockClass::NinePRing, ring), waiters: WaitQueue::new(), tag, irq, taken: AtomicBool::new(false), sent: AtomicU64::new(0) })
 }
 
 fn read_mount_tag(transport: &VirtioTransport) -> Option<String> {
@@ -184,6 +186,11 @@ impl Ring {
 }
 
 impl Device {
+    /// Requests sent so far.
+    pub fn requests(&self) -> u64 {
+        self.sent.load(Ordering::Relaxed)
+    }
+
     /// Sends `req` (a finished message; its tag is stamped here) and runs
     /// `f` on the reply, which has room for `reply_size` bytes.
     pub fn request<R>(&self, mut req: Vec<u8>, reply_size: usize, wait: Wait, f: impl FnOnce(&[u8]) -> R) -> Result<R, Error> {
@@ -191,6 +198,7 @@ impl Device {
         // exec's working directory) runs before the first one, and polls.
         let wait = if cpu::this_cpu().current().is_none() { Wait::Poll } else { wait };
         let (tag, mut reply) = self.reserve(wait);
+        self.sent.fetch_add(1, Ordering::Relaxed);
         if reply.len() < reply_size {
             reply.resize(reply_size, 0);
         }

@@ -9,9 +9,10 @@ mod riscv64;
 #[cfg(target_arch = "riscv64")]
 pub use riscv64::hwprobe;
 
+/// riscv_hwprobe does not exist here: ENOSYS, as Linux answers on arm64.
 #[cfg(not(target_arch = "riscv64"))]
 pub fn hwprobe(_: &mut crate::mm::uaccess::UserSpace) -> super::SysResult {
-    Err(gometal_core::errno::ENOSYS)
+    Err(gometal_core::linux::errno::ENOSYS)
 }
 
 #[cfg(target_arch = "aarch64")]
@@ -21,5 +22,5 @@ pub use aarch64::renameat;
 
 #[cfg(not(target_arch = "aarch64"))]
 pub fn renameat(_: &mut crate::mm::uaccess::UserSpace) -> super::SysResult {
-    Err(gometal_core::errno::ENOSYS)
+    Err(gometal_core::linux::errno::ENOSYS)
 }

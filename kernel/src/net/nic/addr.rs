@@ -13,8 +13,8 @@
 //! 10.0.2.15, statically (slirp's router advertisements would let it
 //! derive an address from its MAC, which nothing would know in advance).
 
-use gometal_core::netplan::{NetPlan, SLIRP};
-use gometal_core::sockaddr::InetAddr;
+use gometal_core::net::netplan::{NetPlan, SLIRP};
+use gometal_core::linux::sockaddr::InetAddr;
 use core::sync::atomic::{AtomicU64, Ordering};
 use smoltcp::iface::Interface;
 use smoltcp::wire::{IpAddress, IpCidr, IpEndpoint, Ipv4Address, Ipv6Address};

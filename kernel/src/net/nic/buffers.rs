@@ -11,7 +11,7 @@
 //! #933 ask for a buffer swap), so a connection holds its buffers for as
 //! long as it lives, idle or not, and the size is chosen at the SYN by how
 //! many connections there are (the sizes and counts are
-//! gometal_core::netbuf's, with host tests):
+//! gometal_core::net::netbuf's, with host tests):
 //!
 //! - the first connections get 256 KiB each way, while all such blocks
 //!   together stay within 1/128 of RAM's page frames (at least 16 of them:
@@ -38,11 +38,11 @@ use crate::memlayout::PAGE_SIZE;
 use crate::mm::frames;
 use alloc::collections::BTreeMap;
 use core::sync::atomic::{AtomicUsize, Ordering};
-use gometal_core::netbuf::{self, BIG_PAGES};
+use gometal_core::net::netbuf::{self, BIG_PAGES};
 use smoltcp::iface::{SocketHandle, SocketSet};
 use smoltcp::socket::tcp;
 
-pub use gometal_core::netbuf::BIG_BYTES;
+pub use gometal_core::net::netbuf::BIG_BYTES;
 
 /// Pages in big buffers now.
 static BIG_IN_USE: AtomicUsize = AtomicUsize::new(0);

@@ -30,7 +30,7 @@ use crate::drivers::virtio::net::{Offloads, RxFrame, VirtioNet};
 use crate::drivers::virtio::VirtioTransport;
 use core::marker::PhantomData;
 use core::num::NonZeroUsize;
-use gometal_core::virtionet::{self as vn, NetHdr};
+use gometal_core::drivers::virtionet::{self as vn, NetHdr};
 use smoltcp::phy::{self, Checksum, DeviceCapabilities, Medium, PacketMeta};
 use smoltcp::time::Instant;
 
@@ -111,8 +111,8 @@ impl NetDevice {
 /// Which flow a frame belongs to, for its queue pair: a TCP connection's
 /// socket set (the same hash that routes its received segments), else 0.
 fn flow_key(frame: &[u8]) -> usize {
-    match gometal_core::netshard::route(frame) {
-        gometal_core::netshard::Route::Tcp { shard, .. } => shard,
+    match gometal_core::net::netshard::route(frame) {
+        gometal_core::net::netshard::Route::Tcp { shard, .. } => shard,
         _ => 0,
     }
 }

@@ -17,7 +17,7 @@
 use super::{poll, shard, Nic, NIC};
 use crate::sched::clock::monotonic_ns;
 use crate::sched::event::TimerEvent;
-use gometal_core::netplan::{Lease, NetPlan};
+use gometal_core::net::netplan::{Lease, NetPlan};
 use smoltcp::iface::SocketHandle;
 use smoltcp::socket::dhcpv4;
 

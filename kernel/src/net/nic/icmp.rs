@@ -8,9 +8,9 @@
 //! datagram).
 
 use super::ip;
-use gometal_core::errno::Errno;
-use gometal_core::icmp;
-use gometal_core::sockaddr::{InetAddr, SockAddr};
+use gometal_core::linux::errno::Errno;
+use gometal_core::net::icmp;
+use gometal_core::linux::sockaddr::{InetAddr, SockAddr};
 use smoltcp::iface::SocketSet;
 use smoltcp::wire::{IpAddress, IpProtocol};
 
@@ -56,7 +56,7 @@ fn port_unreachable(inner: &[u8]) {
     let Some(sock) = crate::net::inet::find_udp(ours, None) else { return };
     let connected_there = matches!(&*sock.peer.lock(), Some(SockAddr::Inet(p)) if p.ip == theirs.ip && p.port == theirs.port);
     if connected_there {
-        sock.set_error(gometal_core::errno::ECONNREFUSED);
+        sock.set_error(gometal_core::linux::errno::ECONNREFUSED);
     }
 }
 

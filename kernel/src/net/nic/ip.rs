@@ -7,8 +7,8 @@
 //! kernel's own tables (net/inet.rs).
 
 use alloc::vec::Vec;
-use gometal_core::errno::{Errno, EMSGSIZE, ENETUNREACH, ENOBUFS};
-use gometal_core::sockaddr::InetAddr;
+use gometal_core::linux::errno::{Errno, EMSGSIZE, ENETUNREACH, ENOBUFS};
+use gometal_core::linux::sockaddr::InetAddr;
 use smoltcp::iface::{SocketHandle, SocketSet};
 use smoltcp::phy::ChecksumCapabilities;
 use smoltcp::socket::raw;

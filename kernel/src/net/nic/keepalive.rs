@@ -15,7 +15,7 @@
 
 use crate::net::socket::{Socket, State};
 use alloc::vec::Vec;
-use gometal_core::netshard::DirtySet;
+use gometal_core::net::netshard::DirtySet;
 use crate::sync::{Lock, LockClass};
 use smoltcp::socket::tcp;
 use smoltcp::time::Duration;

@@ -42,8 +42,8 @@ pub(super) use poll::poll_soon;
 use crate::net::socket::{Socket, State};
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicBool, Ordering};
-use gometal_core::errno::{Errno, EINPROGRESS, EINTR, ENETUNREACH};
-use gometal_core::sockaddr::InetAddr;
+use gometal_core::linux::errno::{Errno, EINPROGRESS, EINTR, ENETUNREACH};
+use gometal_core::linux::sockaddr::InetAddr;
 use device::NetDevice;
 use smoltcp::iface::{Config, Interface};
 use smoltcp::time::Instant;
@@ -123,13 +123,13 @@ pub fn add(transport: crate::drivers::virtio::VirtioTransport, irq: u32, cpus: u
 /// after `add`). A `net=` that does not parse is reported and the default
 /// kept.
 pub fn configure(spec: Option<&[u8]>) {
-    let mut plan = match spec.map(gometal_core::netplan::parse) {
+    let mut plan = match spec.map(gometal_core::net::netplan::parse) {
         Some(Some(p)) => p,
         Some(None) => {
             crate::println!("gometal: net: net= option not understood; QEMU's user network's addresses are used");
-            gometal_core::netplan::SLIRP
+            gometal_core::net::netplan::SLIRP
         }
-        None => gometal_core::netplan::SLIRP,
+        None => gometal_core::net::netplan::SLIRP,
     };
     let mut guard = NIC.lock();
     let Some(nic) = guard.as_mut() else {
@@ -140,7 +140,7 @@ pub fn configure(spec: Option<&[u8]>) {
         let t0 = crate::sched::clock::monotonic_ns();
         let Some(l) = dhcp::acquire(nic) else {
             crate::println!("gometal: net: no DHCP lease in {} s: the device has no IPv4 address (the client keeps asking)", dhcp::LIMIT_NS / 1_000_000_000);
-            addr::apply(&mut nic.iface, gometal_core::netplan::NO_LEASE);
+            addr::apply(&mut nic.iface, gometal_core::net::netplan::NO_LEASE);
             return;
         };
         let s = l.server;
@@ -149,7 +149,7 @@ pub fn configure(spec: Option<&[u8]>) {
             l.addr[0], l.addr[1], l.addr[2], l.addr[3], l.prefix, s[0], s[1], s[2], s[3],
             (crate::sched::clock::monotonic_ns() - t0) / 1_000_000
         );
-        plan = gometal_core::netplan::NetPlan::from_lease(&l);
+        plan = gometal_core::net::netplan::NetPlan::from_lease(&l);
     }
     addr::apply(&mut nic.iface, plan);
     let (a, g, d) = (plan.addr, plan.gateway, plan.dns);

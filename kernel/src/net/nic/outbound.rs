@@ -9,8 +9,8 @@ use super::buffers::Buffers;
 use crate::net::socket::{Family, Socket, State};
 use crate::net::stream::Endpoint;
 use alloc::sync::{Arc, Weak};
-use gometal_core::errno::*;
-use gometal_core::sockaddr::{InetAddr, SockAddr};
+use gometal_core::linux::errno::*;
+use gometal_core::linux::sockaddr::{InetAddr, SockAddr};
 use smoltcp::iface::{Interface, SocketHandle, SocketSet};
 use smoltcp::socket::tcp::{self, State as TcpState};
 

@@ -7,7 +7,7 @@
 use super::{device, now, present, shard, stats, Nic, NIC};
 use crate::sched::event::TimerEvent;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use gometal_core::netshard::{self, DirtySet, Route};
+use gometal_core::net::netshard::{self, DirtySet, Route};
 use smoltcp::iface::PollIngressSingleResult;
 
 /// A poll was asked for while the lock was held (poll_soon).

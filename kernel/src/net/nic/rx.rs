@@ -25,7 +25,7 @@ use super::shard;
 use crate::mm::uaccess::{UserSlice, UserSpace};
 use crate::net::watchers::Watchers;
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use gometal_core::errno::Errno;
+use gometal_core::linux::errno::Errno;
 use smoltcp::iface::SocketHandle;
 use smoltcp::socket::tcp;
 

@@ -1,6 +1,6 @@
 //! The NIC's socket sets: SHARDS smoltcp socket sets under the one
 //! interface, each TCP connection in the set its addresses hash to
-//! (gometal_core::netshard says why), and which sets have work waiting.
+//! (gometal_core::net::netshard says why), and which sets have work waiting.
 //! A poll hands smoltcp the set of each frame it receives, and steps
 //! (pump, egress, next deadline) only the sets marked here, so its cost
 //! follows the connections that moved rather than all that are open.
@@ -21,8 +21,8 @@
 
 use super::tcp::Tcp;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use gometal_core::netshard::{self, DirtySet, SHARDS, WORDS};
-use gometal_core::sockaddr::InetAddr;
+use gometal_core::net::netshard::{self, DirtySet, SHARDS, WORDS};
+use gometal_core::linux::sockaddr::InetAddr;
 use crate::sync::{Lock, LockClass};
 use alloc::boxed::Box;
 use smoltcp::iface::SocketSet;

@@ -89,7 +89,7 @@ pub fn report() {
         ms(&TIMER_NS),
         ROUNDS.get(),
         SETS_STEPPED.get(),
-        gometal_core::netshard::SHARDS
+        gometal_core::net::netshard::SHARDS
     );
     crate::println!(
         "gometal: net: frames in larger than the MTU {}, dropped for a bad checksum {}; out for the device to segment {}",

@@ -20,8 +20,8 @@ use crate::net::socket::{Family, SockType, Socket, State};
 use crate::net::stream::Endpoint;
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
-use gometal_core::netshard::Syn;
-use gometal_core::sockaddr::SockAddr;
+use gometal_core::net::netshard::Syn;
+use gometal_core::linux::sockaddr::SockAddr;
 use smoltcp::iface::{SocketHandle, SocketSet};
 use smoltcp::socket::tcp::{self, State as TcpState};
 
@@ -34,7 +34,7 @@ const SYN_RECEIVED_TIMEOUT: smoltcp::time::Duration = smoltcp::time::Duration::f
 /// as many reset a real client at 1 CPU under a flood of 10,000 SYNs/s:
 /// its entry was pushed out before its ACK was read.)
 fn half_open_cap() -> usize {
-    (super::buffers::half_open_budget() / gometal_core::netshard::SHARDS).max(4)
+    (super::buffers::half_open_budget() / gometal_core::net::netshard::SHARDS).max(4)
 }
 
 /// A connection handed to a program: its smoltcp socket and the NIC's end
@@ -266,9 +266,10 @@ fn accept(s: &tcp::Socket, handle: SocketHandle, port: u16, shard: usize) -> Acc
     *accepted.local.lock() = Some(SockAddr::Inet(local.as_family(v6)));
     *accepted.peer.lock() = Some(SockAddr::Inet(remote.as_family(v6)));
     listening.opts.lock().inherit_into(&mut accepted.opts.lock_nested(crate::sync::LockClass::AcceptedOptions));
-    *accepted.state.lock() = State::Connected(Arc::new(program_end));
+    let program_end = Arc::new(program_end);
+    *accepted.state.lock() = State::Connected(program_end.clone());
     let weak = Arc::downgrade(&accepted);
-    if !listener.offer(accepted) {
+    if !listener.offer(&listening, accepted, program_end) {
         return Accept::QueueFull; // filled since is_full (another set offered)
     }
     listening.changed();

@@ -17,7 +17,7 @@ use super::shard;
 use crate::mm::uaccess::{UserSlice, UserSpace};
 use crate::net::watchers::Watchers;
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use gometal_core::errno::{Errno, ECONNRESET, EPIPE};
+use gometal_core::linux::errno::{Errno, ECONNRESET, EPIPE};
 use smoltcp::iface::SocketHandle;
 use smoltcp::socket::tcp::{self, State};
 

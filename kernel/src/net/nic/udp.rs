@@ -8,8 +8,8 @@
 //! resolves the next hop's Ethernet address (ARP, NDP) and sends it.
 
 use super::ip;
-use gometal_core::errno::Errno;
-use gometal_core::sockaddr::InetAddr;
+use gometal_core::linux::errno::Errno;
+use gometal_core::linux::sockaddr::InetAddr;
 use smoltcp::iface::SocketSet;
 use smoltcp::phy::ChecksumCapabilities;
 use smoltcp::wire::{IpAddress, IpProtocol, UdpPacket, UdpRepr};
@@ -37,7 +37,7 @@ fn deliver(src: IpAddress, dst: IpAddress, payload: &[u8], (tos, ttl): (u8, u8))
     let from = super::addr::inet_of((src, ports.src_port).into());
     let to = super::addr::inet_of((dst, ports.dst_port).into());
     if let Some(target) = crate::net::inet::find_udp(to, Some(&from)) {
-        let info = gometal_core::cmsg::PacketInfo { dst: to.ip, v4: to.is_v4(), ifindex: crate::net::ifaces::ETH_INDEX, tos, ttl };
+        let info = gometal_core::linux::cmsg::PacketInfo { dst: to.ip, v4: to.is_v4(), ifindex: crate::net::ifaces::ETH_INDEX, tos, ttl };
         crate::net::dgram::deliver(&target, from, udp.payload(), info);
     }
 }

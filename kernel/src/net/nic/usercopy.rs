@@ -6,7 +6,7 @@
 //! taken from (or added to) the ring.
 
 use crate::mm::uaccess::{UserSlice, UserSpace};
-use gometal_core::errno::Errno;
+use gometal_core::linux::errno::Errno;
 use smoltcp::socket::tcp;
 
 /// Copies what smoltcp holds into the program's `buf`.

@@ -7,7 +7,7 @@
 //! per address space), AP[2:1] (EL0 access, read-only) and the
 //! execute-never bits UXN and PXN.
 
-use crate::pagetable::{Memory, PteFormat, Rights};
+use crate::mm::pagetable::{Memory, PteFormat, Rights};
 
 /// One past the highest user address (TTBR0 root entries 0..256).
 pub const USER_END: u64 = 0x40_0000_0000;
@@ -104,7 +104,7 @@ impl PteFormat for Aarch64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pagetable::PteFormat;
+    use crate::mm::pagetable::PteFormat;
 
     #[test]
     fn user_pages() {

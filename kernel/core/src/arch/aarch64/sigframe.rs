@@ -8,7 +8,7 @@
 //! v0..v31) and ends the list with a zero header. The frame record (x29,
 //! x30) after the ucontext is what Linux links the handler's frame to.
 
-use crate::sigframe::{get_u32, get_u64, put_u32, put_u64, read_mask, write_head, SigInfo, StackT, MCONTEXT};
+use crate::signal::sigframe::{get_u32, get_u64, put_u32, put_u64, read_mask, write_head, SigInfo, StackT, MCONTEXT};
 
 pub const MC_FAULT_ADDRESS: usize = MCONTEXT;
 pub const MC_X: usize = MCONTEXT + 8;
@@ -94,7 +94,7 @@ pub fn read_frame(buf: &[u8; FRAME_SIZE]) -> (UserContext, u64, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sigframe::SIGINFO_SIZE;
+    use crate::signal::sigframe::SIGINFO_SIZE;
 
     fn sample_ctx() -> UserContext {
         let mut ctx = UserContext { sp: 0x7fff_0000, pc: 0x4_1234, pstate: 0, fpsr: 0x10, fpcr: 0x0300_0000, ..Default::default() };

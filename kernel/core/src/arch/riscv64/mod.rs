@@ -1,7 +1,9 @@
 //! riscv64's pure facts: the Sv39 entry format, the signal frame, what
-//! the auxiliary vector says about the CPU, and which harts can run us.
+//! the auxiliary vector says about the CPU, which harts can run us, and
+//! what riscv_hwprobe answers about them.
 
 pub mod hart;
+pub mod hwprobe;
 pub mod sigframe;
 pub mod sv39;
 

@@ -6,7 +6,7 @@
 //! 32 x-registers (x0's slot holds pc) and a 528-byte FP union of which
 //! Linux fills the D view (f0..f31, then fcsr). 128 + 960 = 1088 bytes.
 
-use crate::sigframe::{get_u32, get_u64, put_u32, put_u64, read_mask, write_head, SigInfo, StackT, MCONTEXT};
+use crate::signal::sigframe::{get_u32, get_u64, put_u32, put_u64, read_mask, write_head, SigInfo, StackT, MCONTEXT};
 
 pub const FRAME_SIZE: usize = 1088;
 /// sc_regs: pc, then x1..x31 (ra, sp, gp, tp, t0, ...).
@@ -57,7 +57,7 @@ pub fn read_frame(buf: &[u8; FRAME_SIZE]) -> (UserContext, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sigframe::SIGINFO_SIZE;
+    use crate::signal::sigframe::SIGINFO_SIZE;
 
     fn sample_ctx() -> UserContext {
         let mut ctx = UserContext { pc: 0x4_1234, fcsr: 0x1f, ..Default::default() };

@@ -4,7 +4,7 @@
 //! sets A and D on every leaf so no hardware ever has to (or faults
 //! because it will not).
 
-use crate::pagetable::{Memory, PteFormat, Rights};
+use crate::mm::pagetable::{Memory, PteFormat, Rights};
 
 /// One past the highest user address: the lower half of Sv39 (root entries
 /// 0..256). Root entries 256..512 hold the kernel mappings every table shares.

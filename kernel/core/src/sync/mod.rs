@@ -1,0 +1,4 @@
+//! Locks (kernel/src/sync/): the lock order's sets of classes and the
+//! rule over them.
+
+pub mod lockset;

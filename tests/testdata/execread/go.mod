@@ -1,0 +1,3 @@
+module example.com/execread
+
+go 1.26
