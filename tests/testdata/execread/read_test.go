@@ -2,8 +2,8 @@ package execread
 
 import (
 	"bufio"
-	"hash/crc32"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
